@@ -1,0 +1,24 @@
+import { ValidationError } from '../errors/errors.js';
+import type { Clock } from '../shared/clock.js';
+import type { Account, AccountsRepository } from './accounts-repository.js';
+
+export const ACCOUNT_NAME_MAX = 200;
+
+export function createAccountsService({ accountsRepository, clock }: { accountsRepository: AccountsRepository; clock: Clock }) {
+  return {
+    /** Creates an account: one store's owner, the tenant of keys and orders. */
+    async createAccount(input: { name: string }): Promise<Account> {
+      const name = input.name.trim();
+      if (name.length === 0 || name.length > ACCOUNT_NAME_MAX || /\p{Cc}/u.test(name)) {
+        throw new ValidationError(`Account name must be 1 to ${ACCOUNT_NAME_MAX} characters with no control characters.`);
+      }
+      return accountsRepository.create({ name, createdAt: clock.now().toISOString() });
+    },
+
+    async listAccounts(): Promise<Account[]> {
+      return accountsRepository.list();
+    },
+  };
+}
+
+export type AccountsService = ReturnType<typeof createAccountsService>;

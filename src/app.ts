@@ -1,0 +1,84 @@
+import type { Socket } from 'node:net';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Services } from './composition.js';
+import { AppError, errorRecord } from './errors/errors.js';
+import { registerHealthRoutes } from './health/health-routes.js';
+import { requireApiKey } from './http/authentication.js';
+import { installErrorHandling, sendError } from './http/error-handler.js';
+import { requestIdFor } from './http/request-id.js';
+import { formatSchemaError } from './http/schema-errors.js';
+import { registerOrdersRoutes } from './orders/orders-routes.js';
+import type { Storage } from './storage/storage.js';
+
+export interface AppDependencies {
+  logger: FastifyBaseLogger;
+  services: Services;
+  storage: Pick<Storage, 'ping'>;
+}
+
+/** Request bodies are not used by v1; this bounds what a client can make us read. */
+const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/**
+ * Builds the store host: health probes and the /v1 API. It never listens;
+ * server.ts does, and tests inject requests.
+ */
+export async function buildApp({ logger, services, storage }: AppDependencies): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: logger,
+    genReqId: requestIdFor,
+    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    bodyLimit: BODY_LIMIT_BYTES,
+    // Our own onRequest hook answers with an Error record while closing.
+    return503OnClosing: false,
+    schemaErrorFormatter: formatSchemaError,
+    ajv: { customOptions: { verbose: true } },
+    frameworkErrors: (error, request, reply) => {
+      sendError(request, reply, error);
+    },
+    clientErrorHandler: writeClientError,
+  });
+
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    if (closing) {
+      reply.header('connection', 'close');
+      throw new AppError('service_unavailable', 'The server is shutting down; retry the request.', { 'retry-after': '1' });
+    }
+  });
+
+  installErrorHandling(app);
+  registerHealthRoutes(app, { storage });
+  await app.register(
+    async (v1) => {
+      requireApiKey(v1, services.apiKeys);
+      registerOrdersRoutes(v1, { ordersService: services.orders });
+    },
+    { prefix: '/v1' },
+  );
+  return app;
+}
+
+/**
+ * Answers requests that Node's HTTP parser rejects before Fastify sees them
+ * (malformed request line, oversized headers) with an Error record too.
+ */
+function writeClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const record =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? errorRecord('headers_too_large', 'The request headers are too large.')
+      : errorRecord('malformed_request', 'The request could not be parsed as HTTP.');
+  const body = JSON.stringify(record);
+  socket.end(
+    `HTTP/1.1 ${record.status} ${record.status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}

@@ -1,0 +1,287 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { Account } from '../accounts/accounts-repository.js';
+import type { ApiKey } from '../api-keys/api-keys-repository.js';
+import { createContainer, type Container } from '../composition.js';
+import { ConfigError, loadConfig, type Config } from '../config/config.js';
+import { AppError } from '../errors/errors.js';
+import type { Order } from '../orders/orders-repository.js';
+import { parseInt64 } from '../shared/int64.js';
+import { stringifyJson } from '../shared/json.js';
+
+export interface CliIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  env: Readonly<Record<string, string | undefined>>;
+  cwd: string;
+}
+
+/** A mistake in how the command was called: exit code 2. */
+class UsageError extends Error {}
+
+const USAGE = `Usage: store-orders <command> [options]
+
+Commands:
+  serve                                   Run the HTTP server (migrates first)
+  migrate                                 Create or upgrade the database schema
+  accounts create --name <name>           Create an account
+  accounts list                           List accounts
+  keys create --account <id> [--name <label>]
+                                          Issue an API key (the secret is shown once)
+  keys list --account <id>                List an account's keys (never the secrets)
+  keys revoke <keyId>                     Revoke a key
+  orders create --account <id> --pet-id <int64> --quantity <n>
+                [--ship-date <ISO 8601>] [--complete] [--id <int64>]
+                                          Place a pending order
+  orders list --account <id>              List an account's orders, any status
+  orders ship <orderId>                   Move a pending order to shipped
+
+Every command but serve accepts --json (one JSON object on stdout).
+Configuration comes from the environment: PORT, HOST, DATABASE_URL, LOG_LEVEL,
+STORE_ENVIRONMENT, SHUTDOWN_GRACE_MS (see the README).
+`;
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+type Values = Record<string, string | boolean | undefined>;
+
+interface Command {
+  options: Options;
+  /** Names of the positional arguments, all required. */
+  positionals?: string[];
+  run(ctx: { container: Container; values: Values; args: string[]; print: Printer }): Promise<void>;
+}
+
+interface Printer {
+  /** Prints `json` with --json, otherwise the human lines. */
+  result(json: object, human: string): void;
+}
+
+const json = { json: { type: 'boolean' } } as const satisfies Options;
+
+const COMMANDS: Readonly<Record<string, Command>> = {
+  migrate: {
+    options: json,
+    async run({ container, print }) {
+      const report = await container.storage.migrate();
+      print.result(
+        report,
+        report.applied.length === 0
+          ? `Schema is up to date (version ${report.version}).`
+          : `Applied ${report.applied.join(', ')}; schema is at version ${report.version}.`,
+      );
+    },
+  },
+  'accounts create': {
+    options: { ...json, name: { type: 'string' } },
+    async run({ container, values, print }) {
+      const account = await container.services.accounts.createAccount({ name: requiredString(values, 'name') });
+      print.result(accountJson(account), `Created account ${account.id} (${account.name}).`);
+    },
+  },
+  'accounts list': {
+    options: json,
+    async run({ container, print }) {
+      const accounts = await container.services.accounts.listAccounts();
+      print.result(
+        { accounts: accounts.map(accountJson) },
+        accounts.length === 0 ? 'No accounts.' : accounts.map((a) => `${a.id}\t${a.name}\t${a.createdAt}`).join('\n'),
+      );
+    },
+  },
+  'keys create': {
+    options: { ...json, account: { type: 'string' }, name: { type: 'string' } },
+    async run({ container, values, print }) {
+      const { apiKey, secret } = await container.services.apiKeys.createKey({
+        accountId: accountIdOption(values),
+        name: optionalString(values, 'name'),
+      });
+      print.result(
+        { ...apiKeyJson(apiKey), key: secret },
+        `Created API key ${apiKey.id} for account ${apiKey.accountId}:\n\n  ${secret}\n\n` +
+          'Store it now: it is shown only this once and cannot be recovered.',
+      );
+    },
+  },
+  'keys list': {
+    options: { ...json, account: { type: 'string' } },
+    async run({ container, values, print }) {
+      const keys = await container.services.apiKeys.listKeys(accountIdOption(values));
+      print.result(
+        { keys: keys.map(apiKeyJson) },
+        keys.length === 0
+          ? 'No keys.'
+          : keys
+              .map((k) => `${k.id}\t${k.start}…\t${k.name ?? ''}\tcreated ${k.createdAt}${k.revokedAt ? `\trevoked ${k.revokedAt}` : ''}`)
+              .join('\n'),
+      );
+    },
+  },
+  'keys revoke': {
+    options: json,
+    positionals: ['keyId'],
+    async run({ container, args, print }) {
+      const keyId = positiveInteger(args[0] ?? '', 'keyId');
+      const outcome = await container.services.apiKeys.revokeKey(keyId);
+      print.result(
+        { id: keyId, revoked: true, alreadyRevoked: outcome === 'already_revoked' },
+        outcome === 'revoked' ? `Revoked API key ${keyId}.` : `API key ${keyId} was already revoked.`,
+      );
+    },
+  },
+  'orders create': {
+    options: {
+      ...json,
+      account: { type: 'string' },
+      'pet-id': { type: 'string' },
+      quantity: { type: 'string' },
+      'ship-date': { type: 'string' },
+      complete: { type: 'boolean' },
+      id: { type: 'string' },
+    },
+    async run({ container, values, print }) {
+      const id = optionalString(values, 'id');
+      const order = await container.services.orders.createOrder({
+        accountId: accountIdOption(values),
+        id: id === undefined ? undefined : int64(id, '--id'),
+        petId: int64(requiredString(values, 'pet-id'), '--pet-id'),
+        quantity: integer(requiredString(values, 'quantity'), '--quantity'),
+        shipDate: optionalString(values, 'ship-date'),
+        complete: values.complete === true,
+      });
+      print.result(orderJson(order), `Created order ${order.id} (pending) for account ${order.accountId}.`);
+    },
+  },
+  'orders list': {
+    options: { ...json, account: { type: 'string' } },
+    async run({ container, values, print }) {
+      const orders = await container.services.orders.listAllOrders(accountIdOption(values));
+      print.result(
+        { orders: orders.map(orderJson) },
+        orders.length === 0
+          ? 'No orders.'
+          : orders.map((o) => `${o.id}\t${o.status}\tpet ${o.petId ?? '-'}\tqty ${o.quantity ?? '-'}\t${o.shipDate ?? ''}`).join('\n'),
+      );
+    },
+  },
+  'orders ship': {
+    options: json,
+    positionals: ['orderId'],
+    async run({ container, args, print }) {
+      const orderId = int64(args[0] ?? '', 'orderId');
+      await container.services.orders.shipOrder(orderId);
+      print.result({ id: orderId, status: 'shipped' }, `Order ${orderId} is now shipped.`);
+    },
+  },
+};
+
+/**
+ * Runs one CLI invocation and returns its exit code: 0 success, 1 the
+ * command failed, 2 it was called wrongly (or the configuration is invalid).
+ * Never prints a stack trace.
+ */
+export async function runCli(argv: readonly string[], io: CliIo, serve: (config: Config) => Promise<void>): Promise<number> {
+  const fail = (code: number, message: string) => {
+    io.stderr.write(`store-orders: ${message}\n`);
+    return code;
+  };
+  const [first, second] = argv;
+  if (first === undefined || first === 'help' || first === '--help' || first === '-h') {
+    (first === undefined ? io.stderr : io.stdout).write(USAGE);
+    return first === undefined ? 2 : 0;
+  }
+
+  let config: Config;
+  try {
+    config = loadConfig(io.env, io.cwd);
+  } catch (error) {
+    if (error instanceof ConfigError) return fail(2, `invalid configuration: ${error.problems.join('; ')}`);
+    throw error;
+  }
+
+  if (first === 'serve') {
+    if (argv.length > 1) return fail(2, `serve takes no arguments\n\n${USAGE}`);
+    await serve(config);
+    return 0;
+  }
+
+  const name = second === undefined ? first : `${first} ${second}`;
+  const command = COMMANDS[name] ?? COMMANDS[first];
+  if (command === undefined) return fail(2, `unknown command "${name}"; run store-orders --help`);
+  const rest = argv.slice(COMMANDS[name] === undefined ? 1 : 2);
+
+  let values: Values;
+  let args: string[];
+  try {
+    const parsed = parseArgs({ args: [...rest], options: command.options, allowPositionals: true, strict: true });
+    values = parsed.values as Values;
+    args = parsed.positionals;
+    const expected = command.positionals ?? [];
+    if (args.length !== expected.length) {
+      throw new UsageError(
+        expected.length === 0
+          ? `unexpected argument "${args[0] ?? ''}"`
+          : `expected ${expected.map((p) => `<${p}>`).join(' ')}`,
+      );
+    }
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return fail(2, `${name}: ${message}`);
+  }
+
+  const print: Printer = {
+    result: (jsonValue, human) => io.stdout.write(`${values.json === true ? stringifyJson(jsonValue) : human}\n`),
+  };
+  const container = createContainer(config);
+  try {
+    await container.storage.migrate();
+    await command.run({ container, values, args, print });
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) return fail(2, `${name}: ${error.message}`);
+    if (error instanceof AppError) return fail(1, error.message);
+    return fail(1, `unexpected error: ${error instanceof Error ? error.message : String(error)}`);
+  } finally {
+    await container.close();
+  }
+}
+
+function optionalString(values: Values, name: string): string | undefined {
+  const value = values[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+function requiredString(values: Values, name: string): string {
+  const value = optionalString(values, name);
+  if (value === undefined) throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+function positiveInteger(text: string, label: string): number {
+  const value = /^[1-9][0-9]{0,14}$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(value)) throw new UsageError(`${label} must be a positive integer`);
+  return value;
+}
+
+function accountIdOption(values: Values): number {
+  return positiveInteger(requiredString(values, 'account'), '--account');
+}
+
+function integer(text: string, label: string): number {
+  if (!/^-?[0-9]{1,15}$/.test(text)) throw new UsageError(`${label} must be an integer`);
+  return Number(text);
+}
+
+function int64(text: string, label: string): bigint {
+  const value = parseInt64(text);
+  if (value === undefined) throw new UsageError(`${label} must be a decimal integer in the int64 range`);
+  return value;
+}
+
+const accountJson = (a: Account) => ({ id: a.id, name: a.name, createdAt: a.createdAt });
+
+function apiKeyJson(k: ApiKey) {
+  return { id: k.id, accountId: k.accountId, name: k.name ?? null, start: k.start, createdAt: k.createdAt, revokedAt: k.revokedAt ?? null };
+}
+
+function orderJson(o: Order) {
+  return { id: o.id, accountId: o.accountId, petId: o.petId, quantity: o.quantity, shipDate: o.shipDate, complete: o.complete, status: o.status };
+}

@@ -1,0 +1,44 @@
+import { createAccountsService } from './accounts/accounts-service.js';
+import { createApiKeysService } from './api-keys/api-keys-service.js';
+import type { Config } from './config/config.js';
+import { createOrdersService } from './orders/orders-service.js';
+import { systemClock, type Clock } from './shared/clock.js';
+import { openStorage, type Storage } from './storage/storage.js';
+
+export interface Services {
+  accounts: ReturnType<typeof createAccountsService>;
+  apiKeys: ReturnType<typeof createApiKeysService>;
+  orders: ReturnType<typeof createOrdersService>;
+}
+
+export interface Container {
+  readonly config: Config;
+  readonly storage: Storage;
+  readonly services: Services;
+  close(): Promise<void>;
+}
+
+/** Builds every service over one storage. The only place dependencies are wired. */
+export function createServices(storage: Storage, config: Pick<Config, 'environment'>, clock: Clock = systemClock): Services {
+  return {
+    accounts: createAccountsService({ accountsRepository: storage.accounts, clock }),
+    apiKeys: createApiKeysService({
+      apiKeysRepository: storage.apiKeys,
+      accountsRepository: storage.accounts,
+      clock,
+      environment: config.environment,
+    }),
+    orders: createOrdersService({ ordersRepository: storage.orders, clock }),
+  };
+}
+
+/** The composition root shared by the server and the CLI. */
+export function createContainer(config: Config, { clock = systemClock }: { clock?: Clock } = {}): Container {
+  const storage = openStorage(config.database);
+  return {
+    config,
+    storage,
+    services: createServices(storage, config, clock),
+    close: () => storage.close(),
+  };
+}

@@ -1,0 +1,102 @@
+import path from 'node:path';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+export type DeploymentEnvironment = 'production' | 'staging';
+
+export interface SqliteDatabaseConfig {
+  kind: 'sqlite';
+  /** Absolute path of the database file. */
+  path: string;
+}
+
+export type DatabaseConfig = SqliteDatabaseConfig;
+
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  readonly database: Readonly<DatabaseConfig>;
+  readonly logLevel: LogLevel;
+  /** Which environment this deployment is: decides the API key prefix it issues and accepts. */
+  readonly environment: DeploymentEnvironment;
+  /** How long shutdown waits for in-flight requests before giving up. */
+  readonly shutdownGraceMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const ENVIRONMENTS: readonly DeploymentEnvironment[] = ['production', 'staging'];
+
+export const DEFAULTS = {
+  PORT: '3000',
+  HOST: '127.0.0.1',
+  DATABASE_URL: 'sqlite:./data/store.db',
+  LOG_LEVEL: 'info',
+  STORE_ENVIRONMENT: 'production',
+  SHUTDOWN_GRACE_MS: '10000',
+} as const;
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Parses and validates the whole configuration once. Every problem is
+ * collected so that one start tells the operator everything that is wrong.
+ * Values that may hold secrets (DATABASE_URL) are never echoed.
+ */
+export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
+  const problems: string[] = [];
+  const read = (name: keyof typeof DEFAULTS): string => {
+    const value = env[name];
+    return value === undefined || value.trim() === '' ? DEFAULTS[name] : value.trim();
+  };
+
+  const port = parseIntegerIn(read('PORT'), 0, 65535);
+  if (port === undefined) problems.push(`PORT must be an integer from 0 to 65535 (got ${JSON.stringify(read('PORT'))})`);
+
+  const host = read('HOST');
+  if (!/^[A-Za-z0-9.:[\]-]+$/.test(host)) problems.push(`HOST must be a host name or IP address (got ${JSON.stringify(host)})`);
+
+  const logLevel = read('LOG_LEVEL') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(logLevel)})`);
+
+  const environment = read('STORE_ENVIRONMENT') as DeploymentEnvironment;
+  if (!ENVIRONMENTS.includes(environment)) {
+    problems.push(`STORE_ENVIRONMENT must be one of ${ENVIRONMENTS.join(', ')} (got ${JSON.stringify(environment)})`);
+  }
+
+  const shutdownGraceMs = parseIntegerIn(read('SHUTDOWN_GRACE_MS'), 0, 600_000);
+  if (shutdownGraceMs === undefined) problems.push('SHUTDOWN_GRACE_MS must be an integer number of milliseconds from 0 to 600000');
+
+  const database = parseDatabaseUrl(read('DATABASE_URL'), cwd);
+  if (typeof database === 'string') problems.push(database);
+
+  if (problems.length > 0 || port === undefined || shutdownGraceMs === undefined || typeof database === 'string') {
+    throw new ConfigError(problems);
+  }
+  return Object.freeze({ host, port, logLevel, environment, shutdownGraceMs, database: Object.freeze(database) });
+}
+
+function parseIntegerIn(text: string, min: number, max: number): number | undefined {
+  if (!/^[0-9]+$/.test(text)) return undefined;
+  const value = Number(text);
+  return value >= min && value <= max ? value : undefined;
+}
+
+/** Returns the parsed database configuration, or a problem description. */
+function parseDatabaseUrl(url: string, cwd: string): DatabaseConfig | string {
+  if (url.startsWith('sqlite:')) {
+    const file = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    if (file === '' || file.includes('\0')) return 'DATABASE_URL must name a file after "sqlite:", e.g. sqlite:./data/store.db';
+    if (file === ':memory:') return 'DATABASE_URL sqlite::memory: is not supported: the CLI and the server must share one database file';
+    return { kind: 'sqlite', path: path.resolve(cwd, file) };
+  }
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(url)?.[1];
+  return scheme === undefined
+    ? 'DATABASE_URL must start with "sqlite:" (e.g. sqlite:./data/store.db)'
+    : `DATABASE_URL scheme "${scheme}:" is not supported; use sqlite:<path>`;
+}

@@ -1,0 +1,85 @@
+/**
+ * The closed set of error codes the API can answer with, each bound to one
+ * HTTP status. The README's error table and the OpenAPI document list exactly
+ * these; adding a code means adding it here first.
+ */
+export const ERROR_STATUS = {
+  validation_failed: 400,
+  malformed_request: 400,
+  missing_api_key: 401,
+  invalid_api_key: 401,
+  route_not_found: 404,
+  order_not_found: 404,
+  account_not_found: 404,
+  api_key_not_found: 404,
+  method_not_allowed: 405,
+  order_already_shipped: 409,
+  order_not_pending: 409,
+  order_id_taken: 409,
+  payload_too_large: 413,
+  headers_too_large: 431,
+  internal_error: 500,
+  service_unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+export type ErrorStatus = (typeof ERROR_STATUS)[ErrorCode];
+
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
+
+/** The spec's Error record (section 2): all three fields required. */
+export interface ErrorRecord {
+  code: ErrorCode;
+  message: string;
+  status: ErrorStatus;
+}
+
+/**
+ * An error whose message is safe to show to the client. Anything thrown that
+ * is not an AppError is treated as an internal fault and never echoed.
+ */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: ErrorStatus;
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(code: ErrorCode, message: string, headers: Record<string, string> = {}) {
+    super(message);
+    this.name = 'AppError';
+    this.code = code;
+    this.status = ERROR_STATUS[code];
+    this.headers = headers;
+  }
+
+  toRecord(): ErrorRecord {
+    return { code: this.code, message: this.message, status: this.status };
+  }
+}
+
+export class NotFoundError extends AppError {
+  constructor(
+    code: 'order_not_found' | 'route_not_found' | 'account_not_found' | 'api_key_not_found',
+    message: string,
+  ) {
+    super(code, message);
+    this.name = 'NotFoundError';
+  }
+}
+
+export class ConflictError extends AppError {
+  constructor(code: 'order_already_shipped' | 'order_not_pending' | 'order_id_taken', message: string) {
+    super(code, message);
+    this.name = 'ConflictError';
+  }
+}
+
+export class ValidationError extends AppError {
+  constructor(message: string) {
+    super('validation_failed', message);
+    this.name = 'ValidationError';
+  }
+}
+
+export function errorRecord(code: ErrorCode, message: string): ErrorRecord {
+  return { code, message, status: ERROR_STATUS[code] };
+}

@@ -1,0 +1,37 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { AppError } from '../errors/errors.js';
+import { ErrorRecordSchema } from '../http/error-schema.js';
+import type { Storage } from '../storage/storage.js';
+
+const StatusSchema = Type.Object({ status: Type.String() }, { additionalProperties: false });
+
+/** Liveness and readiness probes: outside /v1 and open to callers without a key. */
+export function registerHealthRoutes(app: FastifyInstance, { storage }: { storage: Pick<Storage, 'ping'> }): void {
+  app.get(
+    '/healthz',
+    { schema: { operationId: 'getHealth', tags: ['health'], summary: 'Process is up', response: { 200: StatusSchema } } },
+    async () => ({ status: 'ok' }),
+  );
+
+  app.get(
+    '/readyz',
+    {
+      schema: {
+        operationId: 'getReadiness',
+        tags: ['health'],
+        summary: 'Database is reachable',
+        response: { 200: StatusSchema, 503: ErrorRecordSchema },
+      },
+    },
+    async (request) => {
+      try {
+        await storage.ping();
+      } catch (error) {
+        request.log.warn({ err: error }, 'readiness check failed');
+        throw new AppError('service_unavailable', 'The database is not reachable.', { 'retry-after': '1' });
+      }
+      return { status: 'ready' };
+    },
+  );
+}

@@ -1,0 +1,115 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, errorRecord, type ErrorCode, type ErrorRecord } from '../errors/errors.js';
+
+interface ErrorResponse {
+  record: ErrorRecord;
+  headers: Readonly<Record<string, string>>;
+}
+
+/** Fastify's own errors that a client can cause, and what we answer instead. */
+const FRAMEWORK_ERRORS: Readonly<Record<string, { code: ErrorCode; message: string }>> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: { code: 'payload_too_large', message: 'The request body is larger than this endpoint accepts.' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'malformed_request', message: 'The request Content-Type is not supported here.' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'malformed_request', message: 'The request Content-Length does not match its body.' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'malformed_request', message: 'The request says it is JSON but has an empty body.' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { code: 'malformed_request', message: 'The request body is not valid JSON.' },
+  FST_ERR_BAD_URL: { code: 'malformed_request', message: 'The request URL is not validly encoded.' },
+  FST_ERR_MAX_PARAM_LENGTH: { code: 'malformed_request', message: 'A path parameter is too long.' },
+};
+
+function isFastifyError(error: unknown): error is FastifyError {
+  return error instanceof Error && typeof (error as Partial<FastifyError>).code === 'string';
+}
+
+/**
+ * Maps anything thrown while handling a request to the spec's Error record.
+ * Only AppErrors and known client faults speak to the client; everything else
+ * is an internal error whose details stay in the log.
+ */
+export function toErrorResponse(error: unknown): ErrorResponse {
+  if (error instanceof AppError) return { record: error.toRecord(), headers: error.headers };
+  if (error instanceof Error && 'validation' in error && Array.isArray(error.validation)) {
+    return { record: errorRecord('validation_failed', error.message), headers: {} };
+  }
+  if (isFastifyError(error)) {
+    const known = FRAMEWORK_ERRORS[error.code];
+    if (known !== undefined) return { record: errorRecord(known.code, known.message), headers: {} };
+    if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+      return { record: errorRecord('malformed_request', 'The request could not be understood.'), headers: {} };
+    }
+  }
+  return { record: errorRecord('internal_error', 'An internal error occurred. It has been logged; retrying may help.'), headers: {} };
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
+  const { record, headers } = toErrorResponse(error);
+  if (record.status >= 500) request.log.error({ err: error }, 'request failed');
+  else request.log.info({ code: record.code }, 'request refused');
+  return reply
+    .code(record.status)
+    .headers({ ...headers, 'x-request-id': request.id })
+    .type('application/json; charset=utf-8')
+    .send(record);
+}
+
+/** Installs the one error handler and the 404/405 handler on the root instance. */
+export function installErrorHandling(app: FastifyInstance): void {
+  const routes = collectRoutes(app);
+
+  app.setErrorHandler((error, request, reply) => sendError(request, reply, error));
+
+  app.setNotFoundHandler((request, reply) => {
+    const allowed = routes.methodsFor(request.url);
+    if (allowed.length > 0) {
+      return sendError(
+        request,
+        reply,
+        new AppError('method_not_allowed', `${request.method} is not allowed here. Allowed: ${allowed.join(', ')}.`, {
+          allow: allowed.join(', '),
+        }),
+      );
+    }
+    return sendError(request, reply, new AppError('route_not_found', 'No resource exists at this path.'));
+  });
+}
+
+/**
+ * Records every route's path and methods as it is registered, so that a
+ * request that matches a path but not a method gets 405 with Allow (Fastify
+ * answers 404 for both).
+ */
+function collectRoutes(app: FastifyInstance) {
+  const byPattern = new Map<string, { regex: RegExp; methods: Set<string> }>();
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    let entry = byPattern.get(route.url);
+    if (entry === undefined) {
+      entry = { regex: patternToRegex(route.url), methods: new Set() };
+      byPattern.set(route.url, entry);
+    }
+    for (const method of methods) entry.methods.add(method.toUpperCase());
+  });
+  return {
+    methodsFor(url: string): string[] {
+      const queryStart = url.indexOf('?');
+      const path = queryStart === -1 ? url : url.slice(0, queryStart);
+      const methods = new Set<string>();
+      for (const entry of byPattern.values()) {
+        if (entry.regex.test(path)) for (const method of entry.methods) methods.add(method);
+      }
+      return [...methods].sort();
+    },
+  };
+}
+
+function patternToRegex(pattern: string): RegExp {
+  const source = pattern
+    .split('/')
+    .map((segment) => {
+      if (segment.startsWith(':')) return '[^/]+';
+      if (segment === '*') return '.*';
+      return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    })
+    .join('/');
+  return new RegExp(`^${source}$`);
+}

@@ -1,0 +1,47 @@
+import type { IncomingMessage } from 'node:http';
+import { pino, type DestinationStream, type Logger } from 'pino';
+import { redactApiKeys } from '../api-keys/api-key-format.js';
+import type { LogLevel } from '../config/config.js';
+
+/**
+ * A request URL fit for a log line: query values are replaced (a caller may
+ * put a key or personal data there) and anything shaped like an API key is
+ * scrubbed from the path.
+ */
+export function loggableUrl(url: string): string {
+  const queryStart = url.indexOf('?');
+  const path = queryStart === -1 ? url : url.slice(0, queryStart);
+  const query =
+    queryStart === -1
+      ? ''
+      : '?' +
+        url
+          .slice(queryStart + 1)
+          .split('&')
+          .map((pair) => `${pair.split('=')[0] ?? ''}=[redacted]`)
+          .join('&');
+  return redactApiKeys(path + query);
+}
+
+/**
+ * The process logger: pino JSON. Request lines carry the request id; the
+ * Authorization header and cookies are redacted even if a serializer were
+ * to include headers.
+ */
+export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {
+  return pino(
+    {
+      level,
+      redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'], censor: '[redacted]' },
+      serializers: {
+        req: (req: IncomingMessage & { id?: string }) => ({
+          method: req.method,
+          url: loggableUrl(req.url ?? ''),
+          remoteAddress: req.socket?.remoteAddress,
+        }),
+        err: pino.stdSerializers.err,
+      },
+    },
+    destination,
+  );
+}

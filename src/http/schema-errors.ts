@@ -1,0 +1,29 @@
+import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
+
+const WHERE: Readonly<Record<string, string>> = {
+  params: 'Path parameter',
+  querystring: 'Query parameter',
+  headers: 'Header',
+  body: 'Request body field',
+};
+
+/** "Path parameter orderId is not valid. Expected: <description>" */
+export function invalidParameterMessage(dataVar: string, name: string, expected?: string): string {
+  const where = WHERE[dataVar] ?? 'Request field';
+  return expected === undefined ? `${where} ${name} is not valid.` : `${where} ${name} is not valid. Expected: ${expected}`;
+}
+
+/**
+ * Turns the first schema violation into one sentence a client can act on,
+ * naming the parameter but never echoing its value (it may be a secret).
+ * Needs Ajv's `verbose` option for the schema's description.
+ */
+export function formatSchemaError(errors: FastifySchemaValidationError[], dataVar: string): Error {
+  const first = errors[0];
+  if (first === undefined) return new Error(invalidParameterMessage(dataVar, dataVar));
+  const missing = (first.params as { missingProperty?: unknown }).missingProperty;
+  if (typeof missing === 'string') return new Error(`${WHERE[dataVar] ?? 'Request field'} ${missing} is required.`);
+  const name = first.instancePath.split('/').filter(Boolean).join('.') || dataVar;
+  const description = (first as { parentSchema?: { description?: unknown } }).parentSchema?.description;
+  return new Error(invalidParameterMessage(dataVar, name, typeof description === 'string' ? description : first.message));
+}

@@ -1,0 +1,66 @@
+export const ORDER_STATUSES = ['pending', 'shipped', 'cancelled'] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+/**
+ * An order as stored. `id` and `petId` are int64 and therefore bigint: a JS
+ * number cannot hold every int64 exactly. Unset optional fields are absent,
+ * never null.
+ */
+export interface Order {
+  id: bigint;
+  accountId: number;
+  petId?: bigint;
+  quantity?: number;
+  /** ISO 8601 UTC with milliseconds, e.g. 2026-12-01T10:00:00.000Z. */
+  shipDate?: string;
+  complete: boolean;
+  status: OrderStatus;
+}
+
+export interface NewOrder {
+  /** Chosen by storage when absent. */
+  id?: bigint;
+  accountId: number;
+  petId?: bigint;
+  quantity?: number;
+  shipDate?: string;
+  complete: boolean;
+  status: OrderStatus;
+  createdAt: string;
+}
+
+export interface StatusChange {
+  id: bigint;
+  /** When given, only an order of this account matches. */
+  accountId?: number;
+  from: OrderStatus;
+  to: OrderStatus;
+  at: string;
+}
+
+/**
+ * The result of a conditional status change: either it happened, or the order
+ * was not in `from` at that instant, in which case `current` tells what it was
+ * (absent when no such order exists for the account).
+ */
+export type StatusChangeResult = { changed: true } | { changed: false; current?: OrderStatus };
+
+/** Storage of orders. Adapters live in src/storage/<database>/. */
+export interface OrdersRepository {
+  /**
+   * Throws NotFoundError('account_not_found') for an unknown account and
+   * ConflictError('order_id_taken') when `id` is already used.
+   */
+  create(order: NewOrder): Promise<Order>;
+  /** The account's orders whose status is not `cancelled`, by id. */
+  listActive(accountId: number): Promise<Order[]>;
+  /** All of the account's orders in any status, by id. */
+  listAll(accountId: number): Promise<Order[]>;
+  findById(id: bigint): Promise<Order | undefined>;
+  /**
+   * Atomically moves an order from one status to another: a single
+   * conditional write, so that of any number of concurrent callers exactly
+   * one sees `changed: true`.
+   */
+  changeStatus(change: StatusChange): Promise<StatusChangeResult>;
+}

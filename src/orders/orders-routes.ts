@@ -1,0 +1,24 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { ValidationError } from '../errors/errors.js';
+import { principalOf } from '../http/authentication.js';
+import { invalidParameterMessage } from '../http/schema-errors.js';
+import { parseInt64 } from '../shared/int64.js';
+import type { OrdersService } from './orders-service.js';
+import { cancelOrderSchema, listOrdersSchema, ORDER_ID_DESCRIPTION } from './orders-schemas.js';
+
+/** The v1 `orders` operations. Expects to be registered behind requireApiKey. */
+export function registerOrdersRoutes(scope: FastifyInstance, { ordersService }: { ordersService: OrdersService }): void {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.get('/store/orders', { schema: listOrdersSchema }, async (request) => {
+    return ordersService.listOrders(principalOf(request).accountId);
+  });
+
+  app.delete('/store/orders/:orderId', { schema: cancelOrderSchema }, async (request, reply) => {
+    const orderId = parseInt64(request.params.orderId);
+    if (orderId === undefined) throw new ValidationError(invalidParameterMessage('params', 'orderId', ORDER_ID_DESCRIPTION));
+    await ordersService.cancelOrder(principalOf(request).accountId, orderId);
+    return reply.code(204).send(null);
+  });
+}

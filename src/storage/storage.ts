@@ -1,0 +1,32 @@
+import type { AccountsRepository } from '../accounts/accounts-repository.js';
+import type { ApiKeysRepository } from '../api-keys/api-keys-repository.js';
+import type { DatabaseConfig } from '../config/config.js';
+import type { OrdersRepository } from '../orders/orders-repository.js';
+import { openSqliteStorage } from './sqlite/sqlite-storage.js';
+
+export interface MigrationReport {
+  /** Migrations applied by this call, e.g. ["0001-initial"]. */
+  applied: string[];
+  /** The schema version after the call. */
+  version: number;
+}
+
+/** One database: the repositories of every capability, plus its lifecycle. */
+export interface Storage {
+  readonly kind: DatabaseConfig['kind'];
+  readonly accounts: AccountsRepository;
+  readonly apiKeys: ApiKeysRepository;
+  readonly orders: OrdersRepository;
+  /** Creates or upgrades the schema; safe to call from several processes at once. */
+  migrate(): Promise<MigrationReport>;
+  /** Resolves when the database answers a trivial query. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function openStorage(config: DatabaseConfig): Storage {
+  switch (config.kind) {
+    case 'sqlite':
+      return openSqliteStorage(config.path);
+  }
+}
