@@ -232,7 +232,8 @@ export async function runCli(argv: readonly string[], io: CliIo, serve: (config:
   };
   const container = createContainer(config);
   try {
-    await container.storage.migrate();
+    // Every command works on a fresh database; `migrate` reports its own run.
+    if (command !== COMMANDS.migrate) await container.storage.migrate();
     await command.run({ container, values, args, print });
     return 0;
   } catch (error) {

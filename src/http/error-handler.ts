@@ -52,9 +52,17 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: u
     .send(record);
 }
 
+const routeTables = new WeakMap<FastifyInstance, ReturnType<typeof collectRoutes>>();
+
+/** Every route registered on `app` so far: its URL pattern and methods. */
+export function routeTable(app: FastifyInstance): { url: string; methods: string[] }[] {
+  return routeTables.get(app)?.all() ?? [];
+}
+
 /** Installs the one error handler and the 404/405 handler on the root instance. */
 export function installErrorHandling(app: FastifyInstance): void {
   const routes = collectRoutes(app);
+  routeTables.set(app, routes);
 
   app.setErrorHandler((error, request, reply) => sendError(request, reply, error));
 
@@ -90,6 +98,7 @@ function collectRoutes(app: FastifyInstance) {
     for (const method of methods) entry.methods.add(method.toUpperCase());
   });
   return {
+    all: () => [...byPattern].map(([url, entry]) => ({ url, methods: [...entry.methods].sort() })),
     methodsFor(url: string): string[] {
       const queryStart = url.indexOf('?');
       const path = queryStart === -1 ? url : url.slice(0, queryStart);

@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ERROR_CODES, ERROR_STATUS } from '../../src/errors/errors.js';
+import { createTestApp, errorBody } from '../support/app.js';
+import { testBackends } from '../support/storage.js';
+
+for (const backend of testBackends()) {
+  describe(`errors, request ids and probes (${backend.name})`, () => {
+    test('when a path matches no route, then 404 route_not_found as an Error record', async (t) => {
+      const { app, tenant } = await createTestApp(t, backend);
+      const { auth } = await tenant();
+      for (const url of ['/', '/nope', '/v1', '/v1/store', '/v1/store/orders/', '/v1/store/orders/1/extra', '/v2/store/orders', '/store/orders']) {
+        const response = await app.inject({ method: 'GET', url, headers: auth });
+        assert.equal(response.statusCode, 404, url);
+        assert.equal(errorBody(response).code, 'route_not_found', url);
+      }
+    });
+
+    test('when a known path is called with another method, then 405 with Allow, as an Error record', async (t) => {
+      const { app, tenant } = await createTestApp(t, backend);
+      const { auth } = await tenant();
+      const cases = [
+        { method: 'POST', url: '/v1/store/orders', allow: 'GET, HEAD' },
+        { method: 'PUT', url: '/v1/store/orders', allow: 'GET, HEAD' },
+        { method: 'DELETE', url: '/v1/store/orders', allow: 'GET, HEAD' },
+        { method: 'GET', url: '/v1/store/orders/5', allow: 'DELETE' },
+        { method: 'PATCH', url: '/v1/store/orders/5', allow: 'DELETE' },
+        { method: 'OPTIONS', url: '/v1/store/orders/5?x=1', allow: 'DELETE' },
+        { method: 'POST', url: '/healthz', allow: 'GET, HEAD' },
+      ] as const;
+      for (const { method, url, allow } of cases) {
+        const response = await app.inject({ method, url, headers: auth });
+        assert.equal(response.statusCode, 405, `${method} ${url}`);
+        assert.equal(response.headers.allow, allow, `${method} ${url}`);
+        assert.equal(errorBody(response).code, 'method_not_allowed');
+      }
+    });
+
+    test('when HEAD is sent to the list, then it answers like GET without a body', async (t) => {
+      const { app, tenant } = await createTestApp(t, backend);
+      const { auth } = await tenant();
+      const response = await app.inject({ method: 'HEAD', url: '/v1/store/orders', headers: auth });
+      assert.equal(response.statusCode, 200);
+      assert.equal(response.body, '');
+    });
+
+    test('when any response is sent, then it carries X-Request-Id; a sane incoming id is kept, an unsafe one replaced', async (t) => {
+      const { app, tenant } = await createTestApp(t, backend);
+      const { auth } = await tenant();
+      const generated = await app.inject({ method: 'GET', url: '/v1/store/orders', headers: auth });
+      assert.match(String(generated.headers['x-request-id']), /^[0-9a-f-]{36}$/);
+      const kept = await app.inject({ method: 'GET', url: '/nope', headers: { 'x-request-id': 'trace-42.a:b_c' } });
+      assert.equal(kept.headers['x-request-id'], 'trace-42.a:b_c');
+      for (const unsafe of ['has space', 'x'.repeat(129), '<script>', 'a"b']) {
+        const replaced = await app.inject({ method: 'GET', url: '/v1/store/orders', headers: { 'x-request-id': unsafe } });
+        assert.notEqual(replaced.headers['x-request-id'], unsafe);
+        assert.match(String(replaced.headers['x-request-id']), /^[0-9a-f-]{36}$/);
+      }
+      const unauthorized = await app.inject({ method: 'DELETE', url: '/v1/store/orders/1' });
+      assert.ok(unauthorized.headers['x-request-id']);
+    });
+
+    test('when the probes are called without a key, then /healthz and /readyz answer 200', async (t) => {
+      const { app } = await createTestApp(t, backend);
+      const health = await app.inject({ method: 'GET', url: '/healthz' });
+      assert.equal(health.statusCode, 200);
+      assert.deepEqual(health.json(), { status: 'ok' });
+      const ready = await app.inject({ method: 'GET', url: '/readyz' });
+      assert.equal(ready.statusCode, 200);
+      assert.deepEqual(ready.json(), { status: 'ready' });
+    });
+
+    test('when the database is unavailable, then /readyz is 503 and an API call is a 5xx Error record without internals', async (t) => {
+      const { app, storage, tenant } = await createTestApp(t, backend);
+      const { auth } = await tenant();
+      await storage.close();
+
+      const ready = await app.inject({ method: 'GET', url: '/readyz' });
+      assert.equal(ready.statusCode, 503);
+      assert.equal(errorBody(ready).code, 'service_unavailable');
+
+      const list = await app.inject({ method: 'GET', url: '/v1/store/orders', headers: auth });
+      assert.ok(list.statusCode >= 500, `status ${list.statusCode}`);
+      const error = errorBody(list);
+      assert.doesNotMatch(error.message, /sqlite|database connection|postgres|stack|at /i);
+      assert.ok(!list.body.includes('    at '), 'no stack trace');
+    });
+
+    test('when the error codes are listed, then each maps to one status and the set is closed', () => {
+      assert.equal(new Set(ERROR_CODES).size, ERROR_CODES.length);
+      for (const code of ERROR_CODES) {
+        assert.match(code, /^[a-z_]+$/);
+        assert.ok(ERROR_STATUS[code] >= 400 && ERROR_STATUS[code] < 600);
+      }
+    });
+  });
+}

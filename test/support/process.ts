@@ -1,0 +1,68 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { TestContext } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const BIN = path.join(ROOT, 'bin', 'store-orders');
+
+function assertBuilt(): void {
+  if (!existsSync(path.join(ROOT, 'dist', 'cli', 'main.js'))) {
+    throw new Error('dist/ is missing: run `npm run build` (npm test does) before the end-to-end tests');
+  }
+}
+
+/** Runs the built CLI to completion. */
+export function runBin(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  assertBuilt();
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, cwd: ROOT }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+export interface RunningServer {
+  child: ChildProcess;
+  baseUrl: string;
+  stdout: () => string;
+  stderr: () => string;
+  /** Resolves with the exit code once the process has exited. */
+  exited: Promise<number | null>;
+}
+
+/** Starts `store-orders serve` on an ephemeral port and waits for its greeting. */
+export async function startServer(t: TestContext, env: Record<string, string>): Promise<RunningServer> {
+  assertBuilt();
+  const child = spawn(process.execPath, [BIN, 'serve'], {
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  t.after(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start in 15 s; stderr: ${err}`)), 15_000);
+    const check = () => {
+      const match = /listening on (http:\/\/[^\s]+)/.exec(err);
+      if (match?.[1] !== undefined) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    };
+    child.stderr.on('data', check);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}; stderr: ${err}`));
+    });
+  });
+  return { child, baseUrl, stdout: () => out, stderr: () => err, exited };
+}
