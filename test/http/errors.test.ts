@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { connect, type AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
 import { ERROR_CODES, ERROR_STATUS } from '../../src/errors/errors.js';
 import { createTestApp, errorBody } from '../support/app.js';
@@ -95,3 +96,27 @@ for (const backend of testBackends()) {
     });
   });
 }
+
+describe('requests Node rejects before routing', () => {
+  test('when the request headers are too large or the request line is garbage, then an Error record, not a bare close', async (t) => {
+    const backend = testBackends()[0];
+    assert.ok(backend);
+    const { app } = await createTestApp(t, backend);
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = app.server.address() as AddressInfo;
+    const send = (raw: string) =>
+      new Promise<string>((resolve, reject) => {
+        let text = '';
+        const socket = connect(port, '127.0.0.1', () => socket.write(raw));
+        socket.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+        socket.on('end', () => resolve(text));
+        socket.on('error', reject);
+      });
+    const big = await send(`GET /v1/store/orders HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    assert.match(big, /^HTTP\/1\.1 431 /);
+    assert.ok(big.endsWith('{"code":"headers_too_large","message":"The request headers are too large.","status":431}'));
+    const garbage = await send('NOT HTTP AT ALL\r\n\r\n');
+    assert.match(garbage, /^HTTP\/1\.1 400 /);
+    assert.ok(garbage.endsWith('"status":400}'));
+  });
+});
