@@ -1,10 +1,10 @@
-import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Services } from './composition.js';
-import { AppError, errorRecord } from './errors/errors.js';
+import { AppError } from './errors/errors.js';
 import { registerHealthRoutes } from './health/health-routes.js';
 import { requireApiKey } from './http/authentication.js';
 import { installErrorHandling, sendError } from './http/error-handler.js';
+import { installRawServerGuards, writeClientError } from './http/raw-responses.js';
 import { requestIdFor } from './http/request-id.js';
 import { formatSchemaError } from './http/schema-errors.js';
 import { registerOrdersRoutes } from './orders/orders-routes.js';
@@ -37,7 +37,10 @@ export async function buildApp({ logger, services, storage }: AppDependencies): 
       sendError(request, reply, error);
     },
     clientErrorHandler: writeClientError,
+    // Node would answer a missing Host with a bare 400; onRequest answers with an Error record.
+    http: { requireHostHeader: false },
   });
+  installRawServerGuards(app.server);
 
   let closing = false;
   app.addHook('preClose', async () => {
@@ -45,6 +48,9 @@ export async function buildApp({ logger, services, storage }: AppDependencies): 
   });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
+      throw new AppError('malformed_request', 'HTTP/1.1 requests must carry a Host header.');
+    }
     if (closing) {
       reply.header('connection', 'close');
       throw new AppError('service_unavailable', 'The server is shutting down; retry the request.', { 'retry-after': '1' });
@@ -61,24 +67,4 @@ export async function buildApp({ logger, services, storage }: AppDependencies): 
     { prefix: '/v1' },
   );
   return app;
-}
-
-/**
- * Answers requests that Node's HTTP parser rejects before Fastify sees them
- * (malformed request line, oversized headers) with an Error record too.
- */
-function writeClientError(error: Error & { code?: string }, socket: Socket): void {
-  if (!socket.writable) {
-    socket.destroy();
-    return;
-  }
-  const record =
-    error.code === 'HPE_HEADER_OVERFLOW'
-      ? errorRecord('headers_too_large', 'The request headers are too large.')
-      : errorRecord('malformed_request', 'The request could not be parsed as HTTP.');
-  const body = JSON.stringify(record);
-  socket.end(
-    `HTTP/1.1 ${record.status} ${record.status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
-      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
 }

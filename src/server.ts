@@ -17,14 +17,22 @@ export async function runServer(config: Config, stderr: NodeJS.WritableStream = 
   if (migration.applied.length > 0) logger.info({ applied: migration.applied }, 'database migrated');
 
   const app = await buildApp({ logger, services: container.services, storage: container.storage });
+
+  let address: string;
+  try {
+    address = await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    await app.close();
+    await container.close();
+    throw error;
+  }
+  // Registered only once listening: close-with-grace also acts on a normal exit.
   closeWithGrace({ delay: config.shutdownGraceMs, logger }, async ({ signal, err }) => {
     if (err !== undefined) logger.error({ err }, 'shutting down after an unexpected error');
     else logger.info({ signal }, 'shutting down');
     await app.close();
     await container.close();
   });
-
-  const address = await app.listen({ host: config.host, port: config.port });
   const fresh = (await container.services.accounts.listAccounts()).length === 0;
   stderr.write(greeting(address, fresh));
 }

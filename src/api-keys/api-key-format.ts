@@ -74,6 +74,11 @@ export function redactApiKeys(text: string): string {
   return text.replace(API_KEY_PATTERN, '[redacted-api-key]');
 }
 
+/** Whether `text` contains something shaped like one of our keys. */
+export function looksLikeApiKey(text: string): boolean {
+  return /so_(?:prod|stg)_/.test(text);
+}
+
 function checksum(text: string): string {
   let value = crc32(text);
   let out = '';

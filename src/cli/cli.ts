@@ -198,9 +198,13 @@ export async function runCli(argv: readonly string[], io: CliIo, serve: (config:
   }
 
   if (first === 'serve') {
-    if (argv.length > 1) return fail(2, `serve takes no arguments\n\n${USAGE}`);
-    await serve(config);
-    return 0;
+    if (argv.length > 1) return fail(2, 'serve takes no arguments; run store-orders --help');
+    try {
+      await serve(config);
+      return 0;
+    } catch (error) {
+      return fail(1, `cannot serve: ${oneLine(error)}`);
+    }
   }
 
   const name = second === undefined ? first : `${first} ${second}`;
@@ -223,14 +227,18 @@ export async function runCli(argv: readonly string[], io: CliIo, serve: (config:
       );
     }
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    return fail(2, `${name}: ${message}`);
+    return fail(2, `${name}: ${oneLine(error)}`);
   }
 
   const print: Printer = {
     result: (jsonValue, human) => io.stdout.write(`${values.json === true ? stringifyJson(jsonValue) : human}\n`),
   };
-  const container = createContainer(config);
+  let container: Container;
+  try {
+    container = createContainer(config);
+  } catch (error) {
+    return fail(1, `cannot open the database: ${oneLine(error)}`);
+  }
   try {
     // Every command works on a fresh database; `migrate` reports its own run.
     if (command !== COMMANDS.migrate) await container.storage.migrate();
@@ -239,10 +247,15 @@ export async function runCli(argv: readonly string[], io: CliIo, serve: (config:
   } catch (error) {
     if (error instanceof UsageError) return fail(2, `${name}: ${error.message}`);
     if (error instanceof AppError) return fail(1, error.message);
-    return fail(1, `unexpected error: ${error instanceof Error ? error.message : String(error)}`);
+    return fail(1, `unexpected error: ${oneLine(error)}`);
   } finally {
     await container.close();
   }
+}
+
+/** An error's message on one line: no stack, no embedded newlines. */
+function oneLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, ' ');
 }
 
 function optionalString(values: Values, name: string): string | undefined {

@@ -13,6 +13,7 @@ export const ERROR_STATUS = {
   account_not_found: 404,
   api_key_not_found: 404,
   method_not_allowed: 405,
+  expectation_failed: 417,
   order_already_shipped: 409,
   order_not_pending: 409,
   order_id_taken: 409,

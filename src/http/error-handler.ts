@@ -101,7 +101,14 @@ function collectRoutes(app: FastifyInstance) {
     all: () => [...byPattern].map(([url, entry]) => ({ url, methods: [...entry.methods].sort() })),
     methodsFor(url: string): string[] {
       const queryStart = url.indexOf('?');
-      const path = queryStart === -1 ? url : url.slice(0, queryStart);
+      const rawPath = queryStart === -1 ? url : url.slice(0, queryStart);
+      // Match what the router matches: the percent-decoded path.
+      let path = rawPath;
+      try {
+        path = decodeURIComponent(rawPath);
+      } catch {
+        // Undecodable paths never reach here (FST_ERR_BAD_URL); keep the raw form regardless.
+      }
       const methods = new Set<string>();
       for (const entry of byPattern.values()) {
         if (entry.regex.test(path)) for (const method of entry.methods) methods.add(method);
@@ -115,7 +122,7 @@ function patternToRegex(pattern: string): RegExp {
   const source = pattern
     .split('/')
     .map((segment) => {
-      if (segment.startsWith(':')) return '[^/]+';
+      if (segment.startsWith(':')) return '[^/]*';
       if (segment === '*') return '.*';
       return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     })

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { pino, type DestinationStream, type Logger } from 'pino';
-import { redactApiKeys } from '../api-keys/api-key-format.js';
+import { looksLikeApiKey, redactApiKeys } from '../api-keys/api-key-format.js';
 import type { LogLevel } from '../config/config.js';
 
 /**
@@ -10,7 +10,10 @@ import type { LogLevel } from '../config/config.js';
  */
 export function loggableUrl(url: string): string {
   const queryStart = url.indexOf('?');
-  const path = queryStart === -1 ? url : url.slice(0, queryStart);
+  const rawPath = queryStart === -1 ? url : url.slice(0, queryStart);
+  // A key may arrive percent-encoded (so%5Fprod%5F…): judge the decoded form.
+  const decoded = safeDecode(rawPath);
+  const path = looksLikeApiKey(decoded) ? decoded : rawPath;
   const query =
     queryStart === -1
       ? ''
@@ -21,6 +24,14 @@ export function loggableUrl(url: string): string {
           .map((pair) => `${pair.split('=')[0] ?? ''}=[redacted]`)
           .join('&');
   return redactApiKeys(path + query);
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 /**

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { ErrorRecordSchema } from '../http/error-schema.js';
+import { INT64_DECIMAL_PATTERN } from '../shared/int64.js';
 
 /**
  * An int64 carried as bigint in code and written as a plain JSON number with
@@ -28,7 +29,7 @@ export const ORDER_ID_DESCRIPTION =
 export const OrderIdParamsSchema = Type.Object({
   orderId: Type.String({
     // Shape only; the int64 range is checked when parsing (see parseInt64).
-    pattern: '^(?:0|-?[1-9][0-9]{0,18})$',
+    pattern: INT64_DECIMAL_PATTERN,
     description: ORDER_ID_DESCRIPTION,
   }),
 });

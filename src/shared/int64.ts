@@ -1,8 +1,9 @@
 export const INT64_MIN = -(2n ** 63n);
 export const INT64_MAX = 2n ** 63n - 1n;
 
-/** Canonical decimal: optional minus, no leading zeros, no plus sign, no spaces. */
-const DECIMAL = /^(?:0|-?[1-9][0-9]{0,18})$/;
+/** Canonical decimal: optional minus, no leading zeros, no plus sign, no spaces, at most 19 digits. */
+export const INT64_DECIMAL_PATTERN = '^(?:0|-?[1-9][0-9]{0,18})$';
+const DECIMAL = new RegExp(INT64_DECIMAL_PATTERN);
 
 /**
  * Parses a canonical decimal int64 ("9007199254740993", "-5", "0") exactly.

@@ -103,6 +103,7 @@ describe('operator CLI', () => {
       [['orders', 'create', '--account', '1', '--pet-id', '1', '--quantity', '1', '--id', '99999999999999999999'], 2, /--id must be/],
       [['orders', 'ship', 'abc'], 2, /orderId must be a decimal integer/],
       [['serve', 'now'], 2, /serve takes no arguments/],
+      [['orders', 'create', '--account', '1', '--pet-id', '1', '--quantity', '1', '--id', '-5'], 2, /^store-orders: orders create: [^\n]+\n$/],
     ];
     for (const [argv, code, message] of cases) {
       const result = await cli.run(...argv);
@@ -122,6 +123,13 @@ describe('operator CLI', () => {
     assert.equal(dup.stderr, 'store-orders: Order id 5 is already taken.\n');
     const list = jsonOf((await cli.run('orders', 'list', '--account', '1', '--json')).stdout);
     assert.deepEqual(list.orders, [{ id: 5, accountId: 1, petId: 1, quantity: 1, complete: false, status: 'pending' }]);
+  });
+
+  test('when the database file cannot be opened, then exit 1 with one line and no stack trace', async (t) => {
+    const cli = cliOn(t, { DATABASE_URL: 'sqlite:/' });
+    const result = await cli.run('accounts', 'list');
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /^store-orders: cannot open the database: [^\n]+\n$/);
   });
 
   test('when the configuration is invalid, then exit 2 naming the variable', async (t) => {

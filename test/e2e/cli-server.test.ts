@@ -93,6 +93,16 @@ describe('the built CLI and server, end to end over real HTTP', () => {
     assert.equal(await server.exited, 0);
   });
 
+  test('when the port is already taken, then serve exits 1 with one line on stderr', async (t) => {
+    const env = freshEnv(t);
+    const first = await startServer(t, env);
+    const result = await runBin(['serve'], { ...env, PORT: new URL(first.baseUrl).port });
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /^store-orders: cannot serve: listen EADDRINUSE[^\n]*\n$/);
+    first.child.kill('SIGTERM');
+    assert.equal(await first.exited, 0);
+  });
+
   test('when the configuration is invalid, then serve exits non-zero with a clear one-line message', async () => {
     const result = await runBin(['serve'], { PORT: 'http', DATABASE_URL: 'sqlite:/tmp/never-created/x.db' });
     assert.equal(result.code, 2);

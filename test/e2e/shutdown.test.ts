@@ -4,8 +4,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { runBin, startServer } from '../support/process.js';
+import { runBin, startServer, waitFor } from '../support/process.js';
 
 test('when SIGTERM arrives mid-request, then that request still completes, new connections are refused, and the exit code is 0', async (t) => {
   const dir = mkdtempSync(path.join(tmpdir(), 'store-orders-shutdown-'));
@@ -27,11 +26,15 @@ test('when SIGTERM arrives mid-request, then that request still completes, new c
     `DELETE /v1/store/orders/77 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n` +
       'Content-Type: application/json\r\nContent-Length: 10\r\n\r\n{"note":',
   );
-  await sleep(200);
+  await waitFor(() => /"url":"\/v1\/store\/orders\/77"/.test(server.stdout()), 'the server to receive the request head');
   server.child.kill('SIGTERM');
-  await sleep(300);
+  await waitFor(() => server.stdout().includes('"msg":"shutting down"'), 'the server to start shutting down');
 
-  await assert.rejects(fetch(`${server.baseUrl}/healthz`), 'a new connection must be refused while draining');
+  // New connections are refused while the in-flight request is still open.
+  await waitFor(
+    () => fetch(`${server.baseUrl}/healthz`).then(() => false, () => true),
+    'the listener to close',
+  );
   socket.end('1}');
   await ended;
 

@@ -24,11 +24,15 @@ for (const backend of testBackends()) {
         { method: 'GET', url: '/v1/store/orders', headers: revoked.auth },
         { method: 'DELETE', url: `/v1/store/orders/${order.id}`, headers: { ...auth, 'content-type': 'application/json' }, payload: JSON.stringify({ key }) },
         { method: 'DELETE', url: `/v1/store/orders/${order.id}`, headers: { ...auth, 'content-type': 'text/x-key' }, payload: key },
+        { method: 'GET', url: '/healthz', headers: { 'x-request-id': key } },
+        { method: 'DELETE', url: `/v1/store/orders/${key.replaceAll('_', '%5F')}`, headers: auth },
+        { method: 'GET', url: `/nope/%73${key.slice(1)}` },
       ] as const;
       const ids: string[] = [];
       for (const request of requests) {
         const response = await app.inject(request);
         ids.push(String(response.headers['x-request-id']));
+        assert.ok(!JSON.stringify(response.headers).includes(key.slice(8)), 'a key was echoed in a response header');
       }
 
       const all = logs.join('');

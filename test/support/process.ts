@@ -66,3 +66,12 @@ export async function startServer(t: TestContext, env: Record<string, string>): 
   });
   return { child, baseUrl, stdout: () => out, stderr: () => err, exited };
 }
+
+/** Polls `condition` until it holds; fails after `timeoutMs`. Waits on events, asserts nothing about speed. */
+export async function waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -1,0 +1,56 @@
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { errorRecord, type ErrorRecord } from '../errors/errors.js';
+
+/**
+ * A complete HTTP/1.1 response carrying an Error record, for the few cases
+ * Node handles before Fastify sees a request (parse errors, CONNECT).
+ */
+function rawErrorResponse(record: ErrorRecord, headers: Record<string, string> = {}): string {
+  const body = JSON.stringify(record);
+  const head = {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': String(Buffer.byteLength(body)),
+    'X-Request-Id': randomUUID(),
+    Connection: 'close',
+    ...headers,
+  };
+  const lines = Object.entries(head).map(([name, value]) => `${name}: ${value}\r\n`);
+  return `HTTP/1.1 ${record.status} ${STATUS_CODES[record.status] ?? ''}\r\n${lines.join('')}\r\n${body}`;
+}
+
+/**
+ * Answers requests that Node's HTTP parser rejects before Fastify sees them
+ * (malformed request line, oversized headers) with an Error record too.
+ */
+export function writeClientError(error: Error & { code?: string }, socket: Duplex): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const record =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? errorRecord('headers_too_large', 'The request headers are too large.')
+      : errorRecord('malformed_request', 'The request could not be parsed as HTTP.');
+  socket.end(rawErrorResponse(record));
+}
+
+/**
+ * Requests Node answers itself unless told otherwise: an unsupported
+ * `Expect` (417) and `CONNECT` (400: no proxying here). Both get Error records.
+ */
+export function installRawServerGuards(server: Server): void {
+  server.on('checkExpectation', (_request, response) => {
+    const body = JSON.stringify(errorRecord('expectation_failed', 'Only "Expect: 100-continue" is supported.'));
+    response.writeHead(417, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      'x-request-id': randomUUID(),
+    });
+    response.end(body);
+  });
+  server.on('connect', (_request, socket: Duplex) => {
+    socket.end(rawErrorResponse(errorRecord('malformed_request', 'CONNECT is not supported: this server is not a proxy.')));
+  });
+}
