@@ -1,0 +1,71 @@
+/**
+ * PostgreSQL goes away under a running server and comes back: the server
+ * says so truthfully (503 Error records, /readyz included), neither hangs nor
+ * crashes, and recovers by itself. It runs its own PostgreSQL, since stopping
+ * the shared test server would disturb every other test.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createServices } from '../../src/composition.js';
+import { openStorage } from '../../src/storage/storage.js';
+import { startEmbeddedPostgres } from '../support/embedded-postgres.js';
+import { startServer } from '../support/processes.js';
+
+/** Generous: only a bound for a broken build, never a speed requirement. */
+const RECOVERY_DEADLINE_MS = 60_000;
+
+async function get(url: string, key?: string): Promise<{ status: number; body: Record<string, unknown> | unknown[] }> {
+  const response = await fetch(url, { headers: key === undefined ? {} : { authorization: `Bearer ${key}` } });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+describe('database outage (PostgreSQL)', () => {
+  test('when PostgreSQL stops, then requests get 503 Error records; when it returns, then the server recovers by itself', async (t) => {
+    const postgres = await startEmbeddedPostgres();
+    t.after(() => postgres.destroy());
+    const storage = openStorage({ kind: 'postgres', url: postgres.url, poolSize: 2 });
+    await storage.migrate();
+    const services = createServices(storage, { environment: 'production' });
+    const account = await services.accounts.createAccount({ name: 'Main Street Pets' });
+    const { secret } = await services.apiKeys.createKey({ accountId: account.id });
+    await services.orders.createOrder({ accountId: account.id, id: 9_007_199_254_740_993n, quantity: 1 });
+    await storage.close();
+
+    const server = await startServer(t, { DATABASE_URL: postgres.url });
+    assert.deepEqual(await get(`${server.url}/readyz`), { status: 200, body: { status: 'ready' } });
+    assert.equal((await get(`${server.url}/v1/store/orders`, secret)).status, 200);
+
+    await postgres.stop();
+
+    const unavailable = { code: 'service_unavailable', status: 503 };
+    const readiness = await get(`${server.url}/readyz`);
+    assert.deepEqual({ ...readiness.body, message: undefined }, { ...unavailable, message: undefined });
+    assert.equal(readiness.status, 503);
+    const during = await Promise.all([
+      ...Array.from({ length: 5 }, () => get(`${server.url}/v1/store/orders`, secret)),
+      fetch(`${server.url}/v1/store/orders/1`, { method: 'DELETE', headers: { authorization: `Bearer ${secret}` } }).then(async (r) => ({
+        status: r.status,
+        body: (await r.json()) as Record<string, unknown>,
+      })),
+    ]);
+    for (const reply of during) {
+      assert.equal(reply.status, 503);
+      assert.deepEqual(Object.keys(reply.body).sort(), ['code', 'message', 'status']);
+      assert.deepEqual({ ...reply.body, message: undefined }, { ...unavailable, message: undefined });
+    }
+    assert.equal((await get(`${server.url}/healthz`)).status, 200, 'the process itself stays alive');
+    assert.ok(server.isRunning());
+
+    await postgres.start();
+    const deadline = Date.now() + RECOVERY_DEADLINE_MS;
+    while ((await get(`${server.url}/readyz`)).status !== 200) {
+      assert.ok(Date.now() < deadline, 'the server did not become ready again');
+      await sleep(100);
+    }
+    const orders = await fetch(`${server.url}/v1/store/orders`, { headers: { authorization: `Bearer ${secret}` } });
+    assert.equal(orders.status, 200);
+    assert.match(await orders.text(), /"id":9007199254740993\b/);
+    assert.ok(!/password|postgres:\/\//i.test(server.output()), 'the database URL never reaches the logs');
+  });
+});
