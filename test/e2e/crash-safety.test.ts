@@ -8,7 +8,12 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { OrderStatus } from '../../src/orders/orders-repository.js';
 import { sharedDatabases } from '../support/e2e-databases.js';
-import { startServer } from '../support/processes.js';
+import { startServer, type RunningServer } from '../support/process.js';
+
+async function killed(server: RunningServer): Promise<void> {
+  server.child.kill('SIGKILL');
+  await server.exited;
+}
 
 const ORDERS = 400;
 const WORKERS = 8;
@@ -46,13 +51,13 @@ for (const database of sharedDatabases) {
           const id = BigInt(next++);
           outcomes.set(id, 'unknown');
           try {
-            const response = await fetch(`${server.url}/v1/store/orders/${id}`, {
+            const response = await fetch(`${server.baseUrl}/v1/store/orders/${id}`, {
               method: 'DELETE',
               headers: { authorization: `Bearer ${secret}` },
             });
             await response.arrayBuffer();
             outcomes.set(id, response.status === 204 ? 'acknowledged' : 'refused');
-            if (response.status === 204 && ++acks === ACKS_BEFORE_CRASH) crash = server.crash();
+            if (response.status === 204 && ++acks === ACKS_BEFORE_CRASH) crash = killed(server);
           } catch {
             // The connection died with the server: the cancel may or may not have happened.
           }
@@ -60,7 +65,7 @@ for (const database of sharedDatabases) {
       };
       await Promise.all(Array.from({ length: WORKERS }, worker));
       await crash;
-      assert.ok(!server.isRunning());
+      assert.equal(server.child.signalCode, 'SIGKILL');
       assert.equal([...outcomes.values()].filter((o) => o === 'refused').length, 0, 'no cancel of a pending order may be refused');
       const acknowledged = [...outcomes].filter(([, o]) => o === 'acknowledged').map(([id]) => id);
       assert.ok(acknowledged.length >= ACKS_BEFORE_CRASH && acknowledged.length < ORDERS, `acknowledged ${acknowledged.length}`);
@@ -79,7 +84,7 @@ for (const database of sharedDatabases) {
         assert.deepEqual({ ...now, status: order.status }, order, `order ${order.id} changed beyond its status`);
       }
 
-      const listing = await fetch(`${restarted.url}/v1/store/orders`, { headers: { authorization: `Bearer ${secret}` } });
+      const listing = await fetch(`${restarted.baseUrl}/v1/store/orders`, { headers: { authorization: `Bearer ${secret}` } });
       assert.equal(listing.status, 200);
       const listed = new Set(((await listing.json()) as { id: number }[]).map((o) => BigInt(o.id)));
       for (const id of acknowledged) assert.ok(!listed.has(id), `acknowledged cancel of ${id} is listed again`);

@@ -6,15 +6,15 @@ import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sharedDatabases, type SharedDatabase } from '../support/e2e-databases.js';
-import { runStoreOrders, startServer, type ServerProcess } from '../support/processes.js';
+import { runBin, startServer, type RunningServer } from '../support/process.js';
 
 interface Reply {
   status: number;
   body: string;
 }
 
-async function request(server: ServerProcess, method: string, path: string, key: string): Promise<Reply> {
-  const response = await fetch(`${server.url}${path}`, { method, headers: { authorization: `Bearer ${key}` } });
+async function request(server: RunningServer, method: string, path: string, key: string): Promise<Reply> {
+  const response = await fetch(`${server.baseUrl}${path}`, { method, headers: { authorization: `Bearer ${key}` } });
   return { status: response.status, body: await response.text() };
 }
 
@@ -25,7 +25,7 @@ function errorCode(reply: Reply): string {
 }
 
 /** Two servers started at the same moment on one empty database: both migrate. */
-async function twoServers(t: TestContext, database: SharedDatabase): Promise<[ServerProcess, ServerProcess]> {
+async function twoServers(t: TestContext, database: SharedDatabase): Promise<[RunningServer, RunningServer]> {
   const env = { DATABASE_URL: database.url };
   return Promise.all([startServer(t, env), startServer(t, env)]);
 }
@@ -103,7 +103,7 @@ for (const makeDatabase of sharedDatabases) {
       // before the ship and some after. Which wins does not matter, only that
       // exactly one does and that the responses tell the truth.
       const races = ids.map(async (id, index) => {
-        const ship = runStoreOrders(['orders', 'ship', String(id)], { DATABASE_URL: database.url });
+        const ship = runBin(['orders', 'ship', String(id)], { DATABASE_URL: database.url });
         await sleep(index * 120);
         const cancel = await request(server, 'DELETE', `/v1/store/orders/${id}`, key);
         return { id, cancel, ship: await ship };
@@ -129,7 +129,7 @@ for (const makeDatabase of sharedDatabases) {
       const { keyId, key } = await tenant(database);
       for (const server of [a, b]) assert.equal((await request(server, 'GET', '/v1/store/orders', key)).status, 200);
 
-      const revoke = await runStoreOrders(['keys', 'revoke', String(keyId)], { DATABASE_URL: database.url });
+      const revoke = await runBin(['keys', 'revoke', String(keyId)], { DATABASE_URL: database.url });
       assert.equal(revoke.code, 0, revoke.stderr);
 
       // No server caches keys, so the very next request after the revoke
