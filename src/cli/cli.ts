@@ -199,7 +199,14 @@ export async function runCli(argv: readonly string[], io: CliIo, serve: (config:
 
   if (first === 'serve') {
     if (argv.length > 1) return fail(2, `serve takes no arguments\n\n${USAGE}`);
-    await serve(config);
+    try {
+      await serve(config);
+    } catch (error) {
+      // e.g. the database is unreachable at start: say so, and let the
+      // process manager restart us.
+      if (error instanceof AppError) return fail(1, `cannot start: ${error.message}`);
+      throw error;
+    }
     return 0;
   }
 

@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createServices } from '../../src/composition.js';
 import { openStorage } from '../../src/storage/storage.js';
 import { startEmbeddedPostgres } from '../support/embedded-postgres.js';
-import { startServer } from '../support/process.js';
+import { runBin, startServer } from '../support/process.js';
 
 /** Generous: only a bound for a broken build, never a speed requirement. */
 const RECOVERY_DEADLINE_MS = 60_000;
@@ -67,5 +67,12 @@ describe('database outage (PostgreSQL)', () => {
     assert.equal(orders.status, 200);
     assert.match(await orders.text(), /"id":9007199254740993\b/);
     assert.ok(!/password|postgres:\/\//i.test(server.stdout() + server.stderr()), 'the database URL never reaches the logs');
+  });
+
+  test('when PostgreSQL is unreachable at start, then serve exits 1 with one line and no password or stack trace', async () => {
+    const result = await runBin(['serve'], { DATABASE_URL: 'postgres://store:hunter2@127.0.0.1:1/store', PORT: '0' });
+    assert.equal(result.code, 1);
+    assert.equal(result.stderr, 'store-orders: cannot start: The database is not reachable; retry the request shortly.\n');
+    assert.ok(!(result.stdout + result.stderr).includes('hunter2'));
   });
 });
