@@ -99,16 +99,22 @@ for (const makeDatabase of sharedDatabases) {
       const ids: bigint[] = [];
       for (let i = 1; i <= 8; i++) ids.push((await services.orders.createOrder({ accountId: account.id, id: BigInt(i), quantity: 1 })).id);
 
-      // Every CLI starts at once; the cancels are spread out so that some land
-      // before the ship and some after. Which wins does not matter, only that
-      // exactly one does and that the responses tell the truth.
-      const races = ids.map(async (id, index) => {
+      // A CLI command takes a while to start before its UPDATE runs. Time one,
+      // then send each cancel at a different point of that span, from at once
+      // to well after, so that some land before the ship and some after.
+      // Which wins does not matter: only that exactly one does and that the
+      // responses tell the truth.
+      const started = Date.now();
+      assert.equal((await runBin(['orders', 'list', '--account', String(account.id)], { DATABASE_URL: database.url })).code, 0);
+      const cliMs = Date.now() - started;
+      const races: { id: bigint; cancel: Reply; ship: Awaited<ReturnType<typeof runBin>> }[] = [];
+      for (const [index, id] of ids.entries()) {
         const ship = runBin(['orders', 'ship', String(id)], { DATABASE_URL: database.url });
-        await sleep(index * 120);
+        await sleep(Math.round((cliMs * 1.6 * index) / (ids.length - 1)));
         const cancel = await request(server, 'DELETE', `/v1/store/orders/${id}`, key);
-        return { id, cancel, ship: await ship };
-      });
-      for (const { id, cancel, ship } of await Promise.all(races)) {
+        races.push({ id, cancel, ship: await ship });
+      }
+      for (const { id, cancel, ship } of races) {
         const status = (await storage.orders.findById(id))?.status;
         if (cancel.status === 204) {
           assert.equal(ship.code, 1, `order ${id}: cancel got 204 but ship said: ${ship.stdout}${ship.stderr}`);
