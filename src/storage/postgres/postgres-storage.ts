@@ -19,12 +19,10 @@ const STATEMENT_TIMEOUT_MS = 10_000;
 /** Client-side bound for when the server stops answering altogether. */
 const QUERY_TIMEOUT_MS = STATEMENT_TIMEOUT_MS + 2000;
 /**
- * Serialises migrators across processes. Any constant works as long as
- * nothing else in the database uses it; this is "store-orders" in ASCII.
+ * Serialises migrators across processes. An arbitrary constant: it only has
+ * to differ from advisory lock keys other software uses in this database.
  */
 const MIGRATION_LOCK_KEY = '126985637311075';
-
-const INT8_OID = 20;
 
 /**
  * int8 arrives as text and becomes a bigint, never a JS number. Set per pool
@@ -32,10 +30,8 @@ const INT8_OID = 20;
  * the process.
  */
 const types: CustomTypesConfig = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
-    if (oid === INT8_OID && format !== 'binary') return (text: string) => BigInt(text);
-    return pg.types.getTypeParser(oid, format);
-  }) as CustomTypesConfig['getTypeParser'],
+  getTypeParser: (oid, format) =>
+    oid === pg.types.builtins.INT8 && format !== 'binary' ? (text: string) => BigInt(text) : pg.types.getTypeParser(oid, format),
 };
 
 /**
