@@ -5,6 +5,9 @@
  * the shared test server would disturb every other test.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createServices } from '../../src/composition.js';
@@ -18,6 +21,16 @@ const RECOVERY_DEADLINE_MS = 60_000;
 async function get(url: string, key?: string): Promise<{ status: number; body: Record<string, unknown> | unknown[] }> {
   const response = await fetch(url, { headers: key === undefined ? {} : { authorization: `Bearer ${key}` } });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+/** Every process of the cluster: the postmaster and its children. */
+function clusterProcesses(dataDir: string): number[] {
+  const postmaster = Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const children = execFileSync('pgrep', ['-P', String(postmaster)], { encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map(Number);
+  return [postmaster, ...children];
 }
 
 describe('database outage (PostgreSQL)', () => {
@@ -75,4 +88,55 @@ describe('database outage (PostgreSQL)', () => {
     assert.equal(result.stderr, 'store-orders: cannot start: The database is not reachable; retry the request shortly.\n');
     assert.ok(!(result.stdout + result.stderr).includes('hunter2'));
   });
+
+  test(
+    'when PostgreSQL freezes (accepts connections, never answers), then requests get 503 Error records, not hangs',
+    // A bound so that a hang fails the test instead of stalling the run; the
+    // server's own timeouts (3 s connect, 12 s per query) come well before it.
+    { timeout: 120_000 },
+    async (t) => {
+      const postgres = await startEmbeddedPostgres();
+      let frozen: number[] = [];
+      const thaw = () => {
+        for (const pid of frozen) process.kill(pid, 'SIGCONT');
+        frozen = [];
+      };
+      // Thaw first: a stopped postmaster would never act on the stop signal.
+      t.after(async () => {
+        thaw();
+        await postgres.destroy();
+      });
+      const storage = openStorage({ kind: 'postgres', url: postgres.url, poolSize: 2 });
+      await storage.migrate();
+      const services = createServices(storage, { environment: 'production' });
+      const account = await services.accounts.createAccount({ name: 'Main Street Pets' });
+      const { secret } = await services.apiKeys.createKey({ accountId: account.id });
+      await storage.close();
+
+      const server = await startServer(t, { DATABASE_URL: postgres.url, DATABASE_POOL_SIZE: '2' });
+      assert.equal((await get(`${server.baseUrl}/v1/store/orders`, secret)).status, 200);
+
+      frozen = clusterProcesses(postgres.dataDir);
+      for (const pid of frozen) process.kill(pid, 'SIGSTOP');
+
+      // More requests than pooled connections: some wait on a frozen
+      // connection (query timeout), the rest for a new one (connect timeout).
+      const replies = await Promise.all([
+        get(`${server.baseUrl}/readyz`),
+        ...Array.from({ length: 4 }, () => get(`${server.baseUrl}/v1/store/orders`, secret)),
+      ]);
+      for (const reply of replies) {
+        assert.equal(reply.status, 503);
+        assert.deepEqual({ ...reply.body, message: undefined }, { code: 'service_unavailable', status: 503, message: undefined });
+      }
+      assert.equal(server.child.exitCode, null);
+
+      thaw();
+      const deadline = Date.now() + RECOVERY_DEADLINE_MS;
+      while ((await get(`${server.baseUrl}/v1/store/orders`, secret)).status !== 200) {
+        assert.ok(Date.now() < deadline, 'the server did not recover');
+        await sleep(100);
+      }
+    },
+  );
 });

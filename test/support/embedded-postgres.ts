@@ -8,6 +8,8 @@ export interface EmbeddedServer {
   /** A superuser URL of the `postgres` database. */
   readonly url: string;
   readonly port: number;
+  /** The cluster's data directory (holds postmaster.pid). */
+  readonly dataDir: string;
   /** Stops the server, keeping its data (start() brings it back). */
   stop(): Promise<void>;
   start(): Promise<void>;
@@ -69,6 +71,7 @@ export async function startEmbeddedPostgres(): Promise<EmbeddedServer> {
   return {
     url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
     port,
+    dataDir: path.join(dir, 'data'),
     async stop() {
       if (!running) return;
       await server.stop();
