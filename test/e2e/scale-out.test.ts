@@ -14,7 +14,16 @@ interface Reply {
 }
 
 async function request(server: RunningServer, method: string, path: string, key: string): Promise<Reply> {
-  const response = await fetch(`${server.baseUrl}${path}`, { method, headers: { authorization: `Bearer ${key}` } });
+  let response: Response;
+  try {
+    response = await fetch(`${server.baseUrl}${path}`, { method, headers: { authorization: `Bearer ${key}` } });
+  } catch (error) {
+    // Say why the server is gone, if it is.
+    const state = `exit code ${server.child.exitCode}, signal ${server.child.signalCode}`;
+    throw new Error(`${method} ${path} failed (${state}); server stderr:\n${server.stderr()}\nstdout tail:\n${server.stdout().slice(-4000)}`, {
+      cause: error,
+    });
+  }
   return { status: response.status, body: await response.text() };
 }
 
