@@ -3,13 +3,28 @@ import path from 'node:path';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 export type DeploymentEnvironment = 'production' | 'staging';
 
+export type SqliteSynchronous = 'full' | 'normal';
+
 export interface SqliteDatabaseConfig {
   kind: 'sqlite';
   /** Absolute path of the database file. */
   path: string;
+  /**
+   * PRAGMA synchronous. `full` (the default) makes every acknowledged commit
+   * survive power loss; `normal` is faster but may lose the last commits then.
+   */
+  synchronous?: SqliteSynchronous;
 }
 
-export type DatabaseConfig = SqliteDatabaseConfig;
+export interface PostgresDatabaseConfig {
+  kind: 'postgres';
+  /** The connection URL; may hold a password, so it is never logged or echoed. */
+  url: string;
+  /** Connections per process. */
+  poolSize: number;
+}
+
+export type DatabaseConfig = SqliteDatabaseConfig | PostgresDatabaseConfig;
 
 export interface Config {
   readonly host: string;
@@ -39,7 +54,12 @@ export const DEFAULTS = {
   LOG_LEVEL: 'info',
   STORE_ENVIRONMENT: 'production',
   SHUTDOWN_GRACE_MS: '10000',
+  DATABASE_POOL_SIZE: '10',
+  SQLITE_SYNCHRONOUS: 'full',
 } as const;
+
+const SQLITE_SYNCHRONOUS_VALUES: readonly SqliteSynchronous[] = ['full', 'normal'];
+export const DATABASE_POOL_SIZE_MAX = 1000;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -72,7 +92,17 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const shutdownGraceMs = parseIntegerIn(read('SHUTDOWN_GRACE_MS'), 0, 600_000);
   if (shutdownGraceMs === undefined) problems.push('SHUTDOWN_GRACE_MS must be an integer number of milliseconds from 0 to 600000');
 
-  const database = parseDatabaseUrl(read('DATABASE_URL'), cwd);
+  const poolSize = parseIntegerIn(read('DATABASE_POOL_SIZE'), 1, DATABASE_POOL_SIZE_MAX);
+  if (poolSize === undefined) {
+    problems.push(`DATABASE_POOL_SIZE must be an integer from 1 to ${DATABASE_POOL_SIZE_MAX} (got ${JSON.stringify(read('DATABASE_POOL_SIZE'))})`);
+  }
+
+  const synchronous = read('SQLITE_SYNCHRONOUS').toLowerCase() as SqliteSynchronous;
+  if (!SQLITE_SYNCHRONOUS_VALUES.includes(synchronous)) {
+    problems.push(`SQLITE_SYNCHRONOUS must be one of ${SQLITE_SYNCHRONOUS_VALUES.join(', ')} (got ${JSON.stringify(read('SQLITE_SYNCHRONOUS'))})`);
+  }
+
+  const database = parseDatabaseUrl(read('DATABASE_URL'), cwd, { poolSize: poolSize ?? 1, synchronous });
   if (typeof database === 'string') problems.push(database);
 
   if (problems.length > 0 || port === undefined || shutdownGraceMs === undefined || typeof database === 'string') {
@@ -87,16 +117,35 @@ function parseIntegerIn(text: string, min: number, max: number): number | undefi
   return value >= min && value <= max ? value : undefined;
 }
 
-/** Returns the parsed database configuration, or a problem description. */
-function parseDatabaseUrl(url: string, cwd: string): DatabaseConfig | string {
+/**
+ * Returns the parsed database configuration, or a problem description. The
+ * description never quotes a postgres URL: it may hold a password.
+ */
+function parseDatabaseUrl(
+  url: string,
+  cwd: string,
+  { poolSize, synchronous }: { poolSize: number; synchronous: SqliteSynchronous },
+): DatabaseConfig | string {
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
     if (file === '' || file.includes('\0')) return 'DATABASE_URL must name a file after "sqlite:", e.g. sqlite:./data/store.db';
     if (file === ':memory:') return 'DATABASE_URL sqlite::memory: is not supported: the CLI and the server must share one database file';
-    return { kind: 'sqlite', path: path.resolve(cwd, file) };
+    return { kind: 'sqlite', path: path.resolve(cwd, file), synchronous };
   }
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(url)?.[1];
+  if (scheme !== undefined && /^postgres(ql)?$/i.test(scheme)) {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      return 'DATABASE_URL is not a valid postgres:// URL (the value is not shown because it may contain a password)';
+    }
+    if (parsed.hostname === '' && !parsed.searchParams.has('host')) {
+      return 'DATABASE_URL must name a host, e.g. postgres://user:password@db.example:5432/store (the value is not shown)';
+    }
+    return { kind: 'postgres', url, poolSize };
+  }
   return scheme === undefined
-    ? 'DATABASE_URL must start with "sqlite:" (e.g. sqlite:./data/store.db)'
-    : `DATABASE_URL scheme "${scheme}:" is not supported; use sqlite:<path>`;
+    ? 'DATABASE_URL must start with "sqlite:" or "postgres://" (e.g. sqlite:./data/store.db)'
+    : `DATABASE_URL scheme "${scheme}:" is not supported; use sqlite:<path> or postgres://user:password@host:port/database`;
 }

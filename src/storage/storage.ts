@@ -2,6 +2,7 @@ import type { AccountsRepository } from '../accounts/accounts-repository.js';
 import type { ApiKeysRepository } from '../api-keys/api-keys-repository.js';
 import type { DatabaseConfig } from '../config/config.js';
 import type { OrdersRepository } from '../orders/orders-repository.js';
+import { openPostgresStorage } from './postgres/postgres-storage.js';
 import { openSqliteStorage } from './sqlite/sqlite-storage.js';
 
 export interface MigrationReport {
@@ -27,6 +28,8 @@ export interface Storage {
 export function openStorage(config: DatabaseConfig): Storage {
   switch (config.kind) {
     case 'sqlite':
-      return openSqliteStorage(config.path);
+      return openSqliteStorage(config.path, { synchronous: config.synchronous });
+    case 'postgres':
+      return openPostgresStorage(config);
   }
 }

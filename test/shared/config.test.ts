@@ -12,7 +12,7 @@ describe('configuration', () => {
       logLevel: 'info',
       environment: 'production',
       shutdownGraceMs: 10000,
-      database: { kind: 'sqlite', path: path.resolve('/srv/app', 'data/store.db') },
+      database: { kind: 'sqlite', path: path.resolve('/srv/app', 'data/store.db'), synchronous: 'full' },
     });
     assert.ok(Object.isFrozen(config));
   });
@@ -24,7 +24,7 @@ describe('configuration', () => {
     );
     assert.equal(config.port, 0);
     assert.equal(config.host, '0.0.0.0');
-    assert.deepEqual(config.database, { kind: 'sqlite', path: '/var/lib/store.db' });
+    assert.deepEqual(config.database, { kind: 'sqlite', path: '/var/lib/store.db', synchronous: 'full' });
     assert.equal(config.logLevel, 'warn');
     assert.equal(config.environment, 'staging');
     assert.equal(config.shutdownGraceMs, 500);

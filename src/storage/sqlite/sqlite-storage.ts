@@ -1,7 +1,9 @@
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
+import type { SqliteSynchronous } from '../../config/config.js';
+import { readMigrations } from '../migration-files.js';
 import type { MigrationReport, Storage } from '../storage.js';
 import { createSqliteAccountsRepository } from './sqlite-accounts-repository.js';
 import { createSqliteApiKeysRepository } from './sqlite-api-keys-repository.js';
@@ -13,13 +15,14 @@ const BUSY_TIMEOUT_MS = 5000;
 /**
  * Opens (creating if needed) a SQLite database file in WAL mode, so that the
  * server and the CLI, or several server processes, can share it.
- * `synchronous=FULL` makes every acknowledged commit survive power loss.
+ * `synchronous=FULL` (the default) makes every acknowledged commit survive
+ * power loss; NORMAL is the documented opt-in (DEPLOYMENT.md).
  */
-export function openSqliteStorage(file: string): Storage {
+export function openSqliteStorage(file: string, { synchronous = 'full' }: { synchronous?: SqliteSynchronous } = {}): Storage {
   mkdirSync(path.dirname(file), { recursive: true });
   const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
   db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
+  db.pragma(synchronous === 'normal' ? 'synchronous = NORMAL' : 'synchronous = FULL');
   db.pragma('foreign_keys = ON');
   // int64 columns must never pass through a JS number.
   db.defaultSafeIntegers(true);
@@ -37,23 +40,6 @@ export function openSqliteStorage(file: string): Storage {
       if (db.open) db.close();
     },
   };
-}
-
-interface MigrationFile {
-  version: number;
-  name: string;
-  sql: string;
-}
-
-export function readMigrations(dir: string): MigrationFile[] {
-  return readdirSync(dir)
-    .filter((file) => /^\d{4}-[a-z0-9-]+\.sql$/.test(file))
-    .sort()
-    .map((file) => ({
-      version: Number(file.slice(0, 4)),
-      name: file.slice(0, -'.sql'.length),
-      sql: readFileSync(path.join(dir, file), 'utf8'),
-    }));
 }
 
 function migrateSqlite(db: Database.Database): MigrationReport {

@@ -1,0 +1,292 @@
+/**
+ * The storage contract: every repository operation, the same cases run once
+ * per adapter. An adapter is correct when this suite passes on it.
+ */
+import assert from 'node:assert/strict';
+import { describe, test, type TestContext } from 'node:test';
+import type { Account } from '../../src/accounts/accounts-repository.js';
+import { AppError } from '../../src/errors/errors.js';
+import type { NewOrder } from '../../src/orders/orders-repository.js';
+import { INT64_MAX, INT64_MIN } from '../../src/shared/int64.js';
+import { openStorage, type Storage } from '../../src/storage/storage.js';
+import { testBackends } from '../support/storage.js';
+
+const AT = '2026-11-22T10:00:00.000Z';
+const LATER = '2026-11-22T11:30:15.123Z';
+const HASH_A = 'a'.repeat(64);
+const HASH_B = 'b'.repeat(64);
+
+function rejectsWith(code: string) {
+  return (error: unknown) => {
+    assert.ok(error instanceof AppError, `expected an AppError, got ${String(error)}`);
+    assert.equal(error.code, code);
+    return true;
+  };
+}
+
+function pending(accountId: number, fields: Partial<NewOrder> = {}): NewOrder {
+  return { accountId, complete: false, status: 'pending', createdAt: AT, ...fields };
+}
+
+for (const backend of testBackends()) {
+  describe(`storage contract: ${backend.name}`, () => {
+    async function setUp(t: TestContext): Promise<{ storage: Storage; account: Account; other: Account }> {
+      const { storage } = await backend.freshDatabase(t);
+      const account = await storage.accounts.create({ name: 'Main Street Pets', createdAt: AT });
+      const other = await storage.accounts.create({ name: 'Harbour Pets', createdAt: LATER });
+      return { storage, account, other };
+    }
+
+    describe('accounts', () => {
+      test('when accounts are created, then they are returned as stored, listed by id and found by id', async (t) => {
+        const { storage, account, other } = await setUp(t);
+        assert.deepEqual(account, { id: account.id, name: 'Main Street Pets', createdAt: AT });
+        assert.equal(typeof account.id, 'number');
+        assert.ok(other.id > account.id);
+        assert.deepEqual(await storage.accounts.list(), [account, other]);
+        assert.deepEqual(await storage.accounts.findById(other.id), other);
+      });
+
+      test('when an account id does not exist, then findById returns undefined', async (t) => {
+        const { storage } = await setUp(t);
+        assert.equal(await storage.accounts.findById(999_999), undefined);
+      });
+    });
+
+    describe('api keys', () => {
+      test('when a key is created without a name, then name and revokedAt are absent, not null', async (t) => {
+        const { storage, account } = await setUp(t);
+        const key = await storage.apiKeys.create({ accountId: account.id, hash: HASH_A, start: 'sk_live_abc', createdAt: AT });
+        assert.deepEqual(key, { id: key.id, accountId: account.id, start: 'sk_live_abc', createdAt: AT });
+        assert.deepEqual(Object.keys(key).sort(), ['accountId', 'createdAt', 'id', 'start']);
+      });
+
+      test('when keys are created, then each account lists only its own, by id, and finds them by hash', async (t) => {
+        const { storage, account, other } = await setUp(t);
+        const first = await storage.apiKeys.create({ accountId: account.id, name: 'till', hash: HASH_A, start: 'sk_live_aaa', createdAt: AT });
+        const second = await storage.apiKeys.create({ accountId: other.id, hash: HASH_B, start: 'sk_live_bbb', createdAt: LATER });
+        assert.equal(first.name, 'till');
+        assert.deepEqual(await storage.apiKeys.listByAccount(account.id), [first]);
+        assert.deepEqual(await storage.apiKeys.listByAccount(other.id), [second]);
+        assert.deepEqual(await storage.apiKeys.findActiveByHash(HASH_A), { keyId: first.id, accountId: account.id });
+        assert.equal(await storage.apiKeys.findActiveByHash('c'.repeat(64)), undefined);
+      });
+
+      test('when a key is created for an unknown account, then it fails with account_not_found', async (t) => {
+        const { storage } = await setUp(t);
+        await assert.rejects(
+          storage.apiKeys.create({ accountId: 999_999, hash: HASH_A, start: 'sk_live_abc', createdAt: AT }),
+          rejectsWith('account_not_found'),
+        );
+      });
+
+      test('when a key is revoked, then it is revoked once, already revoked after, and no longer found by hash', async (t) => {
+        const { storage, account } = await setUp(t);
+        const key = await storage.apiKeys.create({ accountId: account.id, hash: HASH_A, start: 'sk_live_abc', createdAt: AT });
+        assert.equal(await storage.apiKeys.revoke(key.id, LATER), 'revoked');
+        assert.equal(await storage.apiKeys.revoke(key.id, LATER), 'already_revoked');
+        assert.equal(await storage.apiKeys.revoke(999_999, LATER), 'not_found');
+        assert.equal(await storage.apiKeys.findActiveByHash(HASH_A), undefined);
+        assert.deepEqual(await storage.apiKeys.listByAccount(account.id), [{ ...key, revokedAt: LATER }]);
+      });
+    });
+
+    describe('orders', () => {
+      test('when an order is created with every field, then it is returned and found exactly as given', async (t) => {
+        const { storage, account } = await setUp(t);
+        const order = await storage.orders.create(
+          pending(account.id, { id: 7n, petId: 42n, quantity: 3, shipDate: '2026-12-01T10:00:00.250Z', complete: true }),
+        );
+        const expected = { id: 7n, accountId: account.id, petId: 42n, quantity: 3, shipDate: '2026-12-01T10:00:00.250Z', complete: true, status: 'pending' };
+        assert.deepEqual(order, expected);
+        assert.deepEqual(await storage.orders.findById(7n), expected);
+      });
+
+      test('when optional fields are not given, then they are absent from the order, not null', async (t) => {
+        const { storage, account } = await setUp(t);
+        const order = await storage.orders.create(pending(account.id, { id: 1n }));
+        assert.deepEqual(order, { id: 1n, accountId: account.id, complete: false, status: 'pending' });
+        assert.deepEqual(Object.keys((await storage.orders.listAll(account.id))[0] ?? {}).sort(), ['accountId', 'complete', 'id', 'status']);
+      });
+
+      test('when ship dates are far apart in time, then each comes back as ISO 8601 UTC with milliseconds', async (t) => {
+        const { storage, account } = await setUp(t);
+        const dates = ['0001-01-01T00:00:00.000Z', '1999-12-31T23:59:59.999Z', '9999-12-31T23:59:59.999Z'];
+        for (const [index, shipDate] of dates.entries()) {
+          await storage.orders.create(pending(account.id, { id: BigInt(index + 1), shipDate }));
+        }
+        assert.deepEqual((await storage.orders.listAll(account.id)).map((o) => o.shipDate), dates);
+      });
+
+      test('when no id is given, then storage picks one larger than every existing id', async (t) => {
+        const { storage, account } = await setUp(t);
+        await storage.orders.create(pending(account.id, { id: 100n }));
+        const first = await storage.orders.create(pending(account.id));
+        const second = await storage.orders.create(pending(account.id));
+        assert.ok(first.id > 100n, `got ${first.id}`);
+        assert.ok(second.id > first.id, `got ${second.id} after ${first.id}`);
+      });
+
+      test('when many orders are created at once without ids, then each gets its own id', async (t) => {
+        const { storage, account } = await setUp(t);
+        const orders = await Promise.all(Array.from({ length: 20 }, () => storage.orders.create(pending(account.id))));
+        assert.equal(new Set(orders.map((o) => o.id)).size, 20);
+        assert.equal((await storage.orders.listAll(account.id)).length, 20);
+      });
+
+      test('when the largest id is 2^63-1, then an order without an id still gets an unused one', async (t) => {
+        const { storage, account } = await setUp(t);
+        await storage.orders.create(pending(account.id, { id: INT64_MAX }));
+        const order = await storage.orders.create(pending(account.id));
+        assert.notEqual(order.id, INT64_MAX);
+        assert.equal((await storage.orders.listAll(account.id)).length, 2);
+      });
+
+      test('when ids and pet ids are int64 extremes, then every digit survives create, find, list and change', async (t) => {
+        const { storage, account } = await setUp(t);
+        const extremes = [2n ** 53n + 1n, INT64_MAX, INT64_MIN, -(2n ** 53n) - 1n];
+        for (const value of extremes) {
+          const created = await storage.orders.create(pending(account.id, { id: value, petId: value }));
+          assert.equal(created.id, value);
+          assert.equal(created.petId, value);
+          assert.equal((await storage.orders.findById(value))?.petId, value);
+        }
+        const listed = await storage.orders.listAll(account.id);
+        assert.deepEqual(listed.map((o) => o.id), [...extremes].sort((a, b) => (a < b ? -1 : 1)));
+        assert.deepEqual(listed.map((o) => o.petId), listed.map((o) => o.id));
+        assert.deepEqual(await storage.orders.changeStatus({ id: INT64_MAX, accountId: account.id, from: 'pending', to: 'cancelled', at: LATER }), {
+          changed: true,
+        });
+        assert.equal((await storage.orders.findById(INT64_MAX))?.status, 'cancelled');
+        assert.equal((await storage.orders.findById(INT64_MAX - 1n)), undefined);
+      });
+
+      test('when orders are listed, then they come by id whatever the creation order', async (t) => {
+        const { storage, account } = await setUp(t);
+        for (const id of [30n, -5n, 10n, 2n]) await storage.orders.create(pending(account.id, { id }));
+        assert.deepEqual((await storage.orders.listAll(account.id)).map((o) => o.id), [-5n, 2n, 10n, 30n]);
+        assert.deepEqual((await storage.orders.listActive(account.id)).map((o) => o.id), [-5n, 2n, 10n, 30n]);
+      });
+
+      test('when an order is cancelled, then listActive leaves it out and listAll keeps it; shipped stays in both', async (t) => {
+        const { storage, account } = await setUp(t);
+        await storage.orders.create(pending(account.id, { id: 1n }));
+        await storage.orders.create(pending(account.id, { id: 2n }));
+        await storage.orders.create(pending(account.id, { id: 3n, status: 'shipped' }));
+        await storage.orders.changeStatus({ id: 2n, accountId: account.id, from: 'pending', to: 'cancelled', at: LATER });
+        assert.deepEqual((await storage.orders.listActive(account.id)).map((o) => [o.id, o.status]), [[1n, 'pending'], [3n, 'shipped']]);
+        assert.deepEqual((await storage.orders.listAll(account.id)).map((o) => [o.id, o.status]), [
+          [1n, 'pending'],
+          [2n, 'cancelled'],
+          [3n, 'shipped'],
+        ]);
+      });
+
+      test('when an id is already taken, then create fails with order_id_taken and changes nothing', async (t) => {
+        const { storage, account, other } = await setUp(t);
+        await storage.orders.create(pending(account.id, { id: 5n, quantity: 1 }));
+        await assert.rejects(storage.orders.create(pending(other.id, { id: 5n, quantity: 9 })), rejectsWith('order_id_taken'));
+        assert.deepEqual(await storage.orders.findById(5n), { id: 5n, accountId: account.id, quantity: 1, complete: false, status: 'pending' });
+      });
+
+      test('when the account does not exist, then create fails with account_not_found', async (t) => {
+        const { storage } = await setUp(t);
+        await assert.rejects(storage.orders.create(pending(999_999, { id: 1n })), rejectsWith('account_not_found'));
+        await assert.rejects(storage.orders.create(pending(999_999)), rejectsWith('account_not_found'));
+      });
+
+      test('when each account has orders, then each lists only its own', async (t) => {
+        const { storage, account, other } = await setUp(t);
+        await storage.orders.create(pending(account.id, { id: 1n }));
+        await storage.orders.create(pending(other.id, { id: 2n }));
+        assert.deepEqual((await storage.orders.listActive(account.id)).map((o) => o.id), [1n]);
+        assert.deepEqual((await storage.orders.listAll(other.id)).map((o) => o.id), [2n]);
+      });
+    });
+
+    describe('orders: conditional status change', () => {
+      test('when the order is in `from`, then it changes; when not, then current tells its status', async (t) => {
+        const { storage, account } = await setUp(t);
+        await storage.orders.create(pending(account.id, { id: 1n }));
+        const change = { id: 1n, accountId: account.id, from: 'pending', to: 'shipped', at: LATER } as const;
+        assert.deepEqual(await storage.orders.changeStatus(change), { changed: true });
+        assert.deepEqual(await storage.orders.changeStatus(change), { changed: false, current: 'shipped' });
+        assert.equal((await storage.orders.findById(1n))?.status, 'shipped');
+      });
+
+      test('when the order does not exist, then nothing changes and no current status is given', async (t) => {
+        const { storage, account } = await setUp(t);
+        assert.deepEqual(await storage.orders.changeStatus({ id: 404n, accountId: account.id, from: 'pending', to: 'cancelled', at: LATER }), {
+          changed: false,
+        });
+        assert.deepEqual(await storage.orders.changeStatus({ id: 404n, from: 'pending', to: 'shipped', at: LATER }), { changed: false });
+      });
+
+      test("when another account's order is named, then it is not changed and looks absent", async (t) => {
+        const { storage, account, other } = await setUp(t);
+        await storage.orders.create(pending(other.id, { id: 1n }));
+        await storage.orders.create(pending(other.id, { id: 2n, status: 'shipped' }));
+        for (const id of [1n, 2n]) {
+          assert.deepEqual(await storage.orders.changeStatus({ id, accountId: account.id, from: 'pending', to: 'cancelled', at: LATER }), {
+            changed: false,
+          });
+        }
+        assert.deepEqual((await storage.orders.listAll(other.id)).map((o) => o.status), ['pending', 'shipped']);
+      });
+
+      test('when no account is given, then the order of any account can change (operator path)', async (t) => {
+        const { storage, other } = await setUp(t);
+        await storage.orders.create(pending(other.id, { id: 1n }));
+        assert.deepEqual(await storage.orders.changeStatus({ id: 1n, from: 'pending', to: 'shipped', at: LATER }), { changed: true });
+      });
+
+      test('when many cancels of one pending order run at once, then exactly one changes it', async (t) => {
+        const { storage, account } = await setUp(t);
+        await storage.orders.create(pending(account.id, { id: 1n }));
+        const results = await Promise.all(
+          Array.from({ length: 25 }, () =>
+            storage.orders.changeStatus({ id: 1n, accountId: account.id, from: 'pending', to: 'cancelled', at: LATER }),
+          ),
+        );
+        assert.equal(results.filter((r) => r.changed).length, 1);
+        assert.ok(results.every((r) => r.changed || r.current === 'cancelled'));
+      });
+
+      test('when a cancel and a ship race on several connections, then exactly one wins and the status agrees', async (t) => {
+        const { storage, config } = await backend.freshDatabase(t);
+        const account = await storage.accounts.create({ name: 'Main Street Pets', createdAt: AT });
+        // A second handle on the same database: a separate connection (pool) racing the first.
+        const second = openStorage(config);
+        t.after(() => second.close());
+        for (let id = 1n; id <= 10n; id++) await storage.orders.create(pending(account.id, { id }));
+        for (let id = 1n; id <= 10n; id++) {
+          const [cancel, ship] = await Promise.all([
+            storage.orders.changeStatus({ id, accountId: account.id, from: 'pending', to: 'cancelled', at: LATER }),
+            second.orders.changeStatus({ id, from: 'pending', to: 'shipped', at: LATER }),
+          ]);
+          assert.equal(Number(cancel.changed) + Number(ship.changed), 1, `order ${id}`);
+          assert.equal((await storage.orders.findById(id))?.status, cancel.changed ? 'cancelled' : 'shipped');
+        }
+      });
+    });
+
+    describe('migrations', () => {
+      test('when migrate runs again, then it applies nothing and reports the same version', async (t) => {
+        const { storage } = await backend.freshDatabase(t, { migrate: false });
+        const first = await storage.migrate();
+        assert.deepEqual(first, { applied: ['0001-initial'], version: 1 });
+        assert.deepEqual(await storage.migrate(), { applied: [], version: 1 });
+      });
+
+      test('when several handles migrate one empty database at once, then exactly one applies each migration', async (t) => {
+        const { config, storage } = await backend.freshDatabase(t, { migrate: false });
+        const handles = [storage, ...Array.from({ length: 4 }, () => openStorage(config))];
+        t.after(() => Promise.all(handles.slice(1).map((h) => h.close())));
+        const reports = await Promise.all(handles.map((h) => h.migrate()));
+        assert.deepEqual(reports.flatMap((r) => r.applied), ['0001-initial']);
+        assert.ok(reports.every((r) => r.version === 1));
+        await storage.accounts.create({ name: 'works', createdAt: AT });
+      });
+    });
+  });
+}
