@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -79,12 +80,12 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   if (port === undefined) problems.push(`PORT must be an integer from 0 to 65535 (got ${JSON.stringify(read('PORT'))})`);
 
   const host = read('HOST');
-  if (!/^[A-Za-z0-9.:[\]-]+$/.test(host)) problems.push(`HOST must be a host name or IP address (got ${JSON.stringify(host)})`);
+  if (!isValidHost(host)) problems.push(`HOST must be an IP address or a host name (got ${JSON.stringify(host)})`);
 
-  const logLevel = read('LOG_LEVEL') as LogLevel;
+  const logLevel = read('LOG_LEVEL').toLowerCase() as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(logLevel)})`);
 
-  const environment = read('STORE_ENVIRONMENT') as DeploymentEnvironment;
+  const environment = read('STORE_ENVIRONMENT').toLowerCase() as DeploymentEnvironment;
   if (!ENVIRONMENTS.includes(environment)) {
     problems.push(`STORE_ENVIRONMENT must be one of ${ENVIRONMENTS.join(', ')} (got ${JSON.stringify(environment)})`);
   }
@@ -111,6 +112,14 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   return Object.freeze({ host, port, logLevel, environment, shutdownGraceMs, database: Object.freeze(database) });
 }
 
+const HOST_NAME = /^(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+
+/** An IPv4/IPv6 address, or an RFC 1123 host name that is not a malformed dotted quad. */
+function isValidHost(host: string): boolean {
+  if (isIP(host) !== 0) return true;
+  return HOST_NAME.test(host) && !/^[0-9.]+$/.test(host);
+}
+
 function parseIntegerIn(text: string, min: number, max: number): number | undefined {
   if (!/^[0-9]+$/.test(text)) return undefined;
   const value = Number(text);
@@ -127,7 +136,12 @@ function parseDatabaseUrl(
   { poolSize, synchronous }: { poolSize: number; synchronous: SqliteSynchronous },
 ): DatabaseConfig | string {
   if (url.startsWith('sqlite:')) {
-    const file = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    const rest = url.slice('sqlite:'.length);
+    // sqlite:///abs/path is a URL with an empty authority; sqlite://x would silently mean /x.
+    if (rest.startsWith('//') && !rest.startsWith('///')) {
+      return 'DATABASE_URL must be sqlite:<path> or sqlite:///<absolute path> (sqlite://<name> is ambiguous)';
+    }
+    const file = rest.replace(/^\/\/(?=\/)/, '');
     if (file === '' || file.includes('\0')) return 'DATABASE_URL must name a file after "sqlite:", e.g. sqlite:./data/store.db';
     if (file === ':memory:') return 'DATABASE_URL sqlite::memory: is not supported: the CLI and the server must share one database file';
     return { kind: 'sqlite', path: path.resolve(cwd, file), synchronous };

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { connect, type AddressInfo } from 'node:net';
+import Database from 'better-sqlite3';
 import { describe, test } from 'node:test';
 import { ERROR_CODES, ERROR_STATUS } from '../../src/errors/errors.js';
 import { createTestApp, errorBody } from '../support/app.js';
@@ -129,5 +130,28 @@ describe('requests Node rejects before routing', () => {
     const tunnel = await send('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
     assert.match(tunnel, /^HTTP\/1\.1 400 /);
     assert.match(tunnel, /"code":"malformed_request".*"status":400\}$/);
+  });
+});
+
+describe('a locked SQLite database', () => {
+  test('when another process holds the write lock past the busy timeout, then cancel is a 503 Error record with Retry-After, and works once the lock is gone', async (t) => {
+    const backend = testBackends().find((b) => b.name === 'sqlite');
+    assert.ok(backend);
+    const { app, services, tenant, database } = await createTestApp(t, backend);
+    assert.equal(database.kind, 'sqlite');
+    const { account, auth } = await tenant();
+    const order = await services.orders.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
+    const other = new Database(database.path);
+    t.after(() => other.close());
+    other.exec('BEGIN IMMEDIATE');
+
+    const busy = await app.inject({ method: 'DELETE', url: `/v1/store/orders/${order.id}`, headers: auth });
+    assert.equal(busy.statusCode, 503);
+    assert.equal(errorBody(busy).code, 'service_unavailable');
+    assert.equal(busy.headers['retry-after'], '1');
+
+    other.exec('ROLLBACK');
+    const cancel = await app.inject({ method: 'DELETE', url: `/v1/store/orders/${order.id}`, headers: auth });
+    assert.equal(cancel.statusCode, 204);
   });
 });

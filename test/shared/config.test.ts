@@ -49,3 +49,26 @@ describe('configuration', () => {
     for (const DATABASE_URL of ['sqlite:', 'sqlite::memory:', 'store.db']) assert.throws(() => loadConfig({ DATABASE_URL }), ConfigError, DATABASE_URL);
   });
 });
+
+describe('configuration edge cases', () => {
+  test('when levels and environments are written in capitals, then they are accepted', () => {
+    const config = loadConfig({ LOG_LEVEL: 'INFO', STORE_ENVIRONMENT: 'Staging' });
+    assert.equal(config.logLevel, 'info');
+    assert.equal(config.environment, 'staging');
+  });
+
+  test('when HOST is an impossible address, then it is refused at load rather than at listen', () => {
+    for (const HOST of ['999.999.999.999', '1.2.3', 'a b', '-bad.example', 'under_score']) {
+      assert.throws(() => loadConfig({ HOST }), ConfigError, HOST);
+    }
+    for (const HOST of ['::1', '0.0.0.0', 'localhost', 'api.example.com', '10.0.0.7']) {
+      assert.equal(loadConfig({ HOST }).host, HOST);
+    }
+  });
+
+  test('when DATABASE_URL is sqlite://name, then it is refused; sqlite:///abs and sqlite:rel are files', () => {
+    assert.throws(() => loadConfig({ DATABASE_URL: 'sqlite://data/x.db' }), /ambiguous/);
+    assert.deepEqual(loadConfig({ DATABASE_URL: 'sqlite:///var/x.db' }).database, { kind: 'sqlite', path: '/var/x.db', synchronous: 'full' });
+    assert.equal((loadConfig({ DATABASE_URL: 'sqlite:rel/x.db' }, '/srv').database as { path: string }).path, '/srv/rel/x.db');
+  });
+});

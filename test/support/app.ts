@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import type { Account } from '../../src/accounts/accounts-repository.js';
 import { createServices, type Services } from '../../src/composition.js';
-import type { DeploymentEnvironment } from '../../src/config/config.js';
+import type { DatabaseConfig, DeploymentEnvironment } from '../../src/config/config.js';
 import { createLogger } from '../../src/http/logging.js';
 import type { Storage } from '../../src/storage/storage.js';
 import type { TestBackend } from './storage.js';
@@ -12,6 +12,8 @@ import type { TestBackend } from './storage.js';
 export interface TestApp {
   app: FastifyInstance;
   storage: Storage;
+  /** Where the test's fresh database lives. */
+  database: DatabaseConfig;
   services: Services;
   /** Every log line the app wrote, as text. */
   logs: string[];
@@ -25,7 +27,7 @@ export async function createTestApp(
   backend: TestBackend,
   { environment = 'production' as DeploymentEnvironment } = {},
 ): Promise<TestApp> {
-  const { storage } = await backend.freshDatabase(t);
+  const { storage, config: database } = await backend.freshDatabase(t);
   const services = createServices(storage, { environment });
   const logs: string[] = [];
   const sink = new Writable({
@@ -40,6 +42,7 @@ export async function createTestApp(
   return {
     app,
     storage,
+    database,
     services,
     logs,
     async tenant(name = `Store ${++tenants}`) {

@@ -4,13 +4,20 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import type { SqliteSynchronous } from '../../config/config.js';
 import { readMigrations } from '../migration-files.js';
+import { AppError } from '../../errors/errors.js';
 import type { MigrationReport, Storage } from '../storage.js';
 import { createSqliteAccountsRepository } from './sqlite-accounts-repository.js';
 import { createSqliteApiKeysRepository } from './sqlite-api-keys-repository.js';
 import { createSqliteOrdersRepository } from './sqlite-orders-repository.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations/sqlite/', import.meta.url));
-const BUSY_TIMEOUT_MS = 5000;
+/*
+ * better-sqlite3 waits for a lock synchronously, stalling the whole event
+ * loop, so requests wait at most 1 s for another process's write and then get
+ * a 503. Migrations, run once at start, may wait longer.
+ */
+const BUSY_TIMEOUT_MS = 1000;
+const MIGRATION_BUSY_TIMEOUT_MS = 10_000;
 
 /**
  * Opens (creating if needed) a SQLite database file in WAL mode, so that the
@@ -29,17 +36,58 @@ export function openSqliteStorage(file: string, { synchronous = 'full' }: { sync
 
   return {
     kind: 'sqlite',
-    accounts: createSqliteAccountsRepository(db),
-    apiKeys: createSqliteApiKeysRepository(db),
-    orders: createSqliteOrdersRepository(db),
-    migrate: async () => migrateSqlite(db),
+    accounts: mapUnavailable(createSqliteAccountsRepository(db)),
+    apiKeys: mapUnavailable(createSqliteApiKeysRepository(db)),
+    orders: mapUnavailable(createSqliteOrdersRepository(db)),
+    migrate: async () => {
+      db.pragma(`busy_timeout = ${MIGRATION_BUSY_TIMEOUT_MS}`);
+      try {
+        return migrateSqlite(db);
+      } finally {
+        db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      }
+    },
     ping: async () => {
-      db.prepare('SELECT 1').get();
+      // Reads the schema, so a missing or corrupt file is noticed, not only a live handle.
+      db.prepare('SELECT count(*) FROM schema_migrations').get();
     },
     close: async () => {
       if (db.open) db.close();
     },
   };
+}
+
+/** Lock contention and a closed handle are "try again", not internal faults. */
+function toSqliteStorageError(error: unknown): unknown {
+  const code = error instanceof Database.SqliteError ? error.code : undefined;
+  const closed = error instanceof TypeError && /database connection is not open/.test(error.message);
+  if (closed || code === 'SQLITE_BUSY' || code?.startsWith('SQLITE_BUSY_') || code === 'SQLITE_LOCKED') {
+    return new AppError('service_unavailable', 'The database is busy or unavailable; retry the request shortly.', { 'retry-after': '1' });
+  }
+  return error;
+}
+
+/**
+ * Wraps every method of a repository so that its failures pass through
+ * toSqliteStorageError: the one place SQLite's "busy" becomes the API's 503.
+ */
+function mapUnavailable<T extends object>(repository: T): T {
+  const wrapped: Record<string, unknown> = {};
+  for (const [name, member] of Object.entries(repository)) {
+    if (typeof member !== 'function') {
+      wrapped[name] = member;
+      continue;
+    }
+    wrapped[name] = (...args: unknown[]) => {
+      try {
+        const result: unknown = member.apply(repository, args);
+        return result instanceof Promise ? result.catch((error: unknown) => Promise.reject(toSqliteStorageError(error))) : result;
+      } catch (error) {
+        throw toSqliteStorageError(error);
+      }
+    };
+  }
+  return wrapped as T;
 }
 
 function migrateSqlite(db: Database.Database): MigrationReport {
