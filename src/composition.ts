@@ -1,4 +1,5 @@
 import { createAccountsService } from './accounts/accounts-service.js';
+import { cacheApiKeyLookups } from './api-keys/api-key-cache.js';
 import { createApiKeysService } from './api-keys/api-keys-service.js';
 import type { Config } from './config/config.js';
 import { createOrdersService } from './orders/orders-service.js';
@@ -23,7 +24,7 @@ export function createServices(storage: Storage, config: Pick<Config, 'environme
   return {
     accounts: createAccountsService({ accountsRepository: storage.accounts, clock }),
     apiKeys: createApiKeysService({
-      apiKeysRepository: storage.apiKeys,
+      apiKeysRepository: cacheApiKeyLookups(storage.apiKeys, clock),
       accountsRepository: storage.accounts,
       clock,
       environment: config.environment,

@@ -63,4 +63,42 @@ export interface OrdersRepository {
    * one sees `changed: true`.
    */
   changeStatus(change: StatusChange): Promise<StatusChangeResult>;
+  /**
+   * Group commit: applies every change in one transaction and one durable
+   * commit. Each result is decided by that change's own conditional write,
+   * in array order, exactly as changeStatus would decide it; nothing is
+   * acknowledged before the commit. If the commit fails, the promise rejects
+   * and none of the changes happened.
+   */
+  changeStatusMany(changes: readonly StatusChange[]): Promise<StatusChangeResult[]>;
+  /**
+   * One page of listActive: at most `limit` orders with id greater than
+   * `afterId` (from the lowest when absent), by id. Paging by id keeps every
+   * page an index range scan however deep the listing goes.
+   */
+  listActivePage(accountId: number, afterId: bigint | undefined, limit: number): Promise<Order[]>;
+  /**
+   * A token that changes whenever any order may have changed, by this
+   * process or any other sharing the database. Read it before reading the
+   * data it guards: equal tokens mean nothing was committed in between.
+   */
+  changeToken(): Promise<string>;
+  /**
+   * Creates every order of every batch in one transaction: all or nothing.
+   * Batches are pulled one at a time, so the source may be any size. A
+   * rejected order aborts the import with ImportRejectedError naming its
+   * position; an error thrown by the source aborts it too.
+   */
+  importOrders(batches: AsyncIterable<readonly NewOrder[]>): Promise<{ imported: number }>;
+}
+
+/** Why an import stopped: the order at `position` (0-based, across batches) was refused. */
+export class ImportRejectedError extends Error {
+  constructor(
+    readonly position: number,
+    readonly reason: Error,
+  ) {
+    super(reason.message, { cause: reason });
+    this.name = 'ImportRejectedError';
+  }
 }

@@ -11,8 +11,12 @@ import { cancelOrderSchema, listOrdersSchema, ORDER_ID_DESCRIPTION } from './ord
 export function registerOrdersRoutes(scope: FastifyInstance, { ordersService }: { ordersService: OrdersService }): void {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
 
-  app.get('/store/orders', { schema: listOrdersSchema }, async (request) => {
-    return ordersService.listOrders(principalOf(request).accountId);
+  // Registered without the type provider: the body is already serialized
+  // (byte-identical to what the response schema would produce) and Fastify
+  // sends bytes and streams as they are.
+  scope.get('/store/orders', { schema: listOrdersSchema }, async (request, reply) => {
+    const body = await ordersService.listOrdersBody(principalOf(request).accountId);
+    return reply.type('application/json; charset=utf-8').send(body);
   });
 
   app.delete('/store/orders/:orderId', { schema: cancelOrderSchema }, async (request, reply) => {

@@ -2,7 +2,9 @@ import { ConflictError, NotFoundError, ValidationError } from '../errors/errors.
 import type { Clock } from '../shared/clock.js';
 import { normalizeDateTime } from '../shared/date-time.js';
 import { isInt64 } from '../shared/int64.js';
-import type { Order, OrdersRepository } from './orders-repository.js';
+import { createGroupCommit } from './group-commit.js';
+import { createOrdersListing, type ListingBody, type ListingOptions } from './orders-listing.js';
+import type { Order, OrdersRepository, StatusChange, StatusChangeResult } from './orders-repository.js';
 
 /** Quantity is a count of units: a positive 32-bit integer. */
 export const QUANTITY_MAX = 2_147_483_647;
@@ -17,13 +19,32 @@ export interface CreateOrderInput {
   complete?: boolean;
 }
 
-export function createOrdersService({ ordersRepository, clock }: { ordersRepository: OrdersRepository; clock: Clock }) {
+export function createOrdersService({
+  ordersRepository,
+  clock,
+  listing: listingOptions,
+}: {
+  ordersRepository: OrdersRepository;
+  clock: Clock;
+  listing?: ListingOptions;
+}) {
   const notFound = (orderId: bigint) => new NotFoundError('order_not_found', `Order ${orderId} was not found.`);
+  const listing = createOrdersListing(ordersRepository, listingOptions);
+  // Durable cancels that arrive together share one commit.
+  const changeStatusGrouped = createGroupCommit<StatusChange, StatusChangeResult>((batch) => ordersRepository.changeStatusMany(batch));
 
   return {
     /** The v1 collection: the account's orders that have not been cancelled, by id. */
     async listOrders(accountId: number): Promise<Order[]> {
       return ordersRepository.listActive(accountId);
+    },
+
+    /**
+     * The v1 collection already serialized as the response body: bytes
+     * (cached until the next commit) or, for a large listing, a stream.
+     */
+    async listOrdersBody(accountId: number): Promise<ListingBody> {
+      return listing.body(accountId);
     },
 
     /** Every order of the account in any status (operator view). */
@@ -37,7 +58,7 @@ export function createOrdersService({ ordersRepository, clock }: { ordersReposit
      * reported identically as not found, so no other tenant's data leaks.
      */
     async cancelOrder(accountId: number, orderId: bigint): Promise<void> {
-      const result = await ordersRepository.changeStatus({
+      const result = await changeStatusGrouped({
         id: orderId,
         accountId,
         from: 'pending',

@@ -1,6 +1,14 @@
 import type Database from 'better-sqlite3';
 import { ConflictError, NotFoundError } from '../../errors/errors.js';
-import type { Order, OrderStatus, OrdersRepository } from '../../orders/orders-repository.js';
+import {
+  ImportRejectedError,
+  type NewOrder,
+  type Order,
+  type OrderStatus,
+  type OrdersRepository,
+  type StatusChange,
+  type StatusChangeResult,
+} from '../../orders/orders-repository.js';
 import { sqliteConstraint, statementCache } from './sqlite-util.js';
 
 interface OrderRow {
@@ -23,36 +31,70 @@ function toOrder(row: OrderRow): Order {
   return order;
 }
 
-export function createSqliteOrdersRepository(db: Database.Database): OrdersRepository {
+const INSERT = `INSERT INTO orders (id, account_id, pet_id, quantity, ship_date, complete, status, created_at, updated_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+function insertArgs(order: NewOrder) {
+  return [
+    order.id ?? null,
+    order.accountId,
+    order.petId ?? null,
+    order.quantity ?? null,
+    order.shipDate ?? null,
+    order.complete ? 1 : 0,
+    order.status,
+    order.createdAt,
+    order.createdAt,
+  ] as const;
+}
+
+function createError(order: NewOrder, error: unknown): unknown {
+  const constraint = sqliteConstraint(error);
+  if (constraint === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+    return new ConflictError('order_id_taken', `Order id ${String(order.id)} is already taken.`);
+  }
+  if (constraint === 'SQLITE_CONSTRAINT_FOREIGNKEY') {
+    return new NotFoundError('account_not_found', `Account ${order.accountId} does not exist.`);
+  }
+  return error;
+}
+
+/**
+ * @param openImportConnection opens a separate connection for importOrders,
+ * whose transaction stays open across awaits and so must not be shared.
+ */
+export function createSqliteOrdersRepository(db: Database.Database, openImportConnection: () => Database.Database): OrdersRepository {
   const sql = statementCache(db);
+  const dataVersion = db.prepare('PRAGMA data_version').pluck();
+  // data_version only moves for other connections' commits; this counts ours.
+  let localCommits = 0;
+
+  function changeOne({ id, accountId, from, to, at }: StatusChange): StatusChangeResult {
+    const scope = accountId === undefined ? '' : ' AND account_id = ?';
+    const scopeArgs = accountId === undefined ? [] : [accountId];
+    const result = sql(`UPDATE orders SET status = ?, updated_at = ? WHERE id = ?${scope} AND status = ?`)
+      .run(to, at, id, ...scopeArgs, from);
+    if (result.changes > 0) return { changed: true };
+    // The write decided; this read only explains the refusal. Orders never
+    // return to a status they left, so what it sees is still "not `from`".
+    const row = sql(`SELECT status FROM orders WHERE id = ?${scope}`).get(id, ...scopeArgs) as
+      | { status: OrderStatus }
+      | undefined;
+    return row === undefined ? { changed: false } : { changed: false, current: row.status };
+  }
+
+  // IMMEDIATE takes the write lock up front, so a batch never fails halfway
+  // on a lock upgrade; the busy timeout queues it behind other writers.
+  const changeMany = db.transaction((changes: readonly StatusChange[]) => changes.map(changeOne));
+
   return {
     async create(order) {
       try {
-        const row = sql(
-            `INSERT INTO orders (id, account_id, pet_id, quantity, ship_date, complete, status, created_at, updated_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
-          )
-          .get(
-            order.id ?? null,
-            order.accountId,
-            order.petId ?? null,
-            order.quantity ?? null,
-            order.shipDate ?? null,
-            order.complete ? 1 : 0,
-            order.status,
-            order.createdAt,
-            order.createdAt,
-          ) as OrderRow;
+        const row = sql(`${INSERT} RETURNING ${COLUMNS}`).get(...insertArgs(order)) as OrderRow;
+        localCommits++;
         return toOrder(row);
       } catch (error) {
-        const constraint = sqliteConstraint(error);
-        if (constraint === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
-          throw new ConflictError('order_id_taken', `Order id ${String(order.id)} is already taken.`);
-        }
-        if (constraint === 'SQLITE_CONSTRAINT_FOREIGNKEY') {
-          throw new NotFoundError('account_not_found', `Account ${order.accountId} does not exist.`);
-        }
-        throw error;
+        throw createError(order, error);
       }
     },
     async listActive(accountId) {
@@ -68,18 +110,57 @@ export function createSqliteOrdersRepository(db: Database.Database): OrdersRepos
       const row = sql(`SELECT ${COLUMNS} FROM orders WHERE id = ?`).get(id) as OrderRow | undefined;
       return row && toOrder(row);
     },
-    async changeStatus({ id, accountId, from, to, at }) {
-      const scope = accountId === undefined ? '' : ' AND account_id = ?';
-      const scopeArgs = accountId === undefined ? [] : [accountId];
-      const result = sql(`UPDATE orders SET status = ?, updated_at = ? WHERE id = ?${scope} AND status = ?`)
-        .run(to, at, id, ...scopeArgs, from);
-      if (result.changes > 0) return { changed: true };
-      // The write decided; this read only explains the refusal. Orders never
-      // return to a status they left, so what it sees is still "not `from`".
-      const row = sql(`SELECT status FROM orders WHERE id = ?${scope}`).get(id, ...scopeArgs) as
-        | { status: OrderStatus }
-        | undefined;
-      return row === undefined ? { changed: false } : { changed: false, current: row.status };
+    async changeStatus(change) {
+      const result = changeOne(change);
+      if (result.changed) localCommits++;
+      return result;
+    },
+    async changeStatusMany(changes) {
+      if (changes.length === 0) return [];
+      const results = changeMany.immediate(changes);
+      localCommits++;
+      return results;
+    },
+    async listActivePage(accountId, afterId, limit) {
+      const rows = (
+        afterId === undefined
+          ? sql(`SELECT ${COLUMNS} FROM orders WHERE account_id = ? AND status <> 'cancelled' ORDER BY id LIMIT ?`).all(accountId, limit)
+          : sql(`SELECT ${COLUMNS} FROM orders WHERE account_id = ? AND status <> 'cancelled' AND id > ? ORDER BY id LIMIT ?`)
+              .all(accountId, afterId, limit)
+      ) as OrderRow[];
+      return rows.map(toOrder);
+    },
+    async changeToken() {
+      return `${String(dataVersion.get())}.${localCommits}`;
+    },
+    async importOrders(batches) {
+      const connection = openImportConnection();
+      try {
+        const insert = connection.prepare(INSERT);
+        connection.exec('BEGIN IMMEDIATE');
+        let position = 0;
+        try {
+          for await (const batch of batches) {
+            for (const order of batch) {
+              try {
+                insert.run(...insertArgs(order));
+              } catch (error) {
+                const reason = createError(order, error);
+                throw reason instanceof Error ? new ImportRejectedError(position, reason) : reason;
+              }
+              position++;
+            }
+          }
+          connection.exec('COMMIT');
+        } catch (error) {
+          if (connection.inTransaction) connection.exec('ROLLBACK');
+          throw error;
+        }
+        localCommits++;
+        return { imported: position };
+      } finally {
+        connection.close();
+      }
     },
   };
 }

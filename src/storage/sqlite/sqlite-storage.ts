@@ -27,18 +27,14 @@ const MIGRATION_BUSY_TIMEOUT_MS = 10_000;
  */
 export function openSqliteStorage(file: string, { synchronous = 'full' }: { synchronous?: SqliteSynchronous } = {}): Storage {
   mkdirSync(path.dirname(file), { recursive: true });
-  const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
-  db.pragma('journal_mode = WAL');
-  db.pragma(synchronous === 'normal' ? 'synchronous = NORMAL' : 'synchronous = FULL');
-  db.pragma('foreign_keys = ON');
-  // int64 columns must never pass through a JS number.
-  db.defaultSafeIntegers(true);
+  const db = openConnection(file, synchronous, BUSY_TIMEOUT_MS);
 
   return {
     kind: 'sqlite',
     accounts: mapUnavailable(createSqliteAccountsRepository(db)),
     apiKeys: mapUnavailable(createSqliteApiKeysRepository(db)),
-    orders: mapUnavailable(createSqliteOrdersRepository(db)),
+    // A bulk import is an operator's command: it may wait longer for the write lock.
+    orders: mapUnavailable(createSqliteOrdersRepository(db, () => openConnection(file, synchronous, MIGRATION_BUSY_TIMEOUT_MS))),
     migrate: async () => {
       db.pragma(`busy_timeout = ${MIGRATION_BUSY_TIMEOUT_MS}`);
       try {
@@ -55,6 +51,16 @@ export function openSqliteStorage(file: string, { synchronous = 'full' }: { sync
       if (db.open) db.close();
     },
   };
+}
+
+function openConnection(file: string, synchronous: SqliteSynchronous, busyTimeoutMs: number): Database.Database {
+  const db = new Database(file, { timeout: busyTimeoutMs });
+  db.pragma('journal_mode = WAL');
+  db.pragma(synchronous === 'normal' ? 'synchronous = NORMAL' : 'synchronous = FULL');
+  db.pragma('foreign_keys = ON');
+  // int64 columns must never pass through a JS number.
+  db.defaultSafeIntegers(true);
+  return db;
 }
 
 /** Lock contention and a closed handle are "try again", not internal faults. */

@@ -1,0 +1,123 @@
+import type { Clock } from '../shared/clock.js';
+import type { ApiKeyPrincipal, ApiKeysRepository } from './api-keys-repository.js';
+
+export interface ApiKeyCacheOptions {
+  /**
+   * How long a lookup is trusted. It bounds how long a key revoked by another
+   * process keeps working here, and how long a key created by another
+   * process is still refused after a lookup that missed.
+   */
+  ttlMs?: number;
+  /** Keys remembered as valid. */
+  maxKnown?: number;
+  /** Hashes remembered as unknown: kept apart so that a flood of made-up keys evicts only its own kind. */
+  maxUnknown?: number;
+}
+
+interface Entry {
+  principal: ApiKeyPrincipal | undefined;
+  checkedAt: number;
+}
+
+/** A Map used as an LRU: re-inserting moves a key to the young end. */
+class Lru<V> {
+  private readonly map = new Map<string, V>();
+  constructor(private readonly max: number) {}
+
+  get(key: string): V | undefined {
+    const value = this.map.get(key);
+    if (value !== undefined) {
+      this.map.delete(key);
+      this.map.set(key, value);
+    }
+    return value;
+  }
+
+  set(key: string, value: V): void {
+    this.map.delete(key);
+    this.map.set(key, value);
+    if (this.map.size > this.max) {
+      const oldest = this.map.keys().next();
+      if (oldest.done !== true) this.map.delete(oldest.value);
+    }
+  }
+
+  delete(key: string): void {
+    this.map.delete(key);
+  }
+
+  clear(): void {
+    this.map.clear();
+  }
+}
+
+/**
+ * Puts an in-memory cache in front of `findActiveByHash`, the lookup every
+ * authenticated request makes, keyed by the key's SHA-256 (the secret itself
+ * is never held). Writes go straight through; a revocation or creation made
+ * through this repository takes effect here at once, one made by another
+ * process within `ttlMs`. Concurrent misses for one hash share one lookup.
+ */
+export function cacheApiKeyLookups(
+  repository: ApiKeysRepository,
+  clock: Clock,
+  { ttlMs = 1000, maxKnown = 10_000, maxUnknown = 10_000 }: ApiKeyCacheOptions = {},
+): ApiKeysRepository {
+  const known = new Lru<Entry>(maxKnown);
+  const unknown = new Lru<Entry>(maxUnknown);
+  const inFlight = new Map<string, Promise<ApiKeyPrincipal | undefined>>();
+  // Bumped by every local write, so that a lookup begun before a revocation
+  // does not store its (now stale) answer after it.
+  let generation = 0;
+
+  function fresh(entry: Entry | undefined, now: number): entry is Entry {
+    return entry !== undefined && now - entry.checkedAt < ttlMs && now >= entry.checkedAt;
+  }
+
+  return {
+    listByAccount: (accountId) => repository.listByAccount(accountId),
+    async create(key) {
+      const created = await repository.create(key);
+      generation++;
+      unknown.delete(key.hash);
+      return created;
+    },
+    async revoke(id, revokedAt) {
+      const outcome = await repository.revoke(id, revokedAt);
+      generation++;
+      // Revocations are rare; forgetting every known key is simpler than indexing them by id.
+      known.clear();
+      return outcome;
+    },
+    findActiveByHash(hash) {
+      const now = clock.now().getTime();
+      const hit = known.get(hash) ?? unknown.get(hash);
+      if (fresh(hit, now)) return Promise.resolve(hit.principal);
+      const pending = inFlight.get(hash);
+      if (pending !== undefined) return pending;
+      const startedAt = generation;
+      const lookup = repository.findActiveByHash(hash).then(
+        (principal) => {
+          inFlight.delete(hash);
+          if (startedAt === generation) {
+            const entry = { principal, checkedAt: now };
+            if (principal === undefined) {
+              known.delete(hash);
+              unknown.set(hash, entry);
+            } else {
+              unknown.delete(hash);
+              known.set(hash, entry);
+            }
+          }
+          return principal;
+        },
+        (error: unknown) => {
+          inFlight.delete(hash);
+          throw error;
+        },
+      );
+      inFlight.set(hash, lookup);
+      return lookup;
+    },
+  };
+}

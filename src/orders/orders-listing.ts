@@ -1,0 +1,113 @@
+import { Readable } from 'node:stream';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { Order, OrdersRepository } from './orders-repository.js';
+
+/** The v1 listing as bytes: small listings whole, large ones as a stream. */
+export type ListingBody = Buffer | Readable;
+
+export interface ListingOptions {
+  /**
+   * Orders fetched first. A listing that fits is serialized whole and cached;
+   * one that does not is streamed.
+   */
+  wholeLimit?: number;
+  /** Orders per streamed chunk (~90 bytes each): bounds both memory and how long one chunk blocks the event loop. */
+  streamPage?: number;
+  /** Total bytes of serialized listings kept, least recently used evicted first. */
+  cacheBytes?: number;
+}
+
+/**
+ * One Order record exactly as the v1 response schema serializes it: the five
+ * documented fields in schema order, absent ones omitted, int64 with every
+ * digit.
+ */
+export function serializeOrder(order: Order): string {
+  let json = `{"id":${order.id}`;
+  if (order.petId !== undefined) json += `,"petId":${order.petId}`;
+  if (order.quantity !== undefined) json += `,"quantity":${order.quantity}`;
+  if (order.shipDate !== undefined) json += `,"shipDate":${JSON.stringify(order.shipDate)}`;
+  return `${json},"complete":${order.complete}}`;
+}
+
+function serializeOrders(orders: readonly Order[]): string {
+  let json = '';
+  for (let i = 0; i < orders.length; i++) {
+    const order = orders[i];
+    if (order !== undefined) json += i === 0 ? serializeOrder(order) : `,${serializeOrder(order)}`;
+  }
+  return json;
+}
+
+/**
+ * Serves the v1 listing near the cost of sending precomputed bytes: an
+ * account's serialized listing is kept with the storage change token read
+ * before the query that built it, and reused only while that token is
+ * unchanged, so any commit (a cancel in this or any other process) makes the
+ * very next request rebuild it. Listings larger than `wholeLimit` are never
+ * held in memory: they are read page by page (an id range each) and streamed,
+ * yielding to the event loop between pages so other requests keep flowing.
+ */
+export function createOrdersListing(
+  ordersRepository: Pick<OrdersRepository, 'listActivePage' | 'changeToken'>,
+  { wholeLimit = 1000, streamPage = 4000, cacheBytes = 32 * 1024 * 1024 }: ListingOptions = {},
+) {
+  const cache = new Map<number, { token: string; body: Buffer }>();
+  let cachedBytes = 0;
+
+  function remember(accountId: number, token: string, body: Buffer): void {
+    forget(accountId);
+    if (body.length > cacheBytes) return;
+    cache.set(accountId, { token, body });
+    cachedBytes += body.length;
+    for (const [oldest, entry] of cache) {
+      if (cachedBytes <= cacheBytes) break;
+      cache.delete(oldest);
+      cachedBytes -= entry.body.length;
+    }
+  }
+
+  function forget(accountId: number): void {
+    const entry = cache.get(accountId);
+    if (entry === undefined) return;
+    cache.delete(accountId);
+    cachedBytes -= entry.body.length;
+  }
+
+  async function* stream(accountId: number, first: Order[]): AsyncGenerator<Buffer> {
+    let page = first;
+    let separator = '[';
+    while (page.length > 0) {
+      yield Buffer.from(separator + serializeOrders(page));
+      separator = ',';
+      const last = page[page.length - 1];
+      if (last === undefined) break;
+      await nextTurn();
+      page = await ordersRepository.listActivePage(accountId, last.id, streamPage);
+    }
+    yield Buffer.from(separator === '[' ? '[]' : ']');
+  }
+
+  return {
+    async body(accountId: number): Promise<ListingBody> {
+      const token = await ordersRepository.changeToken();
+      const cached = cache.get(accountId);
+      if (cached !== undefined && cached.token === token) {
+        // Refresh its place in the LRU order.
+        cache.delete(accountId);
+        cache.set(accountId, cached);
+        return cached.body;
+      }
+      const first = await ordersRepository.listActivePage(accountId, undefined, wholeLimit + 1);
+      if (first.length <= wholeLimit) {
+        const body = Buffer.from(`[${serializeOrders(first)}]`);
+        remember(accountId, token, body);
+        return body;
+      }
+      forget(accountId);
+      return Readable.from(stream(accountId, first), { objectMode: false });
+    },
+  };
+}
+
+export type OrdersListing = ReturnType<typeof createOrdersListing>;
