@@ -10,7 +10,11 @@ import { createLogger } from './http/logging.js';
  * database and exits 0 (1 if that takes longer than SHUTDOWN_GRACE_MS).
  * Logs go to stdout as JSON; the human greeting goes to stderr.
  */
-export async function runServer(config: Config, stderr: NodeJS.WritableStream = process.stderr): Promise<void> {
+export async function runServer(
+  config: Config,
+  stderr: NodeJS.WritableStream = process.stderr,
+  { signals }: { signals?: readonly NodeJS.Signals[] } = {},
+): Promise<void> {
   const logger = createLogger(config.logLevel);
   const container = createContainer(config);
   const migration = await container.storage.migrate();
@@ -27,7 +31,8 @@ export async function runServer(config: Config, stderr: NodeJS.WritableStream = 
     throw error;
   }
   // Registered only once listening: close-with-grace also acts on a normal exit.
-  closeWithGrace({ delay: config.shutdownGraceMs, logger }, async ({ signal, err }) => {
+  const skip = signals === undefined ? [] : (['SIGINT', 'SIGTERM'] as const).filter((signal) => !signals.includes(signal));
+  closeWithGrace({ delay: config.shutdownGraceMs, logger, skip }, async ({ signal, err }) => {
     if (err !== undefined) logger.error({ err }, 'shutting down after an unexpected error');
     else logger.info({ signal }, 'shutting down');
     await app.close();

@@ -1,3 +1,8 @@
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import type { WriteStream } from 'node:tty';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Account } from '../accounts/accounts-repository.js';
 import type { ApiKey } from '../api-keys/api-keys-repository.js';
@@ -11,6 +16,8 @@ import { stringifyJson } from '../shared/json.js';
 export interface CliIo {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
+  /** Read by `orders import -`. */
+  stdin?: NodeJS.ReadableStream;
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
 }
@@ -21,7 +28,8 @@ class UsageError extends Error {}
 const USAGE = `Usage: store-orders <command> [options]
 
 Commands:
-  serve                                   Run the HTTP server (migrates first)
+  serve [--workers <n>]                   Run the HTTP server (migrates first); n > 1
+                                          runs n worker processes sharing the port
   migrate                                 Create or upgrade the database schema
   accounts create --name <name>           Create an account
   accounts list                           List accounts
@@ -34,6 +42,10 @@ Commands:
                                           Place a pending order
   orders list --account <id>              List an account's orders, any status
   orders ship <orderId>                   Move a pending order to shipped
+  orders import --account <id> <file.ndjson | ->
+                                          Load pending orders in bulk, one JSON object
+                                          per line ({"petId":1,"quantity":2,...});
+                                          all or nothing; - reads stdin
 
 Every command but serve accepts --json (one JSON object on stdout).
 Configuration comes from the environment: PORT, HOST, DATABASE_URL, LOG_LEVEL,
@@ -47,7 +59,7 @@ interface Command {
   options: Options;
   /** Names of the positional arguments, all required. */
   positionals?: string[];
-  run(ctx: { container: Container; values: Values; args: string[]; print: Printer }): Promise<void>;
+  run(ctx: { container: Container; values: Values; args: string[]; print: Printer; io: CliIo }): Promise<void>;
 }
 
 interface Printer {
@@ -162,6 +174,25 @@ const COMMANDS: Readonly<Record<string, Command>> = {
       );
     },
   },
+  'orders import': {
+    options: { ...json, account: { type: 'string' } },
+    positionals: ['file'],
+    async run({ container, values, args, print, io }) {
+      const source = args[0] ?? '';
+      const input = await openImportSource(source, io);
+      const progress = progressBar(io.stderr, input.size);
+      try {
+        const { imported } = await container.services.orders.importOrders(accountIdOption(values), input.lines, {
+          onProgress: (count) => progress.update(count, input.bytesRead()),
+        });
+        progress.done();
+        print.result({ imported }, `Imported ${imported} orders into account ${accountIdOption(values)}.`);
+      } catch (error) {
+        progress.done();
+        throw error;
+      }
+    },
+  },
   'orders ship': {
     options: json,
     positionals: ['orderId'],
@@ -178,7 +209,11 @@ const COMMANDS: Readonly<Record<string, Command>> = {
  * command failed, 2 it was called wrongly (or the configuration is invalid).
  * Never prints a stack trace.
  */
-export async function runCli(argv: readonly string[], io: CliIo, serve: (config: Config) => Promise<void>): Promise<number> {
+export async function runCli(
+  argv: readonly string[],
+  io: CliIo,
+  serve: (config: Config, options: { workers: number }) => Promise<void>,
+): Promise<number> {
   const fail = (code: number, message: string) => {
     io.stderr.write(`store-orders: ${message}\n`);
     return code;
@@ -198,9 +233,18 @@ export async function runCli(argv: readonly string[], io: CliIo, serve: (config:
   }
 
   if (first === 'serve') {
-    if (argv.length > 1) return fail(2, 'serve takes no arguments; run store-orders --help');
+    let workers: number;
     try {
-      await serve(config);
+      const { values, positionals } = parseArgs({ args: argv.slice(1), options: { workers: { type: 'string' } }, allowPositionals: true, strict: true });
+      if (positionals.length > 0) throw new UsageError('serve takes no arguments other than --workers <n>; run store-orders --help');
+      workers = values.workers === undefined ? 1 : positiveInteger(values.workers, '--workers');
+      if (workers > 64) throw new UsageError('--workers must be from 1 to 64');
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      return fail(2, `${message.startsWith('serve') ? '' : 'serve: '}${message}`);
+    }
+    try {
+      await serve(config, { workers });
       return 0;
     } catch (error) {
       return fail(1, `cannot serve: ${oneLine(error)}`);
@@ -242,7 +286,7 @@ export async function runCli(argv: readonly string[], io: CliIo, serve: (config:
   try {
     // Every command works on a fresh database; `migrate` reports its own run.
     if (command !== COMMANDS.migrate) await container.storage.migrate();
-    await command.run({ container, values, args, print });
+    await command.run({ container, values, args, print, io });
     return 0;
   } catch (error) {
     if (error instanceof UsageError) return fail(2, `${name}: ${error.message}`);
@@ -298,4 +342,56 @@ function apiKeyJson(k: ApiKey) {
 
 function orderJson(o: Order) {
   return { id: o.id, accountId: o.accountId, petId: o.petId, quantity: o.quantity, shipDate: o.shipDate, complete: o.complete, status: o.status };
+}
+
+interface ImportSource {
+  lines: AsyncIterable<string>;
+  /** Total bytes, when known (a file, not a pipe). */
+  size: number | undefined;
+  bytesRead(): number;
+}
+
+async function openImportSource(source: string, io: CliIo): Promise<ImportSource> {
+  if (source === '-') {
+    const stdin = io.stdin;
+    if (stdin === undefined) throw new UsageError('no standard input to read from');
+    let bytes = 0;
+    stdin.on('data', (chunk: Buffer | string) => (bytes += chunk.length));
+    return { lines: createInterface({ input: stdin, crlfDelay: Infinity }), size: undefined, bytesRead: () => bytes };
+  }
+  const file = path.resolve(io.cwd, source);
+  let size: number;
+  try {
+    size = (await stat(file)).size;
+  } catch {
+    throw new AppError('validation_failed', `Cannot read ${source}: no such file.`);
+  }
+  const stream = createReadStream(file);
+  return { lines: createInterface({ input: stream, crlfDelay: Infinity }), size, bytesRead: () => stream.bytesRead };
+}
+
+/** A one-line progress bar on stderr, drawn only when stderr is a terminal. */
+function progressBar(stderr: NodeJS.WritableStream, totalBytes: number | undefined) {
+  const tty = (stderr as Partial<WriteStream>).isTTY === true;
+  let lastDrawn = 0;
+  let drawn = false;
+  return {
+    update(count: number, bytes: number) {
+      const now = Date.now();
+      if (!tty || now - lastDrawn < 100) return;
+      lastDrawn = now;
+      drawn = true;
+      const width = 30;
+      if (totalBytes !== undefined && totalBytes > 0) {
+        const fraction = Math.min(1, bytes / totalBytes);
+        const filled = Math.round(fraction * width);
+        stderr.write(`\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${(fraction * 100).toFixed(0).padStart(3)}%  ${count.toLocaleString('en-US')} orders`);
+      } else {
+        stderr.write(`\r${count.toLocaleString('en-US')} orders read`);
+      }
+    },
+    done() {
+      if (drawn) stderr.write('\n');
+    },
+  };
 }

@@ -1,10 +1,18 @@
-import { ConflictError, NotFoundError, ValidationError } from '../errors/errors.js';
+import { AppError, ConflictError, NotFoundError, ValidationError } from '../errors/errors.js';
 import type { Clock } from '../shared/clock.js';
 import { normalizeDateTime } from '../shared/date-time.js';
 import { isInt64 } from '../shared/int64.js';
 import { createGroupCommit } from './group-commit.js';
 import { createOrdersListing, type ListingBody, type ListingOptions } from './orders-listing.js';
-import type { Order, OrdersRepository, StatusChange, StatusChangeResult } from './orders-repository.js';
+import { parseOrderLine } from './orders-import.js';
+import {
+  ImportRejectedError,
+  type NewOrder,
+  type Order,
+  type OrdersRepository,
+  type StatusChange,
+  type StatusChangeResult,
+} from './orders-repository.js';
 
 /** Quantity is a count of units: a positive 32-bit integer. */
 export const QUANTITY_MAX = 2_147_483_647;
@@ -17,6 +25,38 @@ export interface CreateOrderInput {
   /** Any RFC 3339 date-time; stored normalised to UTC. */
   shipDate?: string;
   complete?: boolean;
+}
+
+const IMPORT_BATCH = 1000;
+
+/** Validates an order placed through the operator interfaces. */
+function newPendingOrder(
+  input: CreateOrderInput,
+  createdAt: string,
+  normalizeShipDate: (text: string) => string | undefined = normalizeDateTime,
+): NewOrder {
+  if (input.id !== undefined && !isInt64(input.id)) throw new ValidationError('Order id must be an int64.');
+  if (input.petId !== undefined && !isInt64(input.petId)) throw new ValidationError('Pet id must be an int64.');
+  if (input.quantity !== undefined && !(Number.isInteger(input.quantity) && input.quantity >= 1 && input.quantity <= QUANTITY_MAX)) {
+    throw new ValidationError(`Quantity must be an integer from 1 to ${QUANTITY_MAX}.`);
+  }
+  let shipDate: string | undefined;
+  if (input.shipDate !== undefined) {
+    shipDate = normalizeShipDate(input.shipDate);
+    if (shipDate === undefined) {
+      throw new ValidationError('Ship date must be an ISO 8601 date-time with a time zone, e.g. 2026-12-01T10:00:00Z.');
+    }
+  }
+  return {
+    id: input.id,
+    accountId: input.accountId,
+    petId: input.petId,
+    quantity: input.quantity,
+    shipDate,
+    complete: input.complete ?? false,
+    status: 'pending',
+    createdAt,
+  };
 }
 
 export function createOrdersService({
@@ -74,28 +114,76 @@ export function createOrdersService({
 
     /** Places an order in the pending state (operator interface). */
     async createOrder(input: CreateOrderInput): Promise<Order> {
-      if (input.id !== undefined && !isInt64(input.id)) throw new ValidationError('Order id must be an int64.');
-      if (input.petId !== undefined && !isInt64(input.petId)) throw new ValidationError('Pet id must be an int64.');
-      if (input.quantity !== undefined && !(Number.isInteger(input.quantity) && input.quantity >= 1 && input.quantity <= QUANTITY_MAX)) {
-        throw new ValidationError(`Quantity must be an integer from 1 to ${QUANTITY_MAX}.`);
-      }
-      let shipDate: string | undefined;
-      if (input.shipDate !== undefined) {
-        shipDate = normalizeDateTime(input.shipDate);
-        if (shipDate === undefined) {
-          throw new ValidationError('Ship date must be an ISO 8601 date-time with a time zone, e.g. 2026-12-01T10:00:00Z.');
+      return ordersRepository.create(newPendingOrder(input, clock.now().toISOString()));
+    },
+
+    /**
+     * Bulk-loads pending orders for one account from NDJSON lines (one
+     * CreateOrderInput object per line, blank lines skipped), all in one
+     * transaction: a bad line aborts the import with its line number and
+     * nothing is committed.
+     */
+    async importOrders(
+      accountId: number,
+      lines: AsyncIterable<string>,
+      { onProgress }: { onProgress?: (imported: number) => void } = {},
+    ): Promise<{ imported: number }> {
+      const createdAt = clock.now().toISOString();
+      // Bulk data repeats ship dates; parsing each one again is a third of the work.
+      const shipDates = new Map<string, string | undefined>();
+      const normalizeShipDate = (text: string) => {
+        if (shipDates.has(text)) return shipDates.get(text);
+        if (shipDates.size >= 10_000) shipDates.clear();
+        const normalized = normalizeDateTime(text);
+        shipDates.set(text, normalized);
+        return normalized;
+      };
+      // Line numbers of the batch storage is consuming, to name a refused order's line.
+      let batchStart = 0;
+      let batchLines: number[] = [];
+      async function* batches(): AsyncGenerator<NewOrder[]> {
+        let batch: NewOrder[] = [];
+        let numbers: number[] = [];
+        let lineNumber = 0;
+        let queued = 0;
+        for await (const line of lines) {
+          lineNumber++;
+          if (line.trim() === '') continue;
+          try {
+            batch.push(newPendingOrder({ ...parseOrderLine(line), accountId }, createdAt, normalizeShipDate));
+          } catch (error) {
+            if (error instanceof AppError) throw new ValidationError(`Line ${lineNumber}: ${error.message}`);
+            throw error;
+          }
+          numbers.push(lineNumber);
+          if (batch.length === IMPORT_BATCH) {
+            batchStart = queued;
+            batchLines = numbers;
+            queued += batch.length;
+            yield batch;
+            onProgress?.(queued);
+            batch = [];
+            numbers = [];
+          }
+        }
+        if (batch.length > 0) {
+          batchStart = queued;
+          batchLines = numbers;
+          yield batch;
+          onProgress?.(queued + batch.length);
         }
       }
-      return ordersRepository.create({
-        id: input.id,
-        accountId: input.accountId,
-        petId: input.petId,
-        quantity: input.quantity,
-        shipDate,
-        complete: input.complete ?? false,
-        status: 'pending',
-        createdAt: clock.now().toISOString(),
-      });
+      try {
+        return await ordersRepository.importOrders(batches());
+      } catch (error) {
+        if (error instanceof ImportRejectedError) {
+          const line = batchLines[error.position - batchStart];
+          const reason = error.reason;
+          if (reason instanceof AppError && reason.code === 'account_not_found') throw reason;
+          throw new ConflictError('order_id_taken', line === undefined ? reason.message : `Line ${line}: ${reason.message}`);
+        }
+        throw error;
+      }
     },
 
     /** Moves a pending order to shipped (operator interface). */

@@ -34,9 +34,9 @@ export interface RunningServer {
 }
 
 /** Starts `store-orders serve` on an ephemeral port and waits for its greeting. */
-export async function startServer(t: TestContext, env: Record<string, string>): Promise<RunningServer> {
+export async function startServer(t: TestContext, env: Record<string, string>, args: readonly string[] = []): Promise<RunningServer> {
   assertBuilt();
-  const child = spawn(process.execPath, [BIN, 'serve'], {
+  const child = spawn(process.execPath, [BIN, 'serve', ...args], {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],

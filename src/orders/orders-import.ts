@@ -1,0 +1,58 @@
+import { ValidationError } from '../errors/errors.js';
+import { parseInt64 } from '../shared/int64.js';
+
+/** What one import line may say; the same fields as `orders create`. */
+export interface OrderLine {
+  id?: bigint;
+  petId: bigint;
+  quantity: number;
+  shipDate?: string;
+  complete?: boolean;
+}
+
+const FIELDS = new Set(['id', 'petId', 'quantity', 'shipDate', 'complete']);
+
+/*
+ * JSON.parse turns 9007199254740993 into ...992. Before parsing, the bare
+ * integer values of "id" and "petId" are quoted so that their digits survive.
+ * A key can only match outside strings: inside a JSON string its quotes are
+ * escaped (\"id\"), which this pattern does not match.
+ */
+const INT64_FIELD = /("(?:id|petId)"\s*:\s*)(-?\d+)(?=\s*[,}])/g;
+
+function int64Field(value: unknown, name: string): bigint {
+  const parsed =
+    typeof value === 'string' ? parseInt64(value) : typeof value === 'number' && Number.isSafeInteger(value) ? BigInt(value) : undefined;
+  if (parsed === undefined) throw new ValidationError(`"${name}" must be an integer in the int64 range.`);
+  return parsed;
+}
+
+/**
+ * Parses one NDJSON import line, e.g.
+ * {"id": 1, "petId": 9007199254740993, "quantity": 2, "shipDate": "2026-12-01T10:00:00Z", "complete": false}.
+ * Throws ValidationError saying what is wrong (never echoing the line).
+ */
+export function parseOrderLine(line: string): OrderLine {
+  let value: unknown;
+  try {
+    value = JSON.parse(line.replace(INT64_FIELD, '$1"$2"'));
+  } catch {
+    throw new ValidationError('not valid JSON.');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ValidationError('expected a JSON object.');
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    if (!FIELDS.has(key)) throw new ValidationError(`unknown field "${key.slice(0, 40)}" (allowed: ${[...FIELDS].join(', ')}).`);
+  }
+  if (record.petId === undefined) throw new ValidationError('"petId" is required.');
+  if (typeof record.quantity !== 'number') throw new ValidationError('"quantity" is required and must be a number.');
+  if (record.shipDate !== undefined && typeof record.shipDate !== 'string') throw new ValidationError('"shipDate" must be a string.');
+  if (record.complete !== undefined && typeof record.complete !== 'boolean') throw new ValidationError('"complete" must be true or false.');
+  return {
+    id: record.id === undefined ? undefined : int64Field(record.id, 'id'),
+    petId: int64Field(record.petId, 'petId'),
+    quantity: record.quantity,
+    shipDate: record.shipDate,
+    complete: record.complete,
+  };
+}

@@ -1,0 +1,73 @@
+import cluster, { type Worker } from 'node:cluster';
+import { Writable } from 'node:stream';
+import type { Config } from './config/config.js';
+import { createContainer } from './composition.js';
+import { runServer } from './server.js';
+
+/**
+ * `serve --workers N`: with N > 1, a primary process migrates the database
+ * and forks N workers that each run the whole server (own connection, own
+ * caches, own group commit) on one shared port; node:cluster hands incoming
+ * connections to the workers in turn. Every cache is invalidated across
+ * workers by the storage change token, exactly as across any processes.
+ * SIGTERM/SIGINT to the primary drains every worker gracefully.
+ */
+export async function serve(config: Config, { workers }: { workers: number }, stderr: NodeJS.WritableStream = process.stderr): Promise<void> {
+  if (workers <= 1) return runServer(config, stderr);
+  if (cluster.isWorker) {
+    // If the primary dies, shut down rather than serve unsupervised.
+    process.on('disconnect', () => process.kill(process.pid, 'SIGTERM'));
+    // The primary forwards SIGINT as SIGTERM; a terminal's Ctrl-C reaching the
+    // whole process group must not count as a second, forcing signal.
+    process.on('SIGINT', () => undefined);
+    return runServer(config, new Writable({ write: (_chunk, _encoding, done) => done() }), { signals: ['SIGTERM'] });
+  }
+  return runPrimary(config, workers, stderr);
+}
+
+async function runPrimary(config: Config, count: number, stderr: NodeJS.WritableStream): Promise<void> {
+  const container = createContainer(config);
+  try {
+    await container.storage.migrate();
+  } finally {
+    await container.close();
+  }
+
+  let stopping = false;
+  let failed = false;
+  const alive = new Set<Worker>();
+  const fork = () => {
+    const worker = cluster.fork();
+    alive.add(worker);
+    worker.on('exit', (code, signal) => {
+      alive.delete(worker);
+      if (code !== 0) failed = true;
+      if (stopping) {
+        if (alive.size === 0) process.exit(failed ? 1 : 0);
+        return;
+      }
+      stderr.write(`store-orders: worker ${worker.process.pid ?? '?'} exited (${signal ?? code}); starting another\n`);
+      fork();
+    });
+  };
+
+  let announced = false;
+  cluster.on('listening', (_worker, address) => {
+    if (announced) return;
+    announced = true;
+    const host = address.address.includes(':') ? `[${address.address}]` : address.address;
+    const url = `http://${host}:${address.port}`;
+    stderr.write(`Store Orders listening on ${url} (API under ${url}/v1) with ${count} workers\n`);
+  });
+
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    if (alive.size === 0) process.exit(0);
+    for (const worker of alive) worker.process.kill('SIGTERM');
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+
+  for (let i = 0; i < count; i++) fork();
+}

@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { describe, test, type TestContext } from 'node:test';
+import { cacheApiKeyLookups } from '../../src/api-keys/api-key-cache.js';
+import { generateApiKey, hashApiKey } from '../../src/api-keys/api-key-format.js';
+import { createServices } from '../../src/composition.js';
+import type { Clock } from '../../src/shared/clock.js';
+import { openStorage } from '../../src/storage/storage.js';
+import { testBackends, type TestBackend } from '../support/storage.js';
+
+/** A clock the test moves by hand. */
+function manualClock(): Clock & { advance(ms: number): void } {
+  let now = Date.parse('2026-11-22T00:00:00.000Z');
+  return { now: () => new Date(now), advance: (ms) => (now += ms) };
+}
+
+/** One database, seen by "this process" (cached, manual clock) and by "another process" (its own connection). */
+async function twoProcesses(t: TestContext, backend: TestBackend) {
+  const { config, storage } = await backend.freshDatabase(t);
+  const other = openStorage(config);
+  t.after(() => other.close());
+  const clock = manualClock();
+  const here = createServices(storage, { environment: 'production' }, clock);
+  const there = createServices(other, { environment: 'production' });
+  const account = await there.accounts.createAccount({ name: 'Keys' });
+  return { storage, other, clock, here, there, account };
+}
+
+for (const backend of testBackends()) {
+  describe(`API key cache (${backend.name})`, () => {
+    test('when another process revokes a key, then this process refuses it once 1 s has passed', async (t) => {
+      const { clock, here, there, account } = await twoProcesses(t, backend);
+      const { apiKey, secret } = await there.apiKeys.createKey({ accountId: account.id });
+      assert.equal((await here.apiKeys.authenticate(secret)).ok, true);
+
+      await there.apiKeys.revokeKey(apiKey.id);
+      clock.advance(1000);
+
+      assert.equal((await here.apiKeys.authenticate(secret)).ok, false);
+    });
+
+    test('when this process revokes a key, then it is refused at once', async (t) => {
+      const { here, account } = await twoProcesses(t, backend);
+      const { apiKey, secret } = await here.apiKeys.createKey({ accountId: account.id });
+      assert.equal((await here.apiKeys.authenticate(secret)).ok, true);
+
+      await here.apiKeys.revokeKey(apiKey.id);
+
+      assert.equal((await here.apiKeys.authenticate(secret)).ok, false);
+    });
+
+    test('when a key was refused as unknown and another process then creates it, then it is accepted once 1 s has passed', async (t) => {
+      const { clock, here, other, account } = await twoProcesses(t, backend);
+      const generated = generateApiKey('production');
+      assert.equal((await here.apiKeys.authenticate(generated.key)).ok, false);
+
+      await other.apiKeys.create({ accountId: account.id, hash: generated.hash, start: generated.start, createdAt: new Date().toISOString() });
+      clock.advance(1000);
+
+      assert.deepEqual(await here.apiKeys.authenticate(generated.key), { ok: true, principal: { keyId: 1, accountId: account.id } });
+    });
+
+    test('when this process creates a key that was just refused as unknown, then it is accepted at once', async (t) => {
+      const { storage, account, clock } = await twoProcesses(t, backend);
+      const cached = cacheApiKeyLookups(storage.apiKeys, clock);
+      const generated = generateApiKey('production');
+      assert.equal(await cached.findActiveByHash(generated.hash), undefined);
+
+      await cached.create({ accountId: account.id, hash: generated.hash, start: generated.start, createdAt: new Date().toISOString() });
+
+      assert.ok(await cached.findActiveByHash(generated.hash));
+    });
+
+    test('when a flood of made-up keys arrives, then known keys stay cached (a revocation elsewhere is not seen before its 1 s)', async (t) => {
+      const { storage, there, account, clock } = await twoProcesses(t, backend);
+      const cached = cacheApiKeyLookups(storage.apiKeys, clock, { maxKnown: 10, maxUnknown: 50 });
+      const { apiKey, secret } = await there.apiKeys.createKey({ accountId: account.id });
+      const hash = hashApiKey(secret);
+      assert.ok(await cached.findActiveByHash(hash));
+
+      for (let i = 0; i < 500; i++) assert.equal(await cached.findActiveByHash(generateApiKey('production').hash), undefined);
+      await there.apiKeys.revokeKey(apiKey.id);
+
+      // Still served from memory: the flood did not evict it, and its second has not passed.
+      assert.ok(await cached.findActiveByHash(hash));
+      clock.advance(1000);
+      assert.equal(await cached.findActiveByHash(hash), undefined);
+    });
+
+    test('when more keys are in use than the cache holds, then the least recently used is looked up again', async (t) => {
+      const { storage, there, account, clock } = await twoProcesses(t, backend);
+      const cached = cacheApiKeyLookups(storage.apiKeys, clock, { maxKnown: 2 });
+      const keys = await Promise.all([1, 2, 3].map(() => there.apiKeys.createKey({ accountId: account.id })));
+      const hashes = keys.map((k) => hashApiKey(k.secret));
+      for (const hash of hashes) assert.ok(await cached.findActiveByHash(hash));
+
+      for (const key of keys) await there.apiKeys.revokeKey(key.apiKey.id);
+
+      // The first was evicted, so storage is asked (and says revoked); the two most recent are still remembered.
+      assert.equal(await cached.findActiveByHash(hashes[0] ?? ''), undefined);
+      assert.ok(await cached.findActiveByHash(hashes[2] ?? ''));
+    });
+  });
+}
