@@ -1,0 +1,388 @@
+/*
+ * npm run bench [-- --quick] [-- --only list,cancel,big,import,workers]
+ *
+ * Starts a raw node:http baseline and the built server (each pinned to core 0
+ * where taskset exists), seeds data through the CLI, drives each scenario
+ * from core 1 with wrk (or autocannon when wrk is absent) for a bounded time,
+ * and prints one table. Set BENCH_POSTGRES_URL to add the PostgreSQL rows.
+ */
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { cpus, tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const BIN = path.join(ROOT, 'bin', 'store-orders');
+const args = process.argv.slice(2);
+const QUICK = args.includes('--quick');
+const onlyIndex = args.indexOf('--only');
+const ONLY = onlyIndex === -1 ? undefined : new Set((args[onlyIndex + 1] ?? '').split(','));
+const runs = (name: string) => ONLY === undefined || ONLY.has(name);
+
+const DURATION_S = QUICK ? 3 : 10;
+const BIG_ORDERS = QUICK ? 100_000 : 1_000_000;
+const BIG_REPEATS = QUICK ? 3 : 10;
+const CANCEL_BLOCK = QUICK ? 60_000 : 250_000;
+const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
+const HAS_WRK = has('wrk');
+const PIN = has('taskset') && cpus().length >= 2;
+const SERVER_CORE = '0';
+const CLIENT_CORE = '1';
+
+const work = mkdtempSync(path.join(tmpdir(), 'store-orders-bench-'));
+const children: ChildProcess[] = [];
+const cleanup = () => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  rmSync(work, { recursive: true, force: true });
+};
+process.on('exit', cleanup);
+process.on('SIGINT', () => process.exit(130));
+
+interface Row {
+  scenario: string;
+  rps?: number;
+  p50?: number;
+  p99?: number;
+  rssMb?: number;
+  ratio?: number;
+  note?: string;
+}
+const rows: Row[] = [];
+
+// ---------- processes ----------
+
+function pinned(core: string, command: string, argv: string[]): [string, string[]] {
+  return PIN ? ['taskset', ['-c', core, command, ...argv]] : [command, argv];
+}
+
+function cli(env: Record<string, string>, argv: string[], input?: string): string {
+  return execFileSync(process.execPath, [BIN, ...argv], { env: { ...process.env, ...env }, input, maxBuffer: 1 << 26 }).toString();
+}
+
+interface Server {
+  url: string;
+  pid: number;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+async function start(command: string, argv: string[], env: Record<string, string>, core = SERVER_CORE): Promise<Server> {
+  const [cmd, full] = pinned(core, command, argv);
+  const child = spawn(cmd, full, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  children.push(child);
+  let err = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      err += chunk;
+      const match = /listening on (http:\/\/[^\s]+)/.exec(err);
+      if (match?.[1] !== undefined) resolve(match[1]);
+    });
+    child.on('exit', (code) => reject(new Error(`${command} exited ${code}: ${err}`)));
+  });
+  const pid = child.pid ?? 0;
+  return {
+    url,
+    pid,
+    child,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.on('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+function startOurs(env: Record<string, string>, extra: string[] = [], core = SERVER_CORE): Promise<Server> {
+  return start(process.execPath, [BIN, 'serve', ...extra], { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env }, core);
+}
+
+function startBaseline(mode: 'bytes' | 'stringify', file: string): Promise<Server> {
+  return start(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'baseline-server.ts'), mode, file], {});
+}
+
+/** The process and its cluster workers. */
+function family(pid: number): number[] {
+  try {
+    const kids = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    return [pid, ...kids.flatMap(family)];
+  } catch {
+    return [pid];
+  }
+}
+
+function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  try {
+    const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match?.[1] === undefined ? 0 : Number(match[1]);
+  } catch {
+    return 0;
+  }
+}
+
+/** Resets the kernel's peak-RSS mark so VmHWM measures this scenario only. */
+function resetPeak(pid: number): void {
+  for (const p of family(pid)) {
+    try {
+      writeFileSync(`/proc/${p}/clear_refs`, '5');
+    } catch {
+      // Not permitted here: the peak then covers the process's whole life.
+    }
+  }
+}
+
+const peakMb = (pid: number) => family(pid).reduce((sum, p) => sum + statusKb(p, 'VmHWM'), 0) / 1024;
+const rssMb = (pid: number) => family(pid).reduce((sum, p) => sum + statusKb(p, 'VmRSS'), 0) / 1024;
+
+// ---------- load ----------
+
+interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+}
+
+function toMs(value: string, unit: string): number {
+  const n = Number(value);
+  return unit === 'us' ? n / 1000 : unit === 's' ? n * 1000 : n;
+}
+
+async function load(url: string, { connections, headers, script, scriptArgs = [] }: { connections: number; headers: Record<string, string>; script?: string; scriptArgs?: string[] }): Promise<Load> {
+  if (HAS_WRK) {
+    const argv = ['-t1', `-c${connections}`, `-d${DURATION_S}s`, '--latency', ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`])];
+    if (script !== undefined) argv.push('-s', script);
+    argv.push(url);
+    if (scriptArgs.length > 0) argv.push('--', ...scriptArgs);
+    const [cmd, full] = pinned(CLIENT_CORE, 'wrk', argv);
+    const out = execFileSync(cmd, full).toString();
+    const latency = (pct: string) => {
+      const match = new RegExp(`^\\s+${pct}%\\s+([\\d.]+)(us|ms|s)`, 'm').exec(out);
+      return match?.[1] === undefined || match[2] === undefined ? NaN : toMs(match[1], match[2]);
+    };
+    return {
+      rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN),
+      p50: latency('50'),
+      p99: latency('99'),
+      non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0) + Number(/Socket errors: connect (\d+)/.exec(out)?.[1] ?? 0),
+    };
+  }
+  // Fallback: autocannon in this process (it then shares a core with nothing pinned).
+  // A variable specifier: autocannon ships no types, and only this fallback needs it.
+  const specifier = 'autocannon';
+  const { default: autocannon } = (await import(specifier)) as { default: AutocannonFn };
+  let next = Number(scriptArgs[0] ?? 0);
+  const result = await autocannon({
+    url,
+    connections,
+    duration: DURATION_S,
+    headers,
+    requests: script === undefined ? undefined : [{ method: 'DELETE', setupRequest: (req: { path: string }) => ({ ...req, path: `/v1/store/orders/${++next}` }) }],
+  });
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
+}
+
+type AutocannonFn = (options: Record<string, unknown>) => Promise<{
+  requests: { average: number };
+  latency: { p50: number; p99: number };
+  non2xx: number;
+}>;
+
+// ---------- data ----------
+
+function ndjson(count: number, firstId: number): string {
+  const lines: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const id = firstId + i;
+    // Every thousandth pet id is beyond 2^53, so int64 digits stay exercised.
+    const petId = i % 1000 === 0 ? '9007199254740993' : String(1_000_000 + i);
+    lines.push(`{"id":${id},"petId":${petId},"quantity":${1 + (i % 5)},"shipDate":"2026-12-0${1 + (i % 9)}T10:00:00Z","complete":${i % 2 === 0}}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function get(url: string, headers: Record<string, string>): Promise<{ status: number; ttfbMs: number; totalMs: number; bytes: number }> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const req = http.get(url, { headers, agent: false }, (res) => {
+      let ttfb = -1;
+      let bytes = 0;
+      res.on('data', (chunk: Buffer) => {
+        if (ttfb < 0) ttfb = performance.now() - t0;
+        bytes += chunk.length;
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, ttfbMs: ttfb, totalMs: performance.now() - t0, bytes }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+  });
+}
+
+/** Runs `repeats` big listings one after another while probing a small request every 10 ms. */
+async function bigListing(url: string, headers: Record<string, string>, probeUrl: string, pid: number, repeats: number) {
+  resetPeak(pid);
+  const before = rssMb(pid);
+  let probing = true;
+  let worstProbe = 0;
+  const probe = (async () => {
+    while (probing) {
+      const t0 = performance.now();
+      await get(probeUrl, {});
+      worstProbe = Math.max(worstProbe, performance.now() - t0);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  })();
+  const results = [];
+  const rssAfter: number[] = [];
+  for (let i = 0; i < repeats; i++) {
+    results.push(await get(url, headers));
+    rssAfter.push(rssMb(pid));
+  }
+  probing = false;
+  await probe;
+  const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
+  const median = (xs: number[]) => sorted(xs)[Math.floor(xs.length / 2)] ?? NaN;
+  return {
+    status: results[0]?.status,
+    bytes: results[0]?.bytes ?? 0,
+    ttfbMs: median(results.map((r) => r.ttfbMs)),
+    totalMs: median(results.map((r) => r.totalMs)),
+    peakGrowthMb: peakMb(pid) - before,
+    rssBefore: before,
+    rssAfter,
+    worstProbeMs: worstProbe,
+  };
+}
+
+// ---------- scenarios ----------
+
+async function main(): Promise<void> {
+  const info = `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? '?'}, load generator: ${HAS_WRK ? 'wrk' : 'autocannon'}, ` +
+    `${PIN ? `server pinned to core ${SERVER_CORE}, client to core ${CLIENT_CORE}` : 'no pinning'}, ${DURATION_S} s per scenario`;
+  process.stderr.write(`${info}\n`);
+  const env = { DATABASE_URL: `sqlite:${path.join(work, 'bench.db')}` };
+
+  // Seed through the CLI.
+  cli(env, ['migrate']);
+  const accounts: { id: string; key: string }[] = [];
+  for (const name of ['list', 'cancel', 'big']) {
+    const account = JSON.parse(cli(env, ['accounts', 'create', '--name', `bench-${name}`, '--json'])) as { id: number };
+    const key = JSON.parse(cli(env, ['keys', 'create', '--account', String(account.id), '--json'])) as { key: string };
+    accounts.push({ id: String(account.id), key: key.key });
+  }
+  const [listAccount, cancelAccount, bigAccount] = accounts as [{ id: string; key: string }, { id: string; key: string }, { id: string; key: string }];
+  const auth = (key: string) => ({ authorization: `Bearer ${key}` });
+  const importFile = (name: string, text: string) => {
+    const file = path.join(work, name);
+    writeFileSync(file, text);
+    return file;
+  };
+  cli(env, ['orders', 'import', '--account', listAccount.id, importFile('list.ndjson', ndjson(100, 9_007_199_254_740_000))]);
+  cli(env, ['orders', 'import', '--account', cancelAccount.id, importFile('c1.ndjson', ndjson(CANCEL_BLOCK / 5, 100_000_001))]);
+  cli(env, ['orders', 'import', '--account', cancelAccount.id, importFile('c64.ndjson', ndjson(CANCEL_BLOCK, 200_000_001))]);
+
+  let bigFile: string | undefined;
+  if (runs('big') || runs('import')) {
+    bigFile = importFile('big.ndjson', ndjson(BIG_ORDERS, 1));
+    const t0 = performance.now();
+    cli(env, ['orders', 'import', '--account', bigAccount.id, bigFile]);
+    const seconds = (performance.now() - t0) / 1000;
+    rows.push({ scenario: `orders import, ${BIG_ORDERS.toLocaleString('en-US')} orders, SQLite (whole CLI run)`, note: `${seconds.toFixed(1)} s, ${Math.round(BIG_ORDERS / seconds).toLocaleString('en-US')} orders/s` });
+  }
+
+  const ours = await startOurs(env);
+  const listUrl = `${ours.url}/v1/store/orders`;
+  const listBody = await new Promise<Buffer>((resolve, reject) => {
+    http.get(listUrl, { headers: auth(listAccount.key) }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c)).on('end', () => resolve(Buffer.concat(chunks))).on('error', reject);
+    });
+  });
+  const bodyFile = importFile('list-body.json', listBody.toString('utf8'));
+
+  let baselineRps = NaN;
+  let baselineP99 = NaN;
+  if (runs('list')) {
+    const baseline = await startBaseline('bytes', bodyFile);
+    resetPeak(baseline.pid);
+    const b = await load(`${baseline.url}/`, { connections: 50, headers: auth(listAccount.key) });
+    baselineRps = b.rps;
+    baselineP99 = b.p99;
+    rows.push({ scenario: `baseline: raw node:http, precomputed ${listBody.length} B (100 orders)`, rps: b.rps, p50: b.p50, p99: b.p99, rssMb: peakMb(baseline.pid), ratio: 1 });
+    await baseline.stop();
+
+    resetPeak(ours.pid);
+    const l = await load(listUrl, { connections: 50, headers: auth(listAccount.key) });
+    rows.push({ scenario: 'GET /v1/store/orders, 100 orders, SQLite, 1 process', rps: l.rps, p50: l.p50, p99: l.p99, rssMb: peakMb(ours.pid), ratio: l.rps / baselineRps, note: `p99 ${(l.p99 / baselineP99).toFixed(2)}× baseline's${l.non2xx ? `, ${l.non2xx} non-2xx` : ''}` });
+  }
+
+  if (runs('cancel')) {
+    const script = importFile('cancel.lua', [
+      'local id = 0',
+      'init = function(args) id = tonumber(args[1]) end',
+      'request = function() id = id + 1; return wrk.format("DELETE", "/v1/store/orders/" .. id) end',
+      '',
+    ].join('\n'));
+    for (const [connections, firstId] of [[1, 100_000_000], [64, 200_000_000]] as const) {
+      resetPeak(ours.pid);
+      const c = await load(`${ours.url}/`, { connections, headers: auth(cancelAccount.key), script, scriptArgs: [String(firstId)] });
+      rows.push({ scenario: `DELETE cancel, durable (synchronous=FULL), SQLite, ${connections} client${connections > 1 ? 's' : ''}`, rps: c.rps, p50: c.p50, p99: c.p99, rssMb: peakMb(ours.pid), note: c.non2xx ? `${c.non2xx} non-2xx (ran out of pending orders?)` : 'every answer 204' });
+    }
+  }
+
+  if (runs('big') && bigFile !== undefined) {
+    const probeUrl = `${ours.url}/healthz`;
+    const mine = await bigListing(listUrl, auth(bigAccount.key), probeUrl, ours.pid, BIG_REPEATS);
+    const baseline = await startBaseline('stringify', bigFile);
+    const theirs = await bigListing(`${baseline.url}/`, {}, `${baseline.url}/`, baseline.pid, 1);
+    // The baseline's "probe" is itself a full listing; report its blocking from the listing's own time instead.
+    await baseline.stop();
+    const label = `${BIG_ORDERS.toLocaleString('en-US')} orders`;
+    rows.push({
+      scenario: `baseline: raw node JSON.stringify of ${label} in memory, sent`,
+      rssMb: theirs.rssBefore,
+      note: `${(theirs.bytes / 1e6).toFixed(0)} MB; first byte ${theirs.ttfbMs.toFixed(0)} ms, total ${theirs.totalMs.toFixed(0)} ms, RSS growth ${theirs.peakGrowthMb.toFixed(0)} MB, process blocked throughout`,
+    });
+    rows.push({
+      scenario: `GET /v1/store/orders, ${label}, streamed, ×${BIG_REPEATS}`,
+      rssMb: mine.rssBefore,
+      ratio: theirs.totalMs / mine.totalMs,
+      note: `${(mine.bytes / 1e6).toFixed(0)} MB; first byte ${mine.ttfbMs.toFixed(0)} ms, total ${mine.totalMs.toFixed(0)} ms (${(mine.totalMs / theirs.totalMs).toFixed(2)}× baseline), ` +
+        `peak RSS growth ${mine.peakGrowthMb.toFixed(0)} MB, RSS after each: ${mine.rssAfter.map((r) => r.toFixed(0)).join('/')} MB, worst /healthz meanwhile ${mine.worstProbeMs.toFixed(0)} ms`,
+    });
+  }
+  await ours.stop();
+
+  if (runs('workers') && runs('list')) {
+    const two = await startOurs(env, ['--workers', '2'], `${SERVER_CORE},${CLIENT_CORE}`);
+    const w = await load(`${two.url}/v1/store/orders`, { connections: 50, headers: auth(listAccount.key) });
+    rows.push({ scenario: 'GET /v1/store/orders, 100 orders, SQLite, --workers 2 (both cores, shared with wrk)', rps: w.rps, p50: w.p50, p99: w.p99, rssMb: peakMb(two.pid), ratio: w.rps / baselineRps });
+    await two.stop();
+  }
+
+  const postgresUrl = process.env.BENCH_POSTGRES_URL;
+  if (postgresUrl !== undefined && runs('list')) {
+    const pgEnv = { DATABASE_URL: postgresUrl };
+    cli(pgEnv, ['migrate']);
+    const account = JSON.parse(cli(pgEnv, ['accounts', 'create', '--name', 'bench-pg', '--json'])) as { id: number };
+    const key = (JSON.parse(cli(pgEnv, ['keys', 'create', '--account', String(account.id), '--json'])) as { key: string }).key;
+    cli(pgEnv, ['orders', 'import', '--account', String(account.id), path.join(work, 'list.ndjson')]);
+    cli(pgEnv, ['orders', 'import', '--account', String(account.id), path.join(work, 'c64.ndjson')]);
+    const pg = await startOurs(pgEnv);
+    const l = await load(`${pg.url}/v1/store/orders`, { connections: 50, headers: auth(key) });
+    rows.push({ scenario: 'GET /v1/store/orders, 100 orders, PostgreSQL, 1 process', rps: l.rps, p50: l.p50, p99: l.p99, rssMb: peakMb(pg.pid), ratio: l.rps / baselineRps });
+    await pg.stop();
+  }
+
+  const fmt = (n: number | undefined, digits = 0) => (n === undefined || Number.isNaN(n) ? '' : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
+  const table = [
+    '| scenario | req/s | p50 ms | p99 ms | peak RSS MB | × baseline | notes |',
+    '|---|---:|---:|---:|---:|---:|---|',
+    ...rows.map((r) => `| ${r.scenario} | ${fmt(r.rps)} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.rssMb)} | ${fmt(r.ratio, 2)} | ${r.note ?? ''} |`),
+  ];
+  process.stdout.write(`\n${info}\n\n${table.join('\n')}\n`);
+}
+
+await main();
