@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { Order, OrdersRepository } from './orders-repository.js';
+import type { ListedOrder, OrdersRepository } from './orders-repository.js';
 
 /** The v1 listing as bytes: small listings whole, large ones as a stream. */
 export type ListingBody = Buffer | Readable;
@@ -22,7 +22,7 @@ export interface ListingOptions {
  * documented fields in schema order, absent ones omitted, int64 with every
  * digit.
  */
-export function serializeOrder(order: Order): string {
+export function serializeOrder(order: ListedOrder): string {
   let json = `{"id":${order.id}`;
   if (order.petId !== undefined) json += `,"petId":${order.petId}`;
   if (order.quantity !== undefined) json += `,"quantity":${order.quantity}`;
@@ -30,7 +30,7 @@ export function serializeOrder(order: Order): string {
   return `${json},"complete":${order.complete}}`;
 }
 
-function serializeOrders(orders: readonly Order[]): string {
+function serializeOrders(orders: readonly ListedOrder[]): string {
   let json = '';
   for (let i = 0; i < orders.length; i++) {
     const order = orders[i];
@@ -74,7 +74,7 @@ export function createOrdersListing(
     cachedBytes -= entry.body.length;
   }
 
-  async function* stream(accountId: number, first: Order[]): AsyncGenerator<Buffer> {
+  async function* stream(accountId: number, first: ListedOrder[]): AsyncGenerator<Buffer> {
     let page = first;
     let separator = '[';
     while (page.length > 0) {

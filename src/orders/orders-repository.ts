@@ -17,6 +17,9 @@ export interface Order {
   status: OrderStatus;
 }
 
+/** What the v1 listing shows of an order: the five documented fields. */
+export type ListedOrder = Pick<Order, 'id' | 'petId' | 'quantity' | 'shipDate' | 'complete'>;
+
 export interface NewOrder {
   /** Chosen by storage when absent. */
   id?: bigint;
@@ -76,7 +79,7 @@ export interface OrdersRepository {
    * `afterId` (from the lowest when absent), by id. Paging by id keeps every
    * page an index range scan however deep the listing goes.
    */
-  listActivePage(accountId: number, afterId: bigint | undefined, limit: number): Promise<Order[]>;
+  listActivePage(accountId: number, afterId: bigint | undefined, limit: number): Promise<ListedOrder[]>;
   /**
    * A token that changes whenever any order may have changed, by this
    * process or any other sharing the database. Read it before reading the
