@@ -1,8 +1,17 @@
 import { ConflictError, NotFoundError } from '../../errors/errors.js';
-import type { NewOrder, Order, OrderStatus, OrdersRepository } from '../../orders/orders-repository.js';
+import {
+  ImportRejectedError,
+  type ListedOrder,
+  type NewOrder,
+  type Order,
+  type OrderStatus,
+  type OrdersRepository,
+  type StatusChange,
+  type StatusChangeResult,
+} from '../../orders/orders-repository.js';
 import { INT64_MAX } from '../../shared/int64.js';
 import { FOREIGN_KEY_VIOLATION, sqlState, UNIQUE_VIOLATION } from './postgres-errors.js';
-import { isoTimestamp, type Sql } from './postgres-sql.js';
+import { isoTimestamp, type Sql, type Transaction } from './postgres-sql.js';
 
 interface OrderRow {
   id: bigint;
@@ -32,9 +41,48 @@ function toOrder(row: OrderRow): Order {
   return order;
 }
 
-export function createPostgresOrdersRepository(sql: Sql): OrdersRepository {
-  async function insert(order: NewOrder): Promise<Order> {
-    const [row] = await sql<OrderRow>(
+const PAGE_COLUMNS = `id, pet_id, quantity, ${isoTimestamp('ship_date')}, complete`;
+/** Rows per multi-row INSERT in an import: 8 parameters each, well under the protocol's 65,535. */
+const IMPORT_CHUNK = 1000;
+
+interface PageRow {
+  id: bigint;
+  pet_id: bigint | null;
+  quantity: number | null;
+  ship_date: string | null;
+  complete: boolean;
+}
+
+function createError(order: NewOrder, error: unknown): unknown {
+  const state = sqlState(error);
+  if (state === UNIQUE_VIOLATION) return new ConflictError('order_id_taken', `Order id ${String(order.id)} is already taken.`);
+  if (state === FOREIGN_KEY_VIOLATION) return new NotFoundError('account_not_found', `Account ${order.accountId} does not exist.`);
+  return error;
+}
+
+/**
+ * The conditional status change. One conditional UPDATE decides: of any
+ * number of concurrent callers, exactly one matches the row while it is
+ * still in `from`. The SELECT after a refusal only explains it (orders never
+ * return to a status they left, so what it sees is still "not `from`").
+ */
+async function changeOne(sql: Sql, { id, accountId, from, to, at }: StatusChange): Promise<StatusChangeResult> {
+  const scoped = accountId !== undefined;
+  const updated = await sql(
+    `UPDATE orders SET status = $1, updated_at = $2 WHERE id = $3 AND status = $4${scoped ? ' AND account_id = $5' : ''} RETURNING id`,
+    scoped ? [to, at, id, from, accountId] : [to, at, id, from],
+  );
+  if (updated.length > 0) return { changed: true };
+  const [row] = await sql<{ status: OrderStatus }>(
+    `SELECT status FROM orders WHERE id = $1${scoped ? ' AND account_id = $2' : ''}`,
+    scoped ? [id, accountId] : [id],
+  );
+  return row === undefined ? { changed: false } : { changed: false, current: row.status };
+}
+
+export function createPostgresOrdersRepository(sql: Sql, transaction: Transaction): OrdersRepository {
+  async function insert(order: NewOrder, run: Sql = sql): Promise<Order> {
+    const [row] = await run<OrderRow>(
       `INSERT INTO orders (id, account_id, pet_id, quantity, ship_date, complete, status, created_at, updated_at)
        VALUES (${order.id === undefined ? NEXT_ID : '$9'}, $1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${COLUMNS}`,
       [
@@ -61,13 +109,7 @@ export function createPostgresOrdersRepository(sql: Sql): OrdersRepository {
         } catch (error) {
           const state = sqlState(error);
           if (state === UNIQUE_VIOLATION && order.id === undefined && attempt < AUTO_ID_ATTEMPTS) continue;
-          if (state === UNIQUE_VIOLATION) {
-            throw new ConflictError('order_id_taken', `Order id ${String(order.id)} is already taken.`);
-          }
-          if (state === FOREIGN_KEY_VIOLATION) {
-            throw new NotFoundError('account_not_found', `Account ${order.accountId} does not exist.`);
-          }
-          throw error;
+          throw createError(order, error);
         }
       }
     },
@@ -85,22 +127,89 @@ export function createPostgresOrdersRepository(sql: Sql): OrdersRepository {
       const [row] = await sql<OrderRow>(`SELECT ${COLUMNS} FROM orders WHERE id = $1`, [id]);
       return row && toOrder(row);
     },
-    async changeStatus({ id, accountId, from, to, at }) {
-      const scoped = accountId !== undefined;
-      // One conditional UPDATE decides: of any number of concurrent callers,
-      // exactly one matches the row while it is still in `from`.
-      const updated = await sql(
-        `UPDATE orders SET status = $1, updated_at = $2 WHERE id = $3 AND status = $4${scoped ? ' AND account_id = $5' : ''} RETURNING id`,
-        scoped ? [to, at, id, from, accountId] : [to, at, id, from],
-      );
-      if (updated.length > 0) return { changed: true };
-      // The write decided; this read only explains the refusal. Orders never
-      // return to a status they left, so what it sees is still "not `from`".
-      const [row] = await sql<{ status: OrderStatus }>(
-        `SELECT status FROM orders WHERE id = $1${scoped ? ' AND account_id = $2' : ''}`,
-        scoped ? [id, accountId] : [id],
-      );
-      return row === undefined ? { changed: false } : { changed: false, current: row.status };
+    async changeStatus(change) {
+      return changeOne(sql, change);
+    },
+    async changeStatusMany(changes) {
+      if (changes.length === 0) return [];
+      // Rows are locked in id order, so that two concurrent groups cannot
+      // deadlock; the sort is stable, so changes of one order keep their
+      // order and each is still decided by its own conditional UPDATE.
+      const order = changes.map((change, index) => ({ change, index })).sort((a, b) => (a.change.id < b.change.id ? -1 : a.change.id > b.change.id ? 1 : 0));
+      return transaction(async (tx) => {
+        const results = new Array<StatusChangeResult>(changes.length);
+        for (const { change, index } of order) results[index] = await changeOne(tx, change);
+        return results;
+      });
+    },
+    async listActivePage(accountId, afterId, limit) {
+      const rows =
+        afterId === undefined
+          ? await sql<PageRow>(`SELECT ${PAGE_COLUMNS} FROM orders WHERE account_id = $1 AND status <> 'cancelled' ORDER BY id LIMIT $2`, [accountId, limit])
+          : await sql<PageRow>(
+              `SELECT ${PAGE_COLUMNS} FROM orders WHERE account_id = $1 AND status <> 'cancelled' AND id > $2 ORDER BY id LIMIT $3`,
+              [accountId, afterId, limit],
+            );
+      return rows.map((row) => {
+        const order: ListedOrder = { id: row.id, complete: row.complete };
+        if (row.pet_id !== null) order.petId = row.pet_id;
+        if (row.quantity !== null) order.quantity = row.quantity;
+        if (row.ship_date !== null) order.shipDate = row.ship_date;
+        return order;
+      });
+    },
+    async changeToken() {
+      // The snapshot (xmin:xmax:in-progress xids) differs from an earlier one
+      // whenever any transaction committed in between, here or elsewhere.
+      const [row] = await sql<{ token: string }>('SELECT pg_current_snapshot()::text AS token');
+      return row?.token ?? '';
+    },
+    async importOrders(batches) {
+      return transaction(async (tx) => {
+        let position = 0;
+        for await (const batch of batches) {
+          await tx('SAVEPOINT import_batch');
+          try {
+            await insertMany(tx, batch);
+          } catch (error) {
+            // Find the order that was refused, to name it.
+            await tx('ROLLBACK TO SAVEPOINT import_batch');
+            for (const [index, order] of batch.entries()) {
+              try {
+                await insert(order, tx);
+              } catch (rowError) {
+                const reason = createError(order, rowError);
+                throw reason instanceof Error ? new ImportRejectedError(position + index, reason) : reason;
+              }
+            }
+            throw error;
+          }
+          position += batch.length;
+        }
+        return { imported: position };
+      });
     },
   };
+
+  async function insertMany(tx: Sql, batch: readonly NewOrder[]): Promise<void> {
+    // An order without an id takes max(id) + 1 when it is inserted (as with
+    // SQLite's rowid), so such a batch goes row by row, in file order.
+    if (batch.some((order) => order.id === undefined)) {
+      for (const order of batch) await insert(order, tx);
+      return;
+    }
+    for (let start = 0; start < batch.length; start += IMPORT_CHUNK) {
+      const chunk = batch.slice(start, start + IMPORT_CHUNK);
+      const values: unknown[] = [];
+      const tuples = chunk.map((order) => {
+        const base = values.length;
+        values.push(order.id, order.accountId, order.petId ?? null, order.quantity ?? null, order.shipDate ?? null, order.complete, order.status, order.createdAt);
+        return `($${base + 1}, $${base + 2}, $${base + 3}, $${base + 4}, $${base + 5}, $${base + 6}, $${base + 7}, $${base + 8}, $${base + 8})`;
+      });
+      await tx(
+        `INSERT INTO orders (id, account_id, pet_id, quantity, ship_date, complete, status, created_at, updated_at) VALUES ${tuples.join(', ')}`,
+        values,
+      );
+    }
+  }
 }

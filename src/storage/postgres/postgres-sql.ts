@@ -10,3 +10,9 @@ export type Sql = <Row extends QueryResultRow = QueryResultRow>(text: string, va
 export function isoTimestamp(column: string): string {
   return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ${column}`;
 }
+
+/**
+ * Runs `work` in one transaction on one pooled connection: COMMIT when it
+ * resolves, ROLLBACK when it throws.
+ */
+export type Transaction = <T>(work: (sql: Sql) => Promise<T>) => Promise<T>;

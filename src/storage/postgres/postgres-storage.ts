@@ -8,7 +8,7 @@ import { createPostgresAccountsRepository } from './postgres-accounts-repository
 import { createPostgresApiKeysRepository } from './postgres-api-keys-repository.js';
 import { toStorageError } from './postgres-errors.js';
 import { createPostgresOrdersRepository } from './postgres-orders-repository.js';
-import type { Sql } from './postgres-sql.js';
+import type { Sql, Transaction } from './postgres-sql.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations/postgres/', import.meta.url));
 
@@ -65,12 +65,42 @@ export function openPostgresStorage(config: Pick<PostgresDatabaseConfig, 'url' |
     }
   };
 
+  const transaction: Transaction = async (work) => {
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (error) {
+      throw toStorageError(error);
+    }
+    const tx: Sql = async (text, values) => {
+      try {
+        const result = await client.query(text, values === undefined ? undefined : [...values]);
+        return result.rows;
+      } catch (error) {
+        throw toStorageError(error);
+      }
+    };
+    let broken = false;
+    try {
+      await tx('BEGIN');
+      const result = await work(tx);
+      await tx('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => (broken = true));
+      throw error;
+    } finally {
+      // A connection that could not even roll back is dropped, not reused.
+      client.release(broken);
+    }
+  };
+
   let closed = false;
   return {
     kind: 'postgres',
     accounts: createPostgresAccountsRepository(sql),
     apiKeys: createPostgresApiKeysRepository(sql),
-    orders: createPostgresOrdersRepository(sql),
+    orders: createPostgresOrdersRepository(sql, transaction),
     migrate: async () => {
       // Its own connection, without the request timeouts: it may wait for
       // another process's migrations and a migration may run long.
