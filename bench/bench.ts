@@ -318,19 +318,20 @@ async function main(): Promise<void> {
     rows.push({ scenario: 'GET /v1/store/orders, 100 orders, SQLite, 1 process', rps: l.rps, p50: l.p50, p99: l.p99, rssMb: peakMb(ours.pid), ratio: l.rps / baselineRps, note: `p99 ${(l.p99 / baselineP99).toFixed(2)}× baseline's${l.non2xx ? `, ${l.non2xx} non-2xx` : ''}` });
   }
 
-  if (runs('cancel')) {
-    const script = importFile('cancel.lua', [
-      'local id = 0',
-      'init = function(args) id = tonumber(args[1]) end',
-      'request = function() id = id + 1; return wrk.format("DELETE", "/v1/store/orders/" .. id) end',
-      '',
-    ].join('\n'));
+  const cancelScript = importFile('cancel.lua', [
+    'local id = 0',
+    'init = function(args) id = tonumber(args[1]) end',
+    'request = function() id = id + 1; return wrk.format("DELETE", "/v1/store/orders/" .. id) end',
+    '',
+  ].join('\n'));
+  const cancels = async (server: Server, key: string, backend: string) => {
     for (const [connections, firstId] of [[1, 100_000_000], [64, 200_000_000]] as const) {
-      resetPeak(ours.pid);
-      const c = await load(`${ours.url}/`, { connections, headers: auth(cancelAccount.key), script, scriptArgs: [String(firstId)] });
-      rows.push({ scenario: `DELETE cancel, durable (synchronous=FULL), SQLite, ${connections} client${connections > 1 ? 's' : ''}`, rps: c.rps, p50: c.p50, p99: c.p99, rssMb: peakMb(ours.pid), note: c.non2xx ? `${c.non2xx} non-2xx (ran out of pending orders?)` : 'every answer 204' });
+      resetPeak(server.pid);
+      const c = await load(`${server.url}/`, { connections, headers: auth(key), script: cancelScript, scriptArgs: [String(firstId)] });
+      rows.push({ scenario: `DELETE cancel, durable, ${backend}, ${connections} client${connections > 1 ? 's' : ''}`, rps: c.rps, p50: c.p50, p99: c.p99, rssMb: peakMb(server.pid), note: c.non2xx ? `${c.non2xx} non-2xx (ran out of pending orders?)` : 'every answer 204' });
     }
-  }
+  };
+  if (runs('cancel')) await cancels(ours, cancelAccount.key, 'SQLite synchronous=FULL');
 
   if (runs('big') && bigFile !== undefined) {
     const probeUrl = `${ours.url}/healthz`;
@@ -363,16 +364,25 @@ async function main(): Promise<void> {
   }
 
   const postgresUrl = process.env.BENCH_POSTGRES_URL;
-  if (postgresUrl !== undefined && runs('list')) {
+  if (postgresUrl !== undefined && postgresUrl !== '') {
     const pgEnv = { DATABASE_URL: postgresUrl };
     cli(pgEnv, ['migrate']);
     const account = JSON.parse(cli(pgEnv, ['accounts', 'create', '--name', 'bench-pg', '--json'])) as { id: number };
     const key = (JSON.parse(cli(pgEnv, ['keys', 'create', '--account', String(account.id), '--json'])) as { key: string }).key;
     cli(pgEnv, ['orders', 'import', '--account', String(account.id), path.join(work, 'list.ndjson')]);
-    cli(pgEnv, ['orders', 'import', '--account', String(account.id), path.join(work, 'c64.ndjson')]);
     const pg = await startOurs(pgEnv);
-    const l = await load(`${pg.url}/v1/store/orders`, { connections: 50, headers: auth(key) });
-    rows.push({ scenario: 'GET /v1/store/orders, 100 orders, PostgreSQL, 1 process', rps: l.rps, p50: l.p50, p99: l.p99, rssMb: peakMb(pg.pid), ratio: l.rps / baselineRps });
+    if (runs('list')) {
+      resetPeak(pg.pid);
+      const l = await load(`${pg.url}/v1/store/orders`, { connections: 50, headers: auth(key) });
+      rows.push({ scenario: 'GET /v1/store/orders, 100 orders, PostgreSQL, 1 process', rps: l.rps, p50: l.p50, p99: l.p99, rssMb: peakMb(pg.pid), ratio: l.rps / baselineRps });
+    }
+    if (runs('cancel')) {
+      const cancelAccountPg = JSON.parse(cli(pgEnv, ['accounts', 'create', '--name', 'bench-pg-cancel', '--json'])) as { id: number };
+      const cancelKey = (JSON.parse(cli(pgEnv, ['keys', 'create', '--account', String(cancelAccountPg.id), '--json'])) as { key: string }).key;
+      cli(pgEnv, ['orders', 'import', '--account', String(cancelAccountPg.id), path.join(work, 'c1.ndjson')]);
+      cli(pgEnv, ['orders', 'import', '--account', String(cancelAccountPg.id), path.join(work, 'c64.ndjson')]);
+      await cancels(pg, cancelKey, 'PostgreSQL');
+    }
     await pg.stop();
   }
 
