@@ -41,7 +41,8 @@ async function runPrimary(config: Config, count: number, stderr: NodeJS.Writable
     alive.add(worker);
     worker.on('exit', (code, signal) => {
       alive.delete(worker);
-      if (code !== 0) failed = true;
+      // A worker still starting has no SIGTERM handler yet; ended by ours, it is not a failure.
+      if (code !== 0 && !(stopping && signal === 'SIGTERM')) failed = true;
       if (stopping) {
         if (alive.size === 0) process.exit(failed ? 1 : 0);
         return;
@@ -51,9 +52,12 @@ async function runPrimary(config: Config, count: number, stderr: NodeJS.Writable
     });
   };
 
+  // Announced once every worker listens, so that "listening" means all of them.
+  const listening = new Set<number>();
   let announced = false;
-  cluster.on('listening', (_worker, address) => {
-    if (announced) return;
+  cluster.on('listening', (worker, address) => {
+    listening.add(worker.id);
+    if (announced || listening.size < count) return;
     announced = true;
     const host = address.address.includes(':') ? `[${address.address}]` : address.address;
     const url = `http://${host}:${address.port}`;
