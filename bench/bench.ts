@@ -365,6 +365,14 @@ async function main(): Promise<void> {
 
   const postgresUrl = process.env.BENCH_POSTGRES_URL;
   if (postgresUrl !== undefined && postgresUrl !== '') {
+    try {
+      await postgresRows(postgresUrl);
+    } catch (error) {
+      rows.push({ scenario: 'PostgreSQL rows', note: `not measured: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}` });
+    }
+  }
+
+  async function postgresRows(postgresUrl: string): Promise<void> {
     const pgEnv = { DATABASE_URL: postgresUrl };
     cli(pgEnv, ['migrate']);
     const account = JSON.parse(cli(pgEnv, ['accounts', 'create', '--name', 'bench-pg', '--json'])) as { id: number };

@@ -351,13 +351,22 @@ interface ImportSource {
   bytesRead(): number;
 }
 
+/**
+ * The input's lines. The iterator is created at once: readline drops the lines
+ * it emits before anyone iterates, and storage may first wait on the network
+ * (PostgreSQL's BEGIN) before it pulls the first line.
+ */
+function linesOf(input: NodeJS.ReadableStream): AsyncIterableIterator<string> {
+  return createInterface({ input, crlfDelay: Infinity })[Symbol.asyncIterator]();
+}
+
 async function openImportSource(source: string, io: CliIo): Promise<ImportSource> {
   if (source === '-') {
     const stdin = io.stdin;
     if (stdin === undefined) throw new UsageError('no standard input to read from');
     let bytes = 0;
     stdin.on('data', (chunk: Buffer | string) => (bytes += chunk.length));
-    return { lines: createInterface({ input: stdin, crlfDelay: Infinity }), size: undefined, bytesRead: () => bytes };
+    return { lines: linesOf(stdin), size: undefined, bytesRead: () => bytes };
   }
   const file = path.resolve(io.cwd, source);
   let size: number;
@@ -367,7 +376,7 @@ async function openImportSource(source: string, io: CliIo): Promise<ImportSource
     throw new AppError('validation_failed', `Cannot read ${source}: no such file.`);
   }
   const stream = createReadStream(file);
-  return { lines: createInterface({ input: stream, crlfDelay: Infinity }), size, bytesRead: () => stream.bytesRead };
+  return { lines: linesOf(stream), size, bytesRead: () => stream.bytesRead };
 }
 
 /** A one-line progress bar on stderr, drawn only when stderr is a terminal. */

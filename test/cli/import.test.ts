@@ -4,6 +4,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { cliOn } from '../support/cli.js';
+import { createTestDatabase } from '../support/postgres.js';
 import { BIN, ROOT } from '../support/process.js';
 
 function ndjson(lines: readonly string[]): string {
@@ -96,5 +97,21 @@ describe('orders import', () => {
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     assert.equal(code, 0, stderr);
     assert.equal(stdout, 'Imported 3 orders into account 1.\n');
+  });
+});
+
+describe('orders import on PostgreSQL', () => {
+  test('when the database answers over the network, then every line of the file is still imported', async (t) => {
+    const database = await createTestDatabase();
+    t.after(() => database.drop());
+    const cli = cliOn(t, { DATABASE_URL: database.url });
+    assert.equal((await cli.run('accounts', 'create', '--name', 'Bulk')).code, 0);
+    const file = path.join(path.dirname(cliOn(t).env.DATABASE_URL.slice('sqlite:'.length)), 'orders.ndjson');
+    writeFileSync(file, ndjson([line(1), line(2), line(3)]));
+
+    const result = await cli.run('orders', 'import', '--account', '1', file, '--json');
+
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(JSON.parse(result.stdout), { imported: 3 });
   });
 });
