@@ -75,7 +75,10 @@ export function createCursorCodec({
       if (!SHAPE.test(text)) return undefined;
       const [payload = '', signature = ''] = text.split('.');
       const presented = Buffer.from(signature, 'base64url');
-      if (presented.length !== MAC_BYTES) return undefined;
+      // Base64's last character carries spare bits a decoder ignores: only the
+      // canonical spelling is ours, so no two texts are the same cursor.
+      if (presented.length !== MAC_BYTES || presented.toString('base64url') !== signature) return undefined;
+      if (Buffer.from(payload, 'base64url').toString('base64url') !== payload) return undefined;
       const accepted = (await loadKeys()).some((key) => timingSafeEqual(mac(key, payload), presented));
       if (!accepted) return undefined;
       let parsed: unknown;
