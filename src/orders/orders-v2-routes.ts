@@ -64,7 +64,7 @@ function orderIdOf(text: string): bigint {
 
 /** The stored order minus what the wire never shows (the owning account). */
 function toOrderV2Record(order: Order): OrderV2Record {
-  const record: OrderV2Record = { id: order.id, complete: order.complete, status: order.status };
+  const record: OrderV2Record = { id: order.id, status: order.status, complete: order.complete };
   if (order.petId !== undefined) record.petId = order.petId;
   if (order.quantity !== undefined) record.quantity = order.quantity;
   if (order.shipDate !== undefined) record.shipDate = order.shipDate;

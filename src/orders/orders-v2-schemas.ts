@@ -9,12 +9,13 @@ const Int64 = (description: string) => Type.Unsafe<bigint>({ type: 'integer', fo
 /** The v2 Order record: v1's fields plus `status`; id, complete and status are always present. */
 export const OrderV2Schema = Type.Object(
   {
+    // The always-present fields first: it is the order the serializer writes.
     id: Int64('Unique order identifier.'),
+    status: Type.String({ enum: [...ORDER_STATUSES], description: 'pending, shipped or cancelled.' }),
+    complete: Type.Boolean({ description: 'Whether the order has been fulfilled.' }),
     petId: Type.Optional(Int64('Identifier of the animal in this order.')),
     quantity: Type.Optional(Type.Integer({ description: 'Number of units ordered.' })),
     shipDate: Type.Optional(Type.String({ format: 'date-time', description: 'Expected or actual ship date, ISO 8601 in UTC.' })),
-    complete: Type.Boolean({ description: 'Whether the order has been fulfilled.' }),
-    status: Type.String({ enum: [...ORDER_STATUSES], description: 'pending, shipped or cancelled.' }),
   },
   { title: 'OrderV2', additionalProperties: false },
 );

@@ -55,7 +55,7 @@ for (const backend of testBackends()) {
       assert.equal(exact.statusCode, 200);
       assert.equal(
         exact.body,
-        '{"data":[{"id":9223372036854775807,"complete":false,"status":"pending","petId":9007199254740993,"quantity":1}],"nextCursor":null}',
+        '{"data":[{"id":9223372036854775807,"status":"pending","complete":false,"petId":9007199254740993,"quantity":1}],"nextCursor":null}',
       );
       const neighbour = await app.inject({ method: 'GET', url: `/v2/store/orders?petId=${big - 1n}`, headers: auth });
       assert.match(neighbour.body, /"id":5,/);
@@ -314,7 +314,7 @@ for (const backend of testBackends()) {
       const get = (id: string) => app.inject({ method: 'GET', url: `/v2/store/orders/${id}`, headers: auth });
       const pending = await get('1');
       assert.equal(pending.statusCode, 200);
-      assert.equal(pending.body, '{"id":1,"complete":false,"status":"pending","petId":9007199254740993,"quantity":2,"shipDate":"2026-12-01T10:00:00.000Z"}');
+      assert.equal(pending.body, '{"id":1,"status":"pending","complete":false,"petId":9007199254740993,"quantity":2,"shipDate":"2026-12-01T10:00:00.000Z"}');
       assert.deepEqual((await get('2')).json(), { id: 2, quantity: 1, complete: false, status: 'cancelled' });
       assert.deepEqual((await get('3')).json(), { id: 3, quantity: 1, complete: true, status: 'shipped' });
     });
