@@ -1,4 +1,4 @@
-import { AppError, ConflictError, NotFoundError } from '../errors/errors.js';
+import { AppError, ConflictError, NotFoundError, ValidationError } from '../errors/errors.js';
 import type { Clock } from '../shared/clock.js';
 import { digestOf } from '../shared/digest.js';
 import { canonicalFilter, filterDigest, type CursorCodec } from './orders-cursor.js';
@@ -61,7 +61,9 @@ export function createOrdersV2Service({
      * so an unchanged listing is answered from one primary-key read.
      */
     async openListing(accountId: number, { filter, limit, cursor }: ListOrdersV2Request): Promise<OrdersListing> {
-      if (!Number.isInteger(limit) || limit < 1 || limit > V2_LIMIT_MAX) throw new AppError('validation_failed', `limit must be from 1 to ${V2_LIMIT_MAX}.`);
+      if (!Number.isInteger(limit) || limit < 1 || limit > V2_LIMIT_MAX) {
+        throw new ValidationError(`Query parameter limit is not valid. Expected: an integer from 1 to ${V2_LIMIT_MAX}.`);
+      }
       let afterId: bigint | undefined;
       if (cursor !== undefined) {
         const position = await cursors.decode(cursor);
