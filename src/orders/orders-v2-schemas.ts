@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { ErrorRecordSchema } from '../http/error-schema.js';
+import { INT64_DECIMAL_PATTERN } from '../shared/int64.js';
 import { ORDER_STATUSES } from './orders-repository.js';
 import { ORDER_ID_DESCRIPTION, OrderIdParamsSchema } from './orders-schemas.js';
 import { V2_LIMIT_DEFAULT, V2_LIMIT_MAX } from './orders-v2-service.js';
@@ -51,7 +52,7 @@ export const ListOrdersV2QuerySchema = Type.Object(
       }),
     ),
     petId: Type.Optional(
-      Type.String({ pattern: '^(?:0|-?[1-9][0-9]{0,18})$', description: `only orders for this pet: ${ORDER_ID_DESCRIPTION.replace("the order's identifier, ", '')}` }),
+      Type.String({ pattern: INT64_DECIMAL_PATTERN, description: `only orders for this pet: ${ORDER_ID_DESCRIPTION.replace("the order's identifier, ", '')}` }),
     ),
     complete: Type.Optional(Type.String({ enum: ['true', 'false'], description: 'true or false.' })),
     shipDateFrom: Type.Optional(
