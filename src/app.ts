@@ -8,6 +8,7 @@ import { installRawServerGuards, writeClientError } from './http/raw-responses.j
 import { requestIdFor } from './http/request-id.js';
 import { formatSchemaError } from './http/schema-errors.js';
 import { registerOrdersRoutes } from './orders/orders-routes.js';
+import { registerOrdersV2Routes } from './orders/orders-v2-routes.js';
 import type { Storage } from './storage/storage.js';
 
 export interface AppDependencies {
@@ -20,7 +21,7 @@ export interface AppDependencies {
 const BODY_LIMIT_BYTES = 1024 * 1024;
 
 /**
- * Builds the store host: health probes and the /v1 API. It never listens;
+ * Builds the store host: health probes, the /v1 API and the /v2 (beta) orders API. It never listens;
  * server.ts does, and tests inject requests.
  */
 export async function buildApp({ logger, services, storage }: AppDependencies): Promise<FastifyInstance> {
@@ -65,6 +66,13 @@ export async function buildApp({ logger, services, storage }: AppDependencies): 
       registerOrdersRoutes(v1, { ordersService: services.orders });
     },
     { prefix: '/v1' },
+  );
+  await app.register(
+    async (v2) => {
+      requireApiKey(v2, services.apiKeys);
+      registerOrdersV2Routes(v2, { ordersV2Service: services.ordersV2 });
+    },
+    { prefix: '/v2' },
   );
   return app;
 }

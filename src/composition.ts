@@ -1,7 +1,9 @@
 import { createAccountsService } from './accounts/accounts-service.js';
 import { createApiKeysService } from './api-keys/api-keys-service.js';
 import type { Config } from './config/config.js';
+import { createCursorCodec } from './orders/orders-cursor.js';
 import { createOrdersService } from './orders/orders-service.js';
+import { createOrdersV2Service } from './orders/orders-v2-service.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { openStorage, type Storage } from './storage/storage.js';
 
@@ -9,6 +11,7 @@ export interface Services {
   accounts: ReturnType<typeof createAccountsService>;
   apiKeys: ReturnType<typeof createApiKeysService>;
   orders: ReturnType<typeof createOrdersService>;
+  ordersV2: ReturnType<typeof createOrdersV2Service>;
 }
 
 export interface Container {
@@ -19,7 +22,11 @@ export interface Container {
 }
 
 /** Builds every service over one storage. The only place dependencies are wired. */
-export function createServices(storage: Storage, config: Pick<Config, 'environment'>, clock: Clock = systemClock): Services {
+export function createServices(
+  storage: Storage,
+  config: Pick<Config, 'environment'> & Partial<Pick<Config, 'cursorSecrets'>>,
+  clock: Clock = systemClock,
+): Services {
   return {
     accounts: createAccountsService({ accountsRepository: storage.accounts, clock }),
     apiKeys: createApiKeysService({
@@ -29,6 +36,11 @@ export function createServices(storage: Storage, config: Pick<Config, 'environme
       environment: config.environment,
     }),
     orders: createOrdersService({ ordersRepository: storage.orders, clock }),
+    ordersV2: createOrdersV2Service({
+      ordersRepository: storage.orders,
+      cursors: createCursorCodec({ secrets: config.cursorSecrets ?? [], secretsRepository: storage.secrets, clock }),
+      clock,
+    }),
   };
 }
 

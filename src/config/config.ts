@@ -36,6 +36,12 @@ export interface Config {
   readonly environment: DeploymentEnvironment;
   /** How long shutdown waits for in-flight requests before giving up. */
   readonly shutdownGraceMs: number;
+  /**
+   * Keys for the v2 listing cursors' HMAC: the first signs, all verify (so a
+   * key can be rotated without breaking walks in progress). Empty: use a key
+   * generated once and kept in the database.
+   */
+  readonly cursorSecrets: readonly string[];
 }
 
 export class ConfigError extends Error {
@@ -57,10 +63,15 @@ export const DEFAULTS = {
   SHUTDOWN_GRACE_MS: '10000',
   DATABASE_POOL_SIZE: '10',
   SQLITE_SYNCHRONOUS: 'full',
+  CURSOR_SECRET: '',
+  CURSOR_SECRET_PREVIOUS: '',
 } as const;
 
 const SQLITE_SYNCHRONOUS_VALUES: readonly SqliteSynchronous[] = ['full', 'normal'];
 export const DATABASE_POOL_SIZE_MAX = 1000;
+
+/** 32 characters of a random string carry at least 128 bits even as hex. */
+export const CURSOR_SECRET_MIN_LENGTH = 32;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -106,10 +117,34 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const database = parseDatabaseUrl(read('DATABASE_URL'), cwd, { poolSize: poolSize ?? 1, synchronous });
   if (typeof database === 'string') problems.push(database);
 
+  const cursorSecrets = parseCursorSecrets(read('CURSOR_SECRET'), read('CURSOR_SECRET_PREVIOUS'), problems);
+
   if (problems.length > 0 || port === undefined || shutdownGraceMs === undefined || typeof database === 'string') {
     throw new ConfigError(problems);
   }
-  return Object.freeze({ host, port, logLevel, environment, shutdownGraceMs, database: Object.freeze(database) });
+  return Object.freeze({
+    host,
+    port,
+    logLevel,
+    environment,
+    shutdownGraceMs,
+    database: Object.freeze(database),
+    cursorSecrets: Object.freeze(cursorSecrets),
+  });
+}
+
+/** Secrets are checked for strength only and never echoed in a problem. */
+function parseCursorSecrets(current: string, previous: string, problems: string[]): string[] {
+  const previousList = previous === '' ? [] : previous.split(',').map((s) => s.trim());
+  if (current === '' && previousList.length > 0) problems.push('CURSOR_SECRET_PREVIOUS needs CURSOR_SECRET (the key that signs new cursors)');
+  const strong = (secret: string) => secret.length >= CURSOR_SECRET_MIN_LENGTH && /^[\x21-\x7e]+$/.test(secret);
+  if (current !== '' && !strong(current)) {
+    problems.push(`CURSOR_SECRET must be at least ${CURSOR_SECRET_MIN_LENGTH} printable characters without spaces, e.g. from: openssl rand -hex 32`);
+  }
+  if (!previousList.every(strong)) {
+    problems.push(`CURSOR_SECRET_PREVIOUS must be a comma-separated list of secrets of at least ${CURSOR_SECRET_MIN_LENGTH} printable characters`);
+  }
+  return current === '' ? [] : [current, ...previousList];
 }
 
 const HOST_NAME = /^(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;

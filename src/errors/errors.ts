@@ -6,6 +6,7 @@
 export const ERROR_STATUS = {
   validation_failed: 400,
   malformed_request: 400,
+  invalid_cursor: 400,
   missing_api_key: 401,
   invalid_api_key: 401,
   route_not_found: 404,
@@ -16,6 +17,7 @@ export const ERROR_STATUS = {
   expectation_failed: 417,
   order_already_shipped: 409,
   order_not_pending: 409,
+  order_already_cancelled: 409,
   order_id_taken: 409,
   payload_too_large: 413,
   headers_too_large: 431,
@@ -68,7 +70,10 @@ export class NotFoundError extends AppError {
 }
 
 export class ConflictError extends AppError {
-  constructor(code: 'order_already_shipped' | 'order_not_pending' | 'order_id_taken', message: string) {
+  constructor(
+    code: 'order_already_shipped' | 'order_not_pending' | 'order_id_taken' | 'order_already_cancelled',
+    message: string,
+  ) {
     super(code, message);
     this.name = 'ConflictError';
   }

@@ -45,6 +45,29 @@ export interface StatusChange {
  */
 export type StatusChangeResult = { changed: true } | { changed: false; current?: OrderStatus };
 
+/**
+ * The v2 listing filters, already validated and normalised. Absent means
+ * "any"; `statuses`, when present, is non-empty. The ship-date range is
+ * half-open, [shipDateFrom, shipDateTo), and excludes orders without one.
+ */
+export interface OrderFilter {
+  statuses?: readonly OrderStatus[];
+  petId?: bigint;
+  complete?: boolean;
+  /** ISO 8601 UTC with milliseconds, inclusive. */
+  shipDateFrom?: string;
+  /** ISO 8601 UTC with milliseconds, exclusive. */
+  shipDateTo?: string;
+}
+
+/** One keyset page: the first `limit` matching orders with id > `afterId`, by id. */
+export interface OrderPageQuery {
+  accountId: number;
+  filter: OrderFilter;
+  afterId?: bigint;
+  limit: number;
+}
+
 /** Storage of orders. Adapters live in src/storage/<database>/. */
 export interface OrdersRepository {
   /**
@@ -63,4 +86,11 @@ export interface OrdersRepository {
    * one sees `changed: true`.
    */
   changeStatus(change: StatusChange): Promise<StatusChangeResult>;
+  /** Any status, any filter: index-backed keyset pagination (never OFFSET). */
+  listPage(query: OrderPageQuery): Promise<Order[]>;
+  /**
+   * A counter that the database bumps in the same transaction as every write
+   * to the account's orders (0 for an account without any, or no account).
+   */
+  ordersVersion(accountId: number): Promise<bigint>;
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ValidationError } from '../errors/errors.js';
 import { principalOf } from '../http/authentication.js';
+import { notModified, sendNotModified, strongEtag } from '../http/conditional-get.js';
 import { invalidParameterMessage } from '../http/schema-errors.js';
 import { parseInt64 } from '../shared/int64.js';
 import type { OrdersService } from './orders-service.js';
@@ -11,8 +12,10 @@ import { cancelOrderSchema, listOrdersSchema, ORDER_ID_DESCRIPTION } from './ord
 export function registerOrdersRoutes(scope: FastifyInstance, { ordersService }: { ordersService: OrdersService }): void {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
 
-  app.get('/store/orders', { schema: listOrdersSchema }, async (request) => {
-    return ordersService.listOrders(principalOf(request).accountId);
+  app.get('/store/orders', { schema: listOrdersSchema }, async (request, reply) => {
+    const { accountId } = principalOf(request);
+    if (notModified(request, reply, strongEtag(await ordersService.listingValidator(accountId)))) return sendNotModified(reply);
+    return ordersService.listOrders(accountId);
   });
 
   app.delete('/store/orders/:orderId', { schema: cancelOrderSchema }, async (request, reply) => {

@@ -38,9 +38,17 @@ export const listOrdersSchema = {
   operationId: 'listOrders',
   tags: ['orders'],
   summary: 'List every order',
-  description: 'Returns all of the account\'s orders that have not been cancelled, ordered by id, in one response.',
+  description:
+    "Returns all of the account's orders that have not been cancelled, ordered by id, in one response. " +
+    'The response carries a strong ETag; If-None-Match answers 304 while nothing listed has changed.',
+  headers: Type.Object({
+    'if-none-match': Type.Optional(
+      Type.String({ description: 'ETags of listings the client holds; a match (or *) answers 304 with no body.' }),
+    ),
+  }),
   response: {
     200: Type.Array(OrderSchema, { description: 'The orders.' }),
+    304: Type.Null({ description: 'The listing has not changed since the ETag the client sent; no body.' }),
     401: ErrorRecordSchema,
   },
 } as const;

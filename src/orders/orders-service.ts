@@ -1,8 +1,12 @@
 import { ConflictError, NotFoundError, ValidationError } from '../errors/errors.js';
 import type { Clock } from '../shared/clock.js';
 import { normalizeDateTime } from '../shared/date-time.js';
+import { digestOf } from '../shared/digest.js';
 import { isInt64 } from '../shared/int64.js';
 import type { Order, OrdersRepository } from './orders-repository.js';
+
+/** Bump when the serialised v1 listing changes shape, so that older ETags stop matching. */
+const V1_REPRESENTATION_REVISION = 1;
 
 /** Quantity is a count of units: a positive 32-bit integer. */
 export const QUANTITY_MAX = 2_147_483_647;
@@ -24,6 +28,16 @@ export function createOrdersService({ ordersRepository, clock }: { ordersReposit
     /** The v1 collection: the account's orders that have not been cancelled, by id. */
     async listOrders(accountId: number): Promise<Order[]> {
       return ordersRepository.listActive(accountId);
+    },
+
+    /**
+     * Changes whenever the v1 listing could, read from the account's change
+     * counter without listing. Call it before listOrders: a write in between
+     * then leaves the validator older than the body, never newer.
+     */
+    async listingValidator(accountId: number): Promise<string> {
+      const version = await ordersRepository.ordersVersion(accountId);
+      return digestOf(['orders-v1', V1_REPRESENTATION_REVISION, accountId, version]);
     },
 
     /** Every order of the account in any status (operator view). */

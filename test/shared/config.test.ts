@@ -13,6 +13,7 @@ describe('configuration', () => {
       environment: 'production',
       shutdownGraceMs: 10000,
       database: { kind: 'sqlite', path: path.resolve('/srv/app', 'data/store.db'), synchronous: 'full' },
+      cursorSecrets: [],
     });
     assert.ok(Object.isFrozen(config));
   });

@@ -1,5 +1,5 @@
 import { ConflictError, NotFoundError } from '../../errors/errors.js';
-import type { NewOrder, Order, OrderStatus, OrdersRepository } from '../../orders/orders-repository.js';
+import type { NewOrder, Order, OrderPageQuery, OrderStatus, OrdersRepository } from '../../orders/orders-repository.js';
 import { INT64_MAX } from '../../shared/int64.js';
 import { FOREIGN_KEY_VIOLATION, sqlState, UNIQUE_VIOLATION } from './postgres-errors.js';
 import { isoTimestamp, type Sql } from './postgres-sql.js';
@@ -102,5 +102,32 @@ export function createPostgresOrdersRepository(sql: Sql): OrdersRepository {
       );
       return row === undefined ? { changed: false } : { changed: false, current: row.status };
     },
+    async listPage(query) {
+      const { text, values } = pageSql(query);
+      return (await sql<OrderRow>(text, values)).map(toOrder);
+    },
+    async ordersVersion(accountId) {
+      const [row] = await sql<{ orders_version: bigint }>('SELECT orders_version FROM accounts WHERE id = $1', [accountId]);
+      return row?.orders_version ?? 0n;
+    },
   };
+}
+
+/** The keyset page query; its text depends only on which filters are present. */
+export function pageSql({ accountId, filter, afterId, limit }: OrderPageQuery): { text: string; values: unknown[] } {
+  const values: unknown[] = [accountId];
+  const param = (value: unknown) => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  const where = ['account_id = $1'];
+  if (afterId !== undefined) where.push(`id > ${param(afterId)}`);
+  // IN with one parameter per status (not = ANY(array)): with a single status
+  // the planner then walks (account_id, status, id) in id order.
+  if (filter.statuses !== undefined) where.push(`status IN (${filter.statuses.map((status) => param(status)).join(', ')})`);
+  if (filter.petId !== undefined) where.push(`pet_id = ${param(filter.petId)}`);
+  if (filter.complete !== undefined) where.push(`complete = ${param(filter.complete)}`);
+  if (filter.shipDateFrom !== undefined) where.push(`ship_date >= ${param(filter.shipDateFrom)}::timestamptz`);
+  if (filter.shipDateTo !== undefined) where.push(`ship_date < ${param(filter.shipDateTo)}::timestamptz`);
+  return { text: `SELECT ${COLUMNS} FROM orders WHERE ${where.join(' AND ')} ORDER BY id LIMIT ${param(limit)}`, values };
 }

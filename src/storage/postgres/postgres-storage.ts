@@ -8,6 +8,7 @@ import { createPostgresAccountsRepository } from './postgres-accounts-repository
 import { createPostgresApiKeysRepository } from './postgres-api-keys-repository.js';
 import { toStorageError } from './postgres-errors.js';
 import { createPostgresOrdersRepository } from './postgres-orders-repository.js';
+import { createPostgresSecretsRepository } from './postgres-secrets-repository.js';
 import type { Sql } from './postgres-sql.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations/postgres/', import.meta.url));
@@ -71,6 +72,7 @@ export function openPostgresStorage(config: Pick<PostgresDatabaseConfig, 'url' |
     accounts: createPostgresAccountsRepository(sql),
     apiKeys: createPostgresApiKeysRepository(sql),
     orders: createPostgresOrdersRepository(sql),
+    secrets: createPostgresSecretsRepository(sql),
     migrate: async () => {
       // Its own connection, without the request timeouts: it may wait for
       // another process's migrations and a migration may run long.

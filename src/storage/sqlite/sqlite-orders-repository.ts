@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { ConflictError, NotFoundError } from '../../errors/errors.js';
-import type { Order, OrderStatus, OrdersRepository } from '../../orders/orders-repository.js';
+import type { Order, OrderPageQuery, OrderStatus, OrdersRepository } from '../../orders/orders-repository.js';
 import { sqliteConstraint, statementCache } from './sqlite-util.js';
 
 interface OrderRow {
@@ -81,5 +81,49 @@ export function createSqliteOrdersRepository(db: Database.Database): OrdersRepos
         | undefined;
       return row === undefined ? { changed: false } : { changed: false, current: row.status };
     },
+    async listPage(query) {
+      const { text, args } = pageSql(query);
+      return (sql(text).all(...args) as OrderRow[]).map(toOrder);
+    },
+    async ordersVersion(accountId) {
+      const row = sql('SELECT orders_version FROM accounts WHERE id = ?').get(accountId) as { orders_version: bigint } | undefined;
+      return row?.orders_version ?? 0n;
+    },
   };
+}
+
+/**
+ * The keyset page query. Its text depends only on which filters are present
+ * (and how many statuses), so the statement cache stays small.
+ */
+export function pageSql({ accountId, filter, afterId, limit }: OrderPageQuery): { text: string; args: unknown[] } {
+  const where = ['account_id = ?'];
+  const args: unknown[] = [accountId];
+  if (afterId !== undefined) {
+    where.push('id > ?');
+    args.push(afterId);
+  }
+  if (filter.statuses !== undefined) {
+    where.push(`status IN (${filter.statuses.map(() => '?').join(', ')})`);
+    args.push(...filter.statuses);
+  }
+  if (filter.petId !== undefined) {
+    where.push('pet_id = ?');
+    args.push(filter.petId);
+  }
+  if (filter.complete !== undefined) {
+    where.push('complete = ?');
+    args.push(filter.complete ? 1 : 0);
+  }
+  // ship_date is normalised ISO 8601 UTC text of fixed width: text order is time order.
+  if (filter.shipDateFrom !== undefined) {
+    where.push('ship_date >= ?');
+    args.push(filter.shipDateFrom);
+  }
+  if (filter.shipDateTo !== undefined) {
+    where.push('ship_date < ?');
+    args.push(filter.shipDateTo);
+  }
+  args.push(limit);
+  return { text: `SELECT ${COLUMNS} FROM orders WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`, args };
 }

@@ -9,6 +9,7 @@ import type { MigrationReport, Storage } from '../storage.js';
 import { createSqliteAccountsRepository } from './sqlite-accounts-repository.js';
 import { createSqliteApiKeysRepository } from './sqlite-api-keys-repository.js';
 import { createSqliteOrdersRepository } from './sqlite-orders-repository.js';
+import { createSqliteSecretsRepository } from './sqlite-secrets-repository.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations/sqlite/', import.meta.url));
 /*
@@ -39,6 +40,7 @@ export function openSqliteStorage(file: string, { synchronous = 'full' }: { sync
     accounts: mapUnavailable(createSqliteAccountsRepository(db)),
     apiKeys: mapUnavailable(createSqliteApiKeysRepository(db)),
     orders: mapUnavailable(createSqliteOrdersRepository(db)),
+    secrets: mapUnavailable(createSqliteSecretsRepository(db)),
     migrate: async () => {
       db.pragma(`busy_timeout = ${MIGRATION_BUSY_TIMEOUT_MS}`);
       try {
