@@ -37,7 +37,8 @@ Commands:
 
 Every command but serve accepts --json (one JSON object on stdout).
 Configuration comes from the environment: PORT, HOST, DATABASE_URL, LOG_LEVEL,
-STORE_ENVIRONMENT, SHUTDOWN_GRACE_MS, DATABASE_POOL_SIZE, SQLITE_SYNCHRONOUS (see the README).
+STORE_ENVIRONMENT, SHUTDOWN_GRACE_MS, DATABASE_POOL_SIZE, SQLITE_SYNCHRONOUS,
+CURSOR_SECRET, CURSOR_SECRET_PREVIOUS (see the README).
 `;
 
 type Options = NonNullable<ParseArgsConfig['options']>;

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { ROOT, startServer } from '../support/process.js';
 
 test('when the v2 walkthrough is run verbatim against a fresh server, then it answers what the section says', async (t) => {
-  const doc = readFileSync(path.join(ROOT, 'docs', 'v2-readme-section.md'), 'utf8');
+  const doc = readFileSync(path.join(ROOT, 'docs', 'orders-v2.md'), 'utf8');
   const section = doc.slice(doc.indexOf('### Walkthrough'));
   const script = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
   assert.ok(script, 'walkthrough block not found');
