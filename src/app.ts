@@ -1,9 +1,12 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Services } from './composition.js';
+import { DEFAULT_LIMITS, type Limits } from './config/limits.js';
 import { AppError } from './errors/errors.js';
 import { registerHealthRoutes } from './health/health-routes.js';
 import { requireApiKey } from './http/authentication.js';
 import { installErrorHandling, sendError } from './http/error-handler.js';
+import { hardenedServerOptions, installHardening } from './http/hardening.js';
+import { createRateLimiter, type RateLimiter } from './http/rate-limit.js';
 import { installRawServerGuards, writeClientError } from './http/raw-responses.js';
 import { requestIdFor } from './http/request-id.js';
 import { formatSchemaError } from './http/schema-errors.js';
@@ -15,6 +18,10 @@ export interface AppDependencies {
   logger: FastifyBaseLogger;
   services: Services;
   storage: Pick<Storage, 'ping'>;
+  /** Default: the documented defaults (config/limits.ts). */
+  limits?: Limits;
+  /** Share one between hosts so a key has one budget per process; default: a new one from `limits`. */
+  rateLimiter?: RateLimiter;
 }
 
 /** Request bodies are not used by v1; this bounds what a client can make us read. */
@@ -24,8 +31,16 @@ const BODY_LIMIT_BYTES = 1024 * 1024;
  * Builds the store host: health probes, the /v1 API and the /v2 (beta) orders API. It never listens;
  * server.ts does, and tests inject requests.
  */
-export async function buildApp({ logger, services, storage }: AppDependencies): Promise<FastifyInstance> {
+export async function buildApp({
+  logger,
+  services,
+  storage,
+  limits = DEFAULT_LIMITS,
+  rateLimiter = createRateLimiter(limits.rateLimit),
+}: AppDependencies): Promise<FastifyInstance> {
+  const hardened = hardenedServerOptions(limits);
   const app = Fastify({
+    ...hardened,
     loggerInstance: logger,
     genReqId: requestIdFor,
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
@@ -39,7 +54,7 @@ export async function buildApp({ logger, services, storage }: AppDependencies): 
     },
     clientErrorHandler: writeClientError,
     // Node would answer a missing Host with a bare 400; onRequest answers with an Error record.
-    http: { requireHostHeader: false },
+    http: { ...hardened.http, requireHostHeader: false },
   });
   installRawServerGuards(app.server);
 
@@ -59,17 +74,18 @@ export async function buildApp({ logger, services, storage }: AppDependencies): 
   });
 
   installErrorHandling(app);
+  await installHardening(app, { limits, rateLimiter });
   registerHealthRoutes(app, { storage });
   await app.register(
     async (v1) => {
-      requireApiKey(v1, services.apiKeys);
+      requireApiKey(v1, services.apiKeys, { rateLimiter, keyUsage: services.keyUsage });
       registerOrdersRoutes(v1, { ordersService: services.orders });
     },
     { prefix: '/v1' },
   );
   await app.register(
     async (v2) => {
-      requireApiKey(v2, services.apiKeys);
+      requireApiKey(v2, services.apiKeys, { rateLimiter, keyUsage: services.keyUsage });
       registerOrdersV2Routes(v2, { ordersV2Service: services.ordersV2 });
     },
     { prefix: '/v2' },

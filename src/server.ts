@@ -16,7 +16,7 @@ export async function runServer(config: Config, stderr: NodeJS.WritableStream = 
   const migration = await container.storage.migrate();
   if (migration.applied.length > 0) logger.info({ applied: migration.applied }, 'database migrated');
 
-  const app = await buildApp({ logger, services: container.services, storage: container.storage });
+  const app = await buildApp({ logger, services: container.services, storage: container.storage, limits: config.limits });
 
   let address: string;
   try {
@@ -26,6 +26,7 @@ export async function runServer(config: Config, stderr: NodeJS.WritableStream = 
     await container.close();
     throw error;
   }
+  container.services.keyUsage.start(config.limits.keyUsageFlushMs, (err) => logger.warn({ err }, 'could not record API key usage'));
   // Registered only once listening: close-with-grace also acts on a normal exit.
   closeWithGrace({ delay: config.shutdownGraceMs, logger }, async ({ signal, err }) => {
     if (err !== undefined) logger.error({ err }, 'shutting down after an unexpected error');

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { parseLimits, type Limits } from './limits.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 export type DeploymentEnvironment = 'production' | 'staging';
@@ -42,6 +43,8 @@ export interface Config {
    * generated once and kept in the database.
    */
   readonly cursorSecrets: readonly string[];
+  /** Rate limits, timeouts, connection and load bounds (limits.ts). */
+  readonly limits: Limits;
 }
 
 export class ConfigError extends Error {
@@ -119,6 +122,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
 
   const cursorSecrets = parseCursorSecrets(read('CURSOR_SECRET'), read('CURSOR_SECRET_PREVIOUS'), problems);
 
+  const limits = parseLimits(env, problems);
+
   if (problems.length > 0 || port === undefined || shutdownGraceMs === undefined || typeof database === 'string') {
     throw new ConfigError(problems);
   }
@@ -130,6 +135,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     shutdownGraceMs,
     database: Object.freeze(database),
     cursorSecrets: Object.freeze(cursorSecrets),
+    limits,
   });
 }
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
+import { DEFAULT_LIMITS } from '../../src/config/limits.js';
 
 describe('configuration', () => {
   test('when the environment is empty, then the documented defaults apply', () => {
@@ -14,6 +15,8 @@ describe('configuration', () => {
       shutdownGraceMs: 10000,
       database: { kind: 'sqlite', path: path.resolve('/srv/app', 'data/store.db'), synchronous: 'full' },
       cursorSecrets: [],
+      // Spelled out in test/shared/limits.test.ts.
+      limits: DEFAULT_LIMITS,
     });
     assert.ok(Object.isFrozen(config));
   });
