@@ -7,7 +7,8 @@ import { test } from 'node:test';
 import { ROOT, runBin } from '../support/process.js';
 
 test('when the key commands of the hardening README section are run verbatim, then they succeed and do what it says', async (t) => {
-  const doc = readFileSync(path.join(ROOT, 'docs', 'hardening-readme-section.md'), 'utf8');
+  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const doc = readme.slice(readme.indexOf('### Key lifetime, scopes and rotation'));
   const script = /```sh\n([\s\S]*?)```/.exec(doc)?.[1];
   assert.ok(script, 'the sh block is missing');
   const dir = mkdtempSync(path.join(tmpdir(), 'store-orders-hardening-doc-'));
