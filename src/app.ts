@@ -1,20 +1,29 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Services } from './composition.js';
+import { loadConfig, type Config } from './config/config.js';
 import { AppError } from './errors/errors.js';
 import { registerHealthRoutes } from './health/health-routes.js';
 import { requireApiKey } from './http/authentication.js';
+import { announceDeprecation } from './http/deprecation.js';
 import { installErrorHandling, sendError } from './http/error-handler.js';
 import { installRawServerGuards, writeClientError } from './http/raw-responses.js';
 import { requestIdFor } from './http/request-id.js';
 import { formatSchemaError } from './http/schema-errors.js';
+import { registerDocsPage } from './openapi/docs-page.js';
+import { registerOpenApi, registerOpenApiRoute } from './openapi/openapi-document.js';
+import { storeOpenApiOptions } from './openapi/store-openapi.js';
 import { registerOrdersRoutes } from './orders/orders-routes.js';
 import { registerOrdersV2Routes } from './orders/orders-v2-routes.js';
+import { PETS_DEPRECATION_DOCUMENTATION } from './pets/pets-schemas.js';
+import { refuseAfterSunset, registerPetsRoutes } from './pets/pets-routes.js';
 import type { Storage } from './storage/storage.js';
 
 export interface AppDependencies {
   logger: FastifyBaseLogger;
   services: Services;
   storage: Pick<Storage, 'ping'>;
+  /** The servers the OpenAPI document names; the documented defaults when absent. */
+  config?: Pick<Config, 'publicBaseUrl' | 'stagingBaseUrl'>;
 }
 
 /** Request bodies are not used by v1; this bounds what a client can make us read. */
@@ -24,7 +33,7 @@ const BODY_LIMIT_BYTES = 1024 * 1024;
  * Builds the store host: health probes, the /v1 API and the /v2 (beta) orders API. It never listens;
  * server.ts does, and tests inject requests.
  */
-export async function buildApp({ logger, services, storage }: AppDependencies): Promise<FastifyInstance> {
+export async function buildApp({ logger, services, storage, config }: AppDependencies): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger,
     genReqId: requestIdFor,
@@ -59,6 +68,10 @@ export async function buildApp({ logger, services, storage }: AppDependencies): 
   });
 
   installErrorHandling(app);
+  // Before any route: the generator collects routes as they are added.
+  await registerOpenApi(app, storeOpenApiOptions(config ?? loadConfig({})));
+  registerOpenApiRoute(app);
+  await registerDocsPage(app);
   registerHealthRoutes(app, { storage });
   await app.register(
     async (v1) => {
@@ -73,6 +86,17 @@ export async function buildApp({ logger, services, storage }: AppDependencies): 
       registerOrdersV2Routes(v2, { ordersV2Service: services.ordersV2 });
     },
     { prefix: '/v2' },
+  );
+  await app.register(
+    async (pets) => {
+      // Deprecation headers and the sunset refusal come before authentication,
+      // so every response of the deprecated lookup carries them, 401 included.
+      announceDeprecation(pets, { ...services.pets.lifecycle, documentation: PETS_DEPRECATION_DOCUMENTATION });
+      refuseAfterSunset(pets, { petsService: services.pets });
+      requireApiKey(pets, services.apiKeys);
+      registerPetsRoutes(pets, { petsService: services.pets });
+    },
+    { prefix: '/v1' },
   );
   return app;
 }

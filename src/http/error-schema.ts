@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { ERROR_CODES } from '../errors/errors.js';
+import { ERROR_CODES, errorRecord, type ErrorCode } from '../errors/errors.js';
 
 /** The spec's Error record; `status` always equals the HTTP status. */
 export const ErrorRecordSchema = Type.Object(
@@ -10,3 +10,66 @@ export const ErrorRecordSchema = Type.Object(
   },
   { title: 'Error', additionalProperties: false },
 );
+
+interface HeaderDoc {
+  type: 'string';
+  description: string;
+  pattern?: string;
+  examples?: readonly string[];
+}
+
+/**
+ * A documented error response: the Error record with this response's
+ * description, one example, and the headers it carries. The generator turns
+ * the record itself into the shared `Error` component.
+ */
+export function errorResponse(
+  description: string,
+  example: { code: ErrorCode; message: string },
+  headers: Readonly<Record<string, HeaderDoc>> = {},
+) {
+  return Type.Object(ErrorRecordSchema.properties, {
+    title: 'Error',
+    additionalProperties: false,
+    description,
+    examples: [errorRecord(example.code, example.message)],
+    ...(Object.keys(headers).length > 0 ? { headers } : {}),
+  });
+}
+
+const WWW_AUTHENTICATE: Readonly<Record<string, HeaderDoc>> = {
+  'WWW-Authenticate': {
+    type: 'string',
+    description: 'RFC 6750 challenge: Bearer realm="store-orders", with error="invalid_token" for a rejected key.',
+    examples: ['Bearer realm="store-orders", error="invalid_token"'],
+  },
+};
+
+/** Responses every authenticated /v1 operation can give, whatever it does. */
+export function commonErrorResponses(extraHeaders: Readonly<Record<string, HeaderDoc>> = {}) {
+  return {
+    400: errorResponse(
+      'The request is malformed: a body or Content-Type this operation does not accept (malformed_request).',
+      { code: 'malformed_request', message: 'The request Content-Type is not supported here.' },
+      extraHeaders,
+    ),
+    401: errorResponse(
+      'The API key is missing or invalid (missing_api_key, invalid_api_key).',
+      { code: 'missing_api_key', message: 'An API key is required: send Authorization: Bearer <API key>.' },
+      { ...WWW_AUTHENTICATE, ...extraHeaders },
+    ),
+    500: errorResponse(
+      'An internal error; details are logged, never returned.',
+      { code: 'internal_error', message: 'An internal error occurred. It has been logged; retrying may help.' },
+      extraHeaders,
+    ),
+    503: errorResponse(
+      'The server is shutting down or its database is unreachable; retry after the given delay.',
+      { code: 'service_unavailable', message: 'The server is shutting down; retry the request.' },
+      {
+        'Retry-After': { type: 'string', description: 'Seconds to wait before retrying.', examples: ['1'] },
+        ...extraHeaders,
+      },
+    ),
+  } as const;
+}

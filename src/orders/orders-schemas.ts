@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { ErrorRecordSchema } from '../http/error-schema.js';
+import { commonErrorResponses, errorResponse } from '../http/error-schema.js';
 import { INT64_DECIMAL_PATTERN } from '../shared/int64.js';
 
 /**
@@ -34,9 +34,18 @@ export const OrderIdParamsSchema = Type.Object({
   }),
 });
 
+const ORDER_EXAMPLE = {
+  id: 1001,
+  petId: 42,
+  quantity: 2,
+  shipDate: '2026-12-01T10:00:00.000Z',
+  complete: false,
+};
+
 export const listOrdersSchema = {
   operationId: 'listOrders',
   tags: ['orders'],
+  'x-stability': 'stable',
   summary: 'List every order',
   description:
     "Returns all of the account's orders that have not been cancelled, ordered by id, in one response. " +
@@ -47,23 +56,33 @@ export const listOrdersSchema = {
     ),
   }),
   response: {
-    200: Type.Array(OrderSchema, { description: 'The orders.' }),
+    200: Type.Array(OrderSchema, { description: 'The orders.', examples: [[ORDER_EXAMPLE]] }),
     304: Type.Null({ description: 'The listing has not changed since the ETag the client sent; no body.' }),
-    401: ErrorRecordSchema,
+    ...commonErrorResponses(),
   },
 } as const;
 
 export const cancelOrderSchema = {
   operationId: 'cancelOrder',
   tags: ['orders'],
+  'x-stability': 'stable',
   summary: 'Cancel an order',
   description: 'Cancels a pending order. Shipped orders cannot be cancelled.',
   params: OrderIdParamsSchema,
   response: {
     204: Type.Null({ description: 'The order was pending and is now cancelled.' }),
-    400: ErrorRecordSchema,
-    401: ErrorRecordSchema,
-    404: ErrorRecordSchema,
-    409: ErrorRecordSchema,
+    ...commonErrorResponses(),
+    400: errorResponse('The orderId is not a decimal int64 (validation_failed), or the request is malformed (malformed_request).', {
+      code: 'validation_failed',
+      message: `Path parameter orderId is not valid. Expected: ${ORDER_ID_DESCRIPTION}`,
+    }),
+    404: errorResponse('No such order for this account; a cancelled order is not found either (order_not_found).', {
+      code: 'order_not_found',
+      message: 'Order 1001 was not found.',
+    }),
+    409: errorResponse('The order has already shipped and cannot be cancelled (order_already_shipped).', {
+      code: 'order_already_shipped',
+      message: 'Order 1001 has already shipped and cannot be cancelled.',
+    }),
   },
 } as const;
