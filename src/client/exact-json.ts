@@ -24,7 +24,7 @@ export function parseJsonExact(text: string, int64Keys: ReadonlySet<string>): un
       continue;
     }
     if (char !== '-' && !(char !== undefined && char >= '0' && char <= '9')) continue;
-    const match = /^-?\d+(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i, i + 400));
+    const match = /^-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i, i + 400));
     if (match === null) continue;
     const literal = match[0];
     if (match[1] === undefined && match[2] === undefined) {
