@@ -74,7 +74,10 @@ export interface components {
             code: "validation_failed" | "malformed_request" | "missing_api_key" | "invalid_api_key" | "route_not_found" | "order_not_found" | "account_not_found" | "api_key_not_found" | "pet_not_found" | "method_not_allowed" | "order_already_shipped" | "order_not_pending" | "order_id_taken" | "pet_id_taken" | "endpoint_sunset" | "payload_too_large" | "headers_too_large" | "internal_error" | "service_unavailable";
             /** @description Human-readable description. */
             message: string;
-            /** @description The HTTP status code of the response. */
+            /**
+             * Format: int32
+             * @description The HTTP status code of the response.
+             */
             status: number;
         };
         /** Order */
@@ -89,7 +92,10 @@ export interface components {
              * @description Identifier of the animal in this order.
              */
             petId?: bigint;
-            /** @description Number of units ordered. */
+            /**
+             * Format: int32
+             * @description Number of units ordered.
+             */
             quantity?: number;
             /**
              * Format: date-time

@@ -38,16 +38,19 @@ export const DEPRECATION_HEADER_DOCS = {
   Deprecation: {
     type: 'string',
     pattern: '^@-?[0-9]+$',
+    maxLength: 21,
     description: 'RFC 9745: when the operation was (or will be) deprecated, as @<unix seconds>.',
     examples: ['@1782864000'],
   },
   Sunset: {
     type: 'string',
+    maxLength: 29,
     description: 'RFC 8594: when the operation stops answering (then 410), as an IMF-fixdate.',
     examples: ['Thu, 01 Jul 2027 00:00:00 GMT'],
   },
   Link: {
     type: 'string',
+    maxLength: 1000,
     description: 'The documentation of the deprecation and the sunset (rel="deprecation", rel="sunset").',
     examples: ['</docs#/pets/getPet>; rel="deprecation"; type="text/html", </docs#/pets/getPet>; rel="sunset"; type="text/html"'],
   },

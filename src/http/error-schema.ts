@@ -5,8 +5,8 @@ import { ERROR_CODES, errorRecord, type ErrorCode } from '../errors/errors.js';
 export const ErrorRecordSchema = Type.Object(
   {
     code: Type.String({ enum: ERROR_CODES, description: 'Machine-readable error code, one of a closed set.' }),
-    message: Type.String({ description: 'Human-readable description.' }),
-    status: Type.Integer({ description: 'The HTTP status code of the response.' }),
+    message: Type.String({ maxLength: 2000, description: 'Human-readable description.' }),
+    status: Type.Integer({ format: 'int32', minimum: 400, maximum: 599, description: 'The HTTP status code of the response.' }),
   },
   { title: 'Error', additionalProperties: false },
 );
@@ -15,6 +15,7 @@ interface HeaderDoc {
   type: 'string';
   description: string;
   pattern?: string;
+  maxLength: number;
   examples?: readonly string[];
 }
 
@@ -40,6 +41,7 @@ export function errorResponse(
 const WWW_AUTHENTICATE: Readonly<Record<string, HeaderDoc>> = {
   'WWW-Authenticate': {
     type: 'string',
+    maxLength: 200,
     description: 'RFC 6750 challenge: Bearer realm="store-orders", with error="invalid_token" for a rejected key.',
     examples: ['Bearer realm="store-orders", error="invalid_token"'],
   },
@@ -67,7 +69,7 @@ export function commonErrorResponses(extraHeaders: Readonly<Record<string, Heade
       'The server is shutting down or its database is unreachable; retry after the given delay.',
       { code: 'service_unavailable', message: 'The server is shutting down; retry the request.' },
       {
-        'Retry-After': { type: 'string', description: 'Seconds to wait before retrying.', examples: ['1'] },
+        'Retry-After': { type: 'string', pattern: '^[0-9]+$', maxLength: 10, description: 'Seconds to wait before retrying.', examples: ['1'] },
         ...extraHeaders,
       },
     ),

@@ -30,7 +30,7 @@ export interface OpenApiOptions {
     license?: { name: string; identifier?: string; url?: string };
   };
   /** The first server's path (e.g. `/v1`) is the prefix every documented route lives under. */
-  servers: { url: string; description: string }[];
+  servers: { url: string; description: string; 'x-internal'?: boolean }[];
   tags: { name: string; description: string }[];
   /** Defaults to one global HTTP bearer scheme named `bearerAuth`. */
   securitySchemes?: Record<string, Json>;

@@ -45,8 +45,8 @@ export function storeOpenApiOptions(config: Pick<Config, 'publicBaseUrl' | 'stag
       license: { name: 'Proprietary', url: 'https://store.example.com/terms' },
     },
     servers: [
-      { url: config.publicBaseUrl, description: 'Production (PUBLIC_BASE_URL)' },
-      { url: config.stagingBaseUrl, description: 'Staging: same paths, separate data and keys (STAGING_BASE_URL)' },
+      { url: config.publicBaseUrl, description: 'Production (PUBLIC_BASE_URL)', 'x-internal': false },
+      { url: config.stagingBaseUrl, description: 'Staging: same paths, separate data and keys (STAGING_BASE_URL)', 'x-internal': false },
     ],
     tags: [
       { name: 'orders', description: 'The store\'s orders.' },

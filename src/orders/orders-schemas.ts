@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { commonErrorResponses, errorResponse } from '../http/error-schema.js';
 import { INT64_DECIMAL_PATTERN } from '../shared/int64.js';
+import { QUANTITY_MAX } from './orders-service.js';
 
 /**
  * An int64 carried as bigint in code and written as a plain JSON number with
@@ -13,9 +14,9 @@ export const OrderSchema = Type.Object(
   {
     id: Type.Optional(Int64('Unique order identifier.')),
     petId: Type.Optional(Int64('Identifier of the animal in this order.')),
-    quantity: Type.Optional(Type.Integer({ description: 'Number of units ordered.' })),
+    quantity: Type.Optional(Type.Integer({ format: 'int32', minimum: 1, maximum: QUANTITY_MAX, description: 'Number of units ordered.' })),
     shipDate: Type.Optional(
-      Type.String({ format: 'date-time', description: 'Expected or actual ship date, ISO 8601 in UTC.' }),
+      Type.String({ format: 'date-time', maxLength: 35, description: 'Expected or actual ship date, ISO 8601 in UTC.' }),
     ),
     complete: Type.Optional(Type.Boolean({ description: 'Whether the order has been fulfilled.' })),
   },
