@@ -21,4 +21,11 @@ export default {
     // The API sends no CORS headers: bearer keys belong on servers, not in pages of other origins, so no Allow-Origin is documented.
     'owasp:api8:2023-define-cors-origin': 'off',
   },
+  overrides: [
+    {
+      // listOrders takes no input at all (no parameters, no body is read), so it has no validation error to document.
+      files: ['openapi/openapi.json#/paths/~1store~1orders/get/responses'],
+      rules: { 'owasp:api8:2023-define-error-validation': 'off' },
+    },
+  ],
 };

@@ -153,22 +153,6 @@ export interface operations {
                     "application/json": components["schemas"]["Order"][];
                 };
             };
-            /** @description The request is malformed: a body or Content-Type this operation does not accept (malformed_request). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "malformed_request",
-                     *       "message": "The request Content-Type is not supported here.",
-                     *       "status": 400
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The API key is missing or invalid (missing_api_key, invalid_api_key). */
             401: {
                 headers: {
@@ -242,7 +226,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The orderId is not a decimal int64 (validation_failed), or the request is malformed (malformed_request). */
+            /** @description The orderId is not a decimal int64 (validation_failed), or the request has a body with a Content-Type other than JSON, or invalid JSON (malformed_request). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -377,7 +361,7 @@ export interface operations {
                     "application/json": components["schemas"]["Pet"];
                 };
             };
-            /** @description The petId is not a decimal int64 (validation_failed), or the request is malformed (malformed_request). */
+            /** @description The petId is not a decimal int64 (validation_failed). */
             400: {
                 headers: {
                     /** @description RFC 9745: when the operation was (or will be) deprecated, as @<unix seconds>. */

@@ -50,11 +50,6 @@ const WWW_AUTHENTICATE: Readonly<Record<string, HeaderDoc>> = {
 /** Responses every authenticated /v1 operation can give, whatever it does. */
 export function commonErrorResponses(extraHeaders: Readonly<Record<string, HeaderDoc>> = {}) {
   return {
-    400: errorResponse(
-      'The request is malformed: a body or Content-Type this operation does not accept (malformed_request).',
-      { code: 'malformed_request', message: 'The request Content-Type is not supported here.' },
-      extraHeaders,
-    ),
     401: errorResponse(
       'The API key is missing or invalid (missing_api_key, invalid_api_key).',
       { code: 'missing_api_key', message: 'An API key is required: send Authorization: Bearer <API key>.' },

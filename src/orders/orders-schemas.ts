@@ -73,7 +73,7 @@ export const cancelOrderSchema = {
   response: {
     204: Type.Null({ description: 'The order was pending and is now cancelled.' }),
     ...commonErrorResponses(),
-    400: errorResponse('The orderId is not a decimal int64 (validation_failed), or the request is malformed (malformed_request).', {
+    400: errorResponse('The orderId is not a decimal int64 (validation_failed), or the request has a body with a Content-Type other than JSON, or invalid JSON (malformed_request).', {
       code: 'validation_failed',
       message: `Path parameter orderId is not valid. Expected: ${ORDER_ID_DESCRIPTION}`,
     }),

@@ -44,7 +44,7 @@ export const getPetSchema = {
     }),
     ...commonErrorResponses(DEPRECATION_HEADER_DOCS),
     400: errorResponse(
-      'The petId is not a decimal int64 (validation_failed), or the request is malformed (malformed_request).',
+      'The petId is not a decimal int64 (validation_failed).',
       { code: 'validation_failed', message: `Path parameter petId is not valid. Expected: ${PET_ID_DESCRIPTION}` },
       DEPRECATION_HEADER_DOCS,
     ),
