@@ -14,6 +14,9 @@ describe('configuration', () => {
       shutdownGraceMs: 10000,
       database: { kind: 'sqlite', path: path.resolve('/srv/app', 'data/store.db'), synchronous: 'full' },
       cursorSecrets: [],
+      publicBaseUrl: 'https://store.example.com/v1',
+      stagingBaseUrl: 'https://staging.store.example.com/v1',
+      pets: { deprecatedAt: new Date('2026-07-01T00:00:00Z'), sunsetAt: new Date('2027-07-01T00:00:00Z') },
     });
     assert.ok(Object.isFrozen(config));
   });
