@@ -53,9 +53,9 @@ const BEARER: Record<string, Json> = {
  *    never become a JS number) is documented as `integer`/`int64`;
  *  - every schema with a `title` becomes a shared component, referenced by
  *    `$ref` (`Order`, `Error`, ...).
- * Routes outside the first server's path (health probes, the docs page) are
- * left out; every other route must have an operationId, tags and
- * `x-stability`, or generating the document throws.
+ * Routes outside the first server's path (health probes, the docs page) and
+ * routes with `hide: true` are left out; every other route must have an
+ * operationId, tags and `x-stability`, or generating the document throws.
  */
 export async function registerOpenApi(app: FastifyInstance, options: OpenApiOptions): Promise<void> {
   const basePath = new URL(options.servers[0]?.url ?? 'http://localhost/').pathname.replace(/\/+$/, '');
@@ -72,6 +72,7 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
     transform: ({ schema, url }) => {
       const inside = url === basePath || url.startsWith(`${basePath}/`);
       if (!inside || schema === undefined) return { schema: { ...schema, hide: true }, url };
+      if (schema.hide === true) return { schema, url };
       assertDocumented(schema, url);
       return { schema: { ...schema, params: documentInt64Params(schema.params) }, url };
     },
