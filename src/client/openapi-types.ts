@@ -71,7 +71,7 @@ export interface components {
              * @description Machine-readable error code, one of a closed set.
              * @enum {string}
              */
-            code: "validation_failed" | "malformed_request" | "missing_api_key" | "invalid_api_key" | "route_not_found" | "order_not_found" | "account_not_found" | "api_key_not_found" | "pet_not_found" | "method_not_allowed" | "order_already_shipped" | "order_not_pending" | "order_id_taken" | "pet_id_taken" | "endpoint_sunset" | "payload_too_large" | "headers_too_large" | "internal_error" | "service_unavailable";
+            code: "validation_failed" | "malformed_request" | "missing_api_key" | "invalid_api_key" | "route_not_found" | "order_not_found" | "account_not_found" | "api_key_not_found" | "pet_not_found" | "method_not_allowed" | "expectation_failed" | "order_already_shipped" | "order_not_pending" | "order_id_taken" | "pet_id_taken" | "endpoint_sunset" | "payload_too_large" | "headers_too_large" | "internal_error" | "service_unavailable";
             /** @description Human-readable description. */
             message: string;
             /**

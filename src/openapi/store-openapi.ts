@@ -11,7 +11,8 @@ Every operation requires \`Authorization: Bearer <API key>\`. Every non-2xx resp
 \`{code, message, status}\` whose \`status\` equals the HTTP status. Besides the responses each operation lists,
 any path answers 405 \`method_not_allowed\` (with an \`Allow\` header) to a method it does not define, and an
 unknown path answers 404 \`route_not_found\`; a request body over 1 MiB gets 413 \`payload_too_large\`,
-oversized headers 431 \`headers_too_large\`, and bytes that are not HTTP 400 \`malformed_request\`.
+oversized headers 431 \`headers_too_large\`, an \`Expect\` other than \`100-continue\` 417
+\`expectation_failed\`, and bytes that are not HTTP (or \`CONNECT\`) 400 \`malformed_request\`.
 
 Identifiers are int64 and written as plain JSON numbers with every digit: parse them with a JSON parser that
 keeps integers above 2^53 exact (the typed client \`store-orders/client\` does).
