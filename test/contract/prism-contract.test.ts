@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { createServer } from 'node:net';
+import Database from 'better-sqlite3';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
@@ -78,7 +79,7 @@ interface Exchange {
 test('when real requests for every documented status go through Prism validating against openapi.json, then no response violates it', async (t) => {
   let now = new Date('2026-11-22T00:00:00Z');
   const clock: Clock = { now: () => new Date(now) };
-  const { app, services, storage, tenant } = await createTestApp(t, sqliteBackend, { clock });
+  const { app, services, storage, database, tenant } = await createTestApp(t, sqliteBackend, { clock });
   // The document's servers end in /v1 and its paths do not; Prism appends the path to the upstream URL.
   const prism = await startPrism(t, `${await app.listen({ host: '127.0.0.1', port: 0 })}/v1`);
 
@@ -122,10 +123,20 @@ test('when real requests for every documented status go through Prism validating
   now = new Date('2027-07-01T00:00:00Z');
   await run([{ name: 'getPet 410 (after sunset)', method: 'GET', path: `/pets/${pet.id}`, headers: auth, expect: 410 }]);
 
-  // A database that has gone away is a real internal fault.
-  await storage.close();
+  // A table that has disappeared (another process broke the schema) is a real internal fault: 500.
+  if (database.kind !== 'sqlite') throw new Error('this test drives a SQLite file');
+  const intruder = new Database(database.path);
+  intruder.exec('DROP TABLE orders');
+  intruder.close();
   await run([
     { name: 'listOrders 500', method: 'GET', path: '/store/orders', headers: auth, expect: 500 },
     { name: 'cancelOrder 500', method: 'DELETE', path: `/store/orders/${shipped.id}`, headers: auth, expect: 500 },
+  ]);
+
+  // A database that cannot answer is retryable: 503 with Retry-After.
+  await storage.close();
+  await run([
+    { name: 'listOrders 503', method: 'GET', path: '/store/orders', headers: auth, expect: 503 },
+    { name: 'cancelOrder 503', method: 'DELETE', path: `/store/orders/${shipped.id}`, headers: auth, expect: 503 },
   ]);
 });
