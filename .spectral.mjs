@@ -23,6 +23,11 @@ export default {
   },
   overrides: [
     {
+      // If-None-Match is a free list of ETags; a maxLength would add a 400 the listing never gives. Node bounds headers (431).
+      files: ['openapi/openapi.json#/paths/~1store~1orders/get/parameters/0/schema'],
+      rules: { 'owasp:api4:2023-string-limit': 'off' },
+    },
+    {
       // listOrders takes no input at all (no parameters, no body is read), so it has no validation error to document.
       files: ['openapi/openapi.json#/paths/~1store~1orders/get/responses'],
       rules: { 'owasp:api8:2023-define-error-validation': 'off' },

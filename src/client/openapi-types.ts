@@ -9,7 +9,7 @@ export interface paths {
         };
         /**
          * List every order
-         * @description Returns all of the account's orders that have not been cancelled, ordered by id, in one response.
+         * @description Returns all of the account's orders that have not been cancelled, ordered by id, in one response. The response carries a strong ETag; If-None-Match answers 304 while nothing listed has changed.
          */
         get: operations["listOrders"];
         put?: never;
@@ -71,7 +71,7 @@ export interface components {
              * @description Machine-readable error code, one of a closed set.
              * @enum {string}
              */
-            code: "validation_failed" | "malformed_request" | "missing_api_key" | "invalid_api_key" | "route_not_found" | "order_not_found" | "account_not_found" | "api_key_not_found" | "pet_not_found" | "method_not_allowed" | "expectation_failed" | "order_already_shipped" | "order_not_pending" | "order_id_taken" | "pet_id_taken" | "endpoint_sunset" | "payload_too_large" | "headers_too_large" | "internal_error" | "service_unavailable";
+            code: "validation_failed" | "malformed_request" | "invalid_cursor" | "missing_api_key" | "invalid_api_key" | "route_not_found" | "order_not_found" | "account_not_found" | "api_key_not_found" | "pet_not_found" | "method_not_allowed" | "expectation_failed" | "order_already_shipped" | "order_not_pending" | "order_already_cancelled" | "order_id_taken" | "pet_id_taken" | "endpoint_sunset" | "payload_too_large" | "headers_too_large" | "internal_error" | "service_unavailable";
             /** @description Human-readable description. */
             message: string;
             /**
@@ -127,7 +127,10 @@ export interface operations {
     listOrders: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description ETags of listings the client holds; a match (or *) answers 304 with no body. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -152,6 +155,13 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Order"][];
                 };
+            };
+            /** @description The listing has not changed since the ETag the client sent; no body. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description The API key is missing or invalid (missing_api_key, invalid_api_key). */
             401: {

@@ -120,6 +120,10 @@ test('when real requests for every documented status go through Prism validating
     { name: 'getPet 401', method: 'GET', path: `/pets/${pet.id}`, headers: wrongKey, expect: 401 },
   ]);
 
+  const etag = (await send(`${prism}/store/orders`, { name: 'etag', method: 'GET', path: '/store/orders', headers: auth, expect: 200 })).headers.etag;
+  assert.equal(typeof etag, 'string');
+  await run([{ name: 'listOrders 304', method: 'GET', path: '/store/orders', headers: { ...auth, 'if-none-match': String(etag) }, expect: 304 }]);
+
   now = new Date('2027-07-01T00:00:00Z');
   await run([{ name: 'getPet 410 (after sunset)', method: 'GET', path: `/pets/${pet.id}`, headers: auth, expect: 410 }]);
 
