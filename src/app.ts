@@ -1,17 +1,24 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Services } from './composition.js';
 import { DEFAULT_LIMITS, type Limits } from './config/limits.js';
+import { loadConfig, type Config } from './config/config.js';
 import { AppError } from './errors/errors.js';
 import { registerHealthRoutes } from './health/health-routes.js';
 import { requireApiKey } from './http/authentication.js';
+import { announceDeprecation } from './http/deprecation.js';
 import { installErrorHandling, sendError } from './http/error-handler.js';
 import { hardenedServerOptions, installHardening } from './http/hardening.js';
 import { createRateLimiter, type RateLimiter } from './http/rate-limit.js';
 import { installRawServerGuards, writeClientError } from './http/raw-responses.js';
 import { requestIdFor } from './http/request-id.js';
 import { formatSchemaError } from './http/schema-errors.js';
+import { registerDocsPage } from './openapi/docs-page.js';
+import { registerOpenApi, registerOpenApiRoute } from './openapi/openapi-document.js';
+import { storeOpenApiOptions } from './openapi/store-openapi.js';
 import { registerOrdersRoutes } from './orders/orders-routes.js';
 import { registerOrdersV2Routes } from './orders/orders-v2-routes.js';
+import { PETS_DEPRECATION_DOCUMENTATION } from './pets/pets-schemas.js';
+import { refuseAfterSunset, registerPetsRoutes } from './pets/pets-routes.js';
 import type { Storage } from './storage/storage.js';
 
 export interface AppDependencies {
@@ -22,6 +29,8 @@ export interface AppDependencies {
   limits?: Limits;
   /** Share one between hosts so a key has one budget per process; default: a new one from `limits`. */
   rateLimiter?: RateLimiter;
+  /** The servers the OpenAPI document names; the documented defaults when absent. */
+  config?: Pick<Config, 'publicBaseUrl' | 'stagingBaseUrl'>;
 }
 
 /** Request bodies are not used by v1; this bounds what a client can make us read. */
@@ -37,6 +46,7 @@ export async function buildApp({
   storage,
   limits = DEFAULT_LIMITS,
   rateLimiter = createRateLimiter(limits.rateLimit),
+  config,
 }: AppDependencies): Promise<FastifyInstance> {
   const hardened = hardenedServerOptions(limits);
   const app = Fastify({
@@ -75,6 +85,10 @@ export async function buildApp({
 
   installErrorHandling(app);
   await installHardening(app, { limits, rateLimiter });
+  // Before any route: the generator collects routes as they are added.
+  await registerOpenApi(app, storeOpenApiOptions(config ?? loadConfig({})));
+  registerOpenApiRoute(app);
+  await registerDocsPage(app);
   registerHealthRoutes(app, { storage });
   await app.register(
     async (v1) => {
@@ -89,6 +103,17 @@ export async function buildApp({
       registerOrdersV2Routes(v2, { ordersV2Service: services.ordersV2 });
     },
     { prefix: '/v2' },
+  );
+  await app.register(
+    async (pets) => {
+      // Deprecation headers and the sunset refusal come before authentication,
+      // so every response of the deprecated lookup carries them, 401 included.
+      announceDeprecation(pets, { ...services.pets.lifecycle, documentation: PETS_DEPRECATION_DOCUMENTATION });
+      refuseAfterSunset(pets, { petsService: services.pets });
+      requireApiKey(pets, services.apiKeys, { rateLimiter, keyUsage: services.keyUsage });
+      registerPetsRoutes(pets, { petsService: services.pets });
+    },
+    { prefix: '/v1' },
   );
   return app;
 }

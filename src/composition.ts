@@ -1,10 +1,11 @@
 import { createAccountsService } from './accounts/accounts-service.js';
 import { createApiKeysService } from './api-keys/api-keys-service.js';
 import { createKeyUsageRecorder } from './api-keys/api-key-usage.js';
-import type { Config } from './config/config.js';
+import { loadConfig, type Config } from './config/config.js';
 import { createCursorCodec } from './orders/orders-cursor.js';
 import { createOrdersService } from './orders/orders-service.js';
 import { createOrdersV2Service } from './orders/orders-v2-service.js';
+import { createPetsService } from './pets/pets-service.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { openStorage, type Storage } from './storage/storage.js';
 
@@ -14,6 +15,7 @@ export interface Services {
   keyUsage: ReturnType<typeof createKeyUsageRecorder>;
   orders: ReturnType<typeof createOrdersService>;
   ordersV2: ReturnType<typeof createOrdersV2Service>;
+  pets: ReturnType<typeof createPetsService>;
 }
 
 export interface Container {
@@ -26,7 +28,7 @@ export interface Container {
 /** Builds every service over one storage. The only place dependencies are wired. */
 export function createServices(
   storage: Storage,
-  config: Pick<Config, 'environment'> & Partial<Pick<Config, 'cursorSecrets'>>,
+  config: Pick<Config, 'environment'> & Partial<Pick<Config, 'cursorSecrets' | 'pets'>>,
   clock: Clock = systemClock,
 ): Services {
   return {
@@ -44,6 +46,8 @@ export function createServices(
       cursors: createCursorCodec({ secrets: config.cursorSecrets ?? [], secretsRepository: storage.secrets, clock }),
       clock,
     }),
+    // Callers that do not say (tests of other capabilities) get the documented default dates.
+    pets: createPetsService({ petsRepository: storage.pets, clock, lifecycle: config.pets ?? loadConfig({}).pets }),
   };
 }
 

@@ -16,7 +16,7 @@ export async function runServer(config: Config, stderr: NodeJS.WritableStream = 
   const migration = await container.storage.migrate();
   if (migration.applied.length > 0) logger.info({ applied: migration.applied }, 'database migrated');
 
-  const app = await buildApp({ logger, services: container.services, storage: container.storage, limits: config.limits });
+  const app = await buildApp({ logger, services: container.services, storage: container.storage, limits: config.limits, config });
 
   let address: string;
   try {

@@ -43,11 +43,14 @@ Commands:
                                           Place a pending order
   orders list --account <id>              List an account's orders, any status
   orders ship <orderId>                   Move a pending order to shipped
+  pets create --account <id> --name <name> [--id <int64>]
+                                          Register a pet (for the deprecated pet lookup)
 
 Every command but serve accepts --json (one JSON object on stdout).
 Configuration comes from the environment: PORT, HOST, DATABASE_URL, LOG_LEVEL,
 STORE_ENVIRONMENT, SHUTDOWN_GRACE_MS, DATABASE_POOL_SIZE, SQLITE_SYNCHRONOUS,
-CURSOR_SECRET, CURSOR_SECRET_PREVIOUS (see the README).
+CURSOR_SECRET, CURSOR_SECRET_PREVIOUS, PUBLIC_BASE_URL, STAGING_BASE_URL,
+PETS_DEPRECATION_DATE, PETS_SUNSET_DATE (see the README).
 `;
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -211,6 +214,21 @@ const COMMANDS: Readonly<Record<string, Command>> = {
       const orderId = int64(args[0] ?? '', 'orderId');
       await container.services.orders.shipOrder(orderId);
       print.result({ id: orderId, status: 'shipped' }, `Order ${orderId} is now shipped.`);
+    },
+  },
+  'pets create': {
+    options: { ...json, account: { type: 'string' }, name: { type: 'string' }, id: { type: 'string' } },
+    async run({ container, values, print }) {
+      const id = optionalString(values, 'id');
+      const pet = await container.services.pets.createPet({
+        accountId: accountIdOption(values),
+        name: requiredString(values, 'name'),
+        id: id === undefined ? undefined : int64(id, '--id'),
+      });
+      print.result(
+        { id: pet.id, accountId: pet.accountId, name: pet.name, createdAt: pet.createdAt },
+        `Created pet ${pet.id} (${pet.name}) for account ${pet.accountId}.`,
+      );
     },
   },
 };

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { parseLimits, type Limits } from './limits.js';
+import { normalizeDateTime } from '../shared/date-time.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 export type DeploymentEnvironment = 'production' | 'staging';
@@ -45,6 +46,16 @@ export interface Config {
   readonly cursorSecrets: readonly string[];
   /** Rate limits, timeouts, connection and load bounds (limits.ts). */
   readonly limits: Limits;
+  /** Where clients reach the API (includes the /v1 prefix); the OpenAPI document's servers. */
+  readonly publicBaseUrl: string;
+  readonly stagingBaseUrl: string;
+  /** The deprecated pet lookup's lifecycle: deprecated since, and gone from (sunset >= deprecation). */
+  readonly pets: Readonly<PetsLifecycleConfig>;
+}
+
+export interface PetsLifecycleConfig {
+  deprecatedAt: Date;
+  sunsetAt: Date;
 }
 
 export class ConfigError extends Error {
@@ -68,6 +79,10 @@ export const DEFAULTS = {
   SQLITE_SYNCHRONOUS: 'full',
   CURSOR_SECRET: '',
   CURSOR_SECRET_PREVIOUS: '',
+  PUBLIC_BASE_URL: 'https://store.example.com/v1',
+  STAGING_BASE_URL: 'https://staging.store.example.com/v1',
+  PETS_DEPRECATION_DATE: '2026-07-01T00:00:00Z',
+  PETS_SUNSET_DATE: '2027-07-01T00:00:00Z',
 } as const;
 
 const SQLITE_SYNCHRONOUS_VALUES: readonly SqliteSynchronous[] = ['full', 'normal'];
@@ -124,18 +139,30 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
 
   const limits = parseLimits(env, problems);
 
-  if (problems.length > 0 || port === undefined || shutdownGraceMs === undefined || typeof database === 'string') {
+  const publicBaseUrl = parseBaseUrl(read('PUBLIC_BASE_URL'));
+  if (publicBaseUrl === undefined) problems.push('PUBLIC_BASE_URL must be an absolute http(s) URL without query or fragment, e.g. https://store.example.com/v1');
+  const stagingBaseUrl = parseBaseUrl(read('STAGING_BASE_URL'));
+  if (stagingBaseUrl === undefined) problems.push('STAGING_BASE_URL must be an absolute http(s) URL without query or fragment, e.g. https://staging.store.example.com/v1');
+
+  const deprecatedAt = parseInstant(read('PETS_DEPRECATION_DATE'));
+  if (deprecatedAt === undefined) problems.push('PETS_DEPRECATION_DATE must be an ISO 8601 date (2026-07-01) or date-time with a zone (2026-07-01T00:00:00Z)');
+  const sunsetAt = parseInstant(read('PETS_SUNSET_DATE'));
+  if (sunsetAt === undefined) problems.push('PETS_SUNSET_DATE must be an ISO 8601 date (2027-07-01) or date-time with a zone (2027-07-01T00:00:00Z)');
+  if (deprecatedAt !== undefined && sunsetAt !== undefined && sunsetAt.getTime() < deprecatedAt.getTime()) {
+    problems.push('PETS_SUNSET_DATE must not be earlier than PETS_DEPRECATION_DATE (RFC 8594)');
+  }
+
+  if (
+    problems.length > 0 || port === undefined || shutdownGraceMs === undefined || typeof database === 'string' ||
+    publicBaseUrl === undefined || stagingBaseUrl === undefined || deprecatedAt === undefined || sunsetAt === undefined
+  ) {
     throw new ConfigError(problems);
   }
   return Object.freeze({
-    host,
-    port,
-    logLevel,
-    environment,
-    shutdownGraceMs,
-    database: Object.freeze(database),
+    host, port, logLevel, environment, shutdownGraceMs, database: Object.freeze(database),
     cursorSecrets: Object.freeze(cursorSecrets),
     limits,
+    publicBaseUrl, stagingBaseUrl, pets: Object.freeze({ deprecatedAt, sunsetAt }),
   });
 }
 
@@ -151,6 +178,22 @@ function parseCursorSecrets(current: string, previous: string, problems: string[
     problems.push(`CURSOR_SECRET_PREVIOUS must be a comma-separated list of secrets of at least ${CURSOR_SECRET_MIN_LENGTH} printable characters`);
   }
   return current === '' ? [] : [current, ...previousList];
+}
+
+/** An absolute http(s) URL, returned without a trailing slash (paths are appended to it). */
+function parseBaseUrl(text: string): string | undefined {
+  if (!URL.canParse(text)) return undefined;
+  const url = new URL(text);
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+    return undefined;
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
+/** A calendar date (midnight UTC) or an RFC 3339 date-time with an explicit zone. */
+function parseInstant(text: string): Date | undefined {
+  const normalized = normalizeDateTime(/^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T00:00:00Z` : text);
+  return normalized === undefined ? undefined : new Date(normalized);
 }
 
 const HOST_NAME = /^(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;

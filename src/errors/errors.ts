@@ -15,6 +15,7 @@ export const ERROR_STATUS = {
   order_not_found: 404,
   account_not_found: 404,
   api_key_not_found: 404,
+  pet_not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,
   expectation_failed: 417,
@@ -22,6 +23,8 @@ export const ERROR_STATUS = {
   order_not_pending: 409,
   order_already_cancelled: 409,
   order_id_taken: 409,
+  pet_id_taken: 409,
+  endpoint_sunset: 410,
   payload_too_large: 413,
   rate_limited: 429,
   headers_too_large: 431,
@@ -66,7 +69,7 @@ export class AppError extends Error {
 
 export class NotFoundError extends AppError {
   constructor(
-    code: 'order_not_found' | 'route_not_found' | 'account_not_found' | 'api_key_not_found',
+    code: 'order_not_found' | 'route_not_found' | 'account_not_found' | 'api_key_not_found' | 'pet_not_found',
     message: string,
   ) {
     super(code, message);
@@ -76,7 +79,7 @@ export class NotFoundError extends AppError {
 
 export class ConflictError extends AppError {
   constructor(
-    code: 'order_already_shipped' | 'order_not_pending' | 'order_id_taken' | 'order_already_cancelled',
+    code: 'order_already_shipped' | 'order_not_pending' | 'order_id_taken' | 'order_already_cancelled' | 'pet_id_taken',
     message: string,
   ) {
     super(code, message);

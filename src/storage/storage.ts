@@ -3,6 +3,7 @@ import type { ApiKeysRepository } from '../api-keys/api-keys-repository.js';
 import type { DatabaseConfig } from '../config/config.js';
 import type { OrdersRepository } from '../orders/orders-repository.js';
 import type { SecretsRepository } from '../secrets/secrets-repository.js';
+import type { PetsRepository } from '../pets/pets-repository.js';
 import { openPostgresStorage } from './postgres/postgres-storage.js';
 import { openSqliteStorage } from './sqlite/sqlite-storage.js';
 
@@ -20,6 +21,7 @@ export interface Storage {
   readonly apiKeys: ApiKeysRepository;
   readonly orders: OrdersRepository;
   readonly secrets: SecretsRepository;
+  readonly pets: PetsRepository;
   /** Creates or upgrades the schema; safe to call from several processes at once. */
   migrate(): Promise<MigrationReport>;
   /** Resolves when the database answers a trivial query. */

@@ -17,6 +17,9 @@ describe('configuration', () => {
       cursorSecrets: [],
       // Spelled out in test/shared/limits.test.ts.
       limits: DEFAULT_LIMITS,
+      publicBaseUrl: 'https://store.example.com/v1',
+      stagingBaseUrl: 'https://staging.store.example.com/v1',
+      pets: { deprecatedAt: new Date('2026-07-01T00:00:00Z'), sunsetAt: new Date('2027-07-01T00:00:00Z') },
     });
     assert.ok(Object.isFrozen(config));
   });

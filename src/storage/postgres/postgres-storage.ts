@@ -9,6 +9,7 @@ import { createPostgresApiKeysRepository } from './postgres-api-keys-repository.
 import { toStorageError } from './postgres-errors.js';
 import { createPostgresOrdersRepository } from './postgres-orders-repository.js';
 import { createPostgresSecretsRepository } from './postgres-secrets-repository.js';
+import { createPostgresPetsRepository } from './postgres-pets-repository.js';
 import type { Sql } from './postgres-sql.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations/postgres/', import.meta.url));
@@ -73,6 +74,7 @@ export function openPostgresStorage(config: Pick<PostgresDatabaseConfig, 'url' |
     apiKeys: createPostgresApiKeysRepository(sql),
     orders: createPostgresOrdersRepository(sql),
     secrets: createPostgresSecretsRepository(sql),
+    pets: createPostgresPetsRepository(sql),
     migrate: async () => {
       // Its own connection, without the request timeouts: it may wait for
       // another process's migrations and a migration may run long.

@@ -10,6 +10,7 @@ import { createSqliteAccountsRepository } from './sqlite-accounts-repository.js'
 import { createSqliteApiKeysRepository } from './sqlite-api-keys-repository.js';
 import { createSqliteOrdersRepository } from './sqlite-orders-repository.js';
 import { createSqliteSecretsRepository } from './sqlite-secrets-repository.js';
+import { createSqlitePetsRepository } from './sqlite-pets-repository.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations/sqlite/', import.meta.url));
 /*
@@ -41,6 +42,7 @@ export function openSqliteStorage(file: string, { synchronous = 'full' }: { sync
     apiKeys: mapUnavailable(createSqliteApiKeysRepository(db)),
     orders: mapUnavailable(createSqliteOrdersRepository(db)),
     secrets: mapUnavailable(createSqliteSecretsRepository(db)),
+    pets: mapUnavailable(createSqlitePetsRepository(db)),
     migrate: async () => {
       db.pragma(`busy_timeout = ${MIGRATION_BUSY_TIMEOUT_MS}`);
       try {
