@@ -3,7 +3,7 @@ import type { Clock } from '../shared/clock.js';
 import { normalizeDateTime } from '../shared/date-time.js';
 import { digestOf } from '../shared/digest.js';
 import { isInt64 } from '../shared/int64.js';
-import type { Order, OrdersRepository } from './orders-repository.js';
+import type { Order, OrdersRepository, StatusChangeResult } from './orders-repository.js';
 
 /** Bump when the serialised v1 listing changes shape, so that older ETags stop matching. */
 const V1_REPRESENTATION_REVISION = 1;
@@ -19,6 +19,23 @@ export interface CreateOrderInput {
   /** Any RFC 3339 date-time; stored normalised to UTC. */
   shipDate?: string;
   complete?: boolean;
+}
+
+/**
+ * The one pending -> cancelled transition every API version uses: a single
+ * conditional write, so of concurrent cancels exactly one changes the order.
+ * Each version maps the refusal to its own answer.
+ */
+export function cancelPendingOrder(
+  { ordersRepository, clock }: { ordersRepository: OrdersRepository; clock: Clock },
+  accountId: number,
+  orderId: bigint,
+): Promise<StatusChangeResult> {
+  return ordersRepository.changeStatus({ id: orderId, accountId, from: 'pending', to: 'cancelled', at: clock.now().toISOString() });
+}
+
+export function alreadyShipped(orderId: bigint): ConflictError {
+  return new ConflictError('order_already_shipped', `Order ${orderId} has already shipped and cannot be cancelled.`);
 }
 
 export function createOrdersService({ ordersRepository, clock }: { ordersRepository: OrdersRepository; clock: Clock }) {
@@ -51,17 +68,9 @@ export function createOrdersService({ ordersRepository, clock }: { ordersReposit
      * reported identically as not found, so no other tenant's data leaks.
      */
     async cancelOrder(accountId: number, orderId: bigint): Promise<void> {
-      const result = await ordersRepository.changeStatus({
-        id: orderId,
-        accountId,
-        from: 'pending',
-        to: 'cancelled',
-        at: clock.now().toISOString(),
-      });
+      const result = await cancelPendingOrder({ ordersRepository, clock }, accountId, orderId);
       if (result.changed) return;
-      if (result.current === 'shipped') {
-        throw new ConflictError('order_already_shipped', `Order ${orderId} has already shipped and cannot be cancelled.`);
-      }
+      if (result.current === 'shipped') throw alreadyShipped(orderId);
       throw notFound(orderId);
     },
 

@@ -3,6 +3,7 @@ import type { Clock } from '../shared/clock.js';
 import { digestOf } from '../shared/digest.js';
 import { canonicalFilter, filterDigest, type CursorCodec } from './orders-cursor.js';
 import type { Order, OrderFilter, OrdersRepository } from './orders-repository.js';
+import { alreadyShipped, cancelPendingOrder } from './orders-service.js';
 
 export const V2_LIMIT_DEFAULT = 50;
 export const V2_LIMIT_MAX = 500;
@@ -118,17 +119,9 @@ export function createOrdersV2Service({
      * shows them, so cancelling one again is a conflict (409), not a 404.
      */
     async cancelOrder(accountId: number, orderId: bigint): Promise<void> {
-      const result = await ordersRepository.changeStatus({
-        id: orderId,
-        accountId,
-        from: 'pending',
-        to: 'cancelled',
-        at: clock.now().toISOString(),
-      });
+      const result = await cancelPendingOrder({ ordersRepository, clock }, accountId, orderId);
       if (result.changed) return;
-      if (result.current === 'shipped') {
-        throw new ConflictError('order_already_shipped', `Order ${orderId} has already shipped and cannot be cancelled.`);
-      }
+      if (result.current === 'shipped') throw alreadyShipped(orderId);
       if (result.current === 'cancelled') {
         throw new ConflictError('order_already_cancelled', `Order ${orderId} is already cancelled.`);
       }
