@@ -1,12 +1,8 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Services } from './composition.js';
-import { AppError } from './errors/errors.js';
 import { registerHealthRoutes } from './health/health-routes.js';
 import { requireApiKey } from './http/authentication.js';
-import { installErrorHandling, sendError } from './http/error-handler.js';
-import { installRawServerGuards, writeClientError } from './http/raw-responses.js';
-import { requestIdFor } from './http/request-id.js';
-import { formatSchemaError } from './http/schema-errors.js';
+import { createHttpApp } from './http/http-app.js';
 import { registerOrdersRoutes } from './orders/orders-routes.js';
 import { registerOrdersV2Routes } from './orders/orders-v2-routes.js';
 import type { Storage } from './storage/storage.js';
@@ -25,40 +21,7 @@ const BODY_LIMIT_BYTES = 1024 * 1024;
  * server.ts does, and tests inject requests.
  */
 export async function buildApp({ logger, services, storage }: AppDependencies): Promise<FastifyInstance> {
-  const app = Fastify({
-    loggerInstance: logger,
-    genReqId: requestIdFor,
-    logController: new LogController({ requestIdLogLabel: 'requestId' }),
-    bodyLimit: BODY_LIMIT_BYTES,
-    // Our own onRequest hook answers with an Error record while closing.
-    return503OnClosing: false,
-    schemaErrorFormatter: formatSchemaError,
-    ajv: { customOptions: { verbose: true } },
-    frameworkErrors: (error, request, reply) => {
-      sendError(request, reply, error);
-    },
-    clientErrorHandler: writeClientError,
-    // Node would answer a missing Host with a bare 400; onRequest answers with an Error record.
-    http: { requireHostHeader: false },
-  });
-  installRawServerGuards(app.server);
-
-  let closing = false;
-  app.addHook('preClose', async () => {
-    closing = true;
-  });
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
-      throw new AppError('malformed_request', 'HTTP/1.1 requests must carry a Host header.');
-    }
-    if (closing) {
-      reply.header('connection', 'close');
-      throw new AppError('service_unavailable', 'The server is shutting down; retry the request.', { 'retry-after': '1' });
-    }
-  });
-
-  installErrorHandling(app);
+  const app = createHttpApp({ logger, bodyLimit: BODY_LIMIT_BYTES });
   registerHealthRoutes(app, { storage });
   await app.register(
     async (v1) => {

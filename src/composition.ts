@@ -2,6 +2,10 @@ import { createAccountsService } from './accounts/accounts-service.js';
 import { createApiKeysService } from './api-keys/api-keys-service.js';
 import type { Config } from './config/config.js';
 import { createCursorCodec } from './orders/orders-cursor.js';
+import type { Logger } from 'pino';
+import { createWebhookDelivery, recordOnlyDelivery } from './messages/messages-delivery.js';
+import { createMessageDispatcher, type MessageDispatcher } from './messages/messages-dispatcher.js';
+import { createMessagesService } from './messages/messages-service.js';
 import { createOrdersService } from './orders/orders-service.js';
 import { createOrdersV2Service } from './orders/orders-v2-service.js';
 import { systemClock, type Clock } from './shared/clock.js';
@@ -12,6 +16,7 @@ export interface Services {
   apiKeys: ReturnType<typeof createApiKeysService>;
   orders: ReturnType<typeof createOrdersService>;
   ordersV2: ReturnType<typeof createOrdersV2Service>;
+  messages: ReturnType<typeof createMessagesService>;
 }
 
 export interface Container {
@@ -41,6 +46,7 @@ export function createServices(
       cursors: createCursorCodec({ secrets: config.cursorSecrets ?? [], secretsRepository: storage.secrets, clock }),
       clock,
     }),
+    messages: createMessagesService({ messagesRepository: storage.messages, clock }),
   };
 }
 
@@ -53,4 +59,28 @@ export function createContainer(config: Config, { clock = systemClock }: { clock
     services: createServices(storage, config, clock),
     close: () => storage.close(),
   };
+}
+
+/**
+ * The background dispatcher of quickstart messages over the container's
+ * storage, woken whenever this process queues a message.
+ */
+export function createMessagesDispatcher(
+  container: Pick<Container, 'config' | 'storage' | 'services'>,
+  logger: Logger,
+  clock: Clock = systemClock,
+): MessageDispatcher {
+  const { messages } = container.config;
+  const dispatcher = createMessageDispatcher({
+    messagesRepository: container.storage.messages,
+    delivery:
+      messages.webhookUrl === undefined
+        ? recordOnlyDelivery
+        : createWebhookDelivery({ url: messages.webhookUrl, timeoutMs: messages.webhookTimeoutMs }),
+    clock,
+    logger,
+    config: messages,
+  });
+  container.services.messages.onQueued(() => dispatcher.wake());
+  return dispatcher;
 }

@@ -7,12 +7,15 @@ export const ERROR_STATUS = {
   validation_failed: 400,
   malformed_request: 400,
   invalid_cursor: 400,
+  content_type_not_json: 400,
+  invalid_idempotency_key: 400,
   missing_api_key: 401,
   invalid_api_key: 401,
   route_not_found: 404,
   order_not_found: 404,
   account_not_found: 404,
   api_key_not_found: 404,
+  message_not_found: 404,
   method_not_allowed: 405,
   expectation_failed: 417,
   order_already_shipped: 409,
@@ -20,6 +23,7 @@ export const ERROR_STATUS = {
   order_already_cancelled: 409,
   order_id_taken: 409,
   payload_too_large: 413,
+  idempotency_key_reused: 422,
   headers_too_large: 431,
   internal_error: 500,
   service_unavailable: 503,
@@ -61,7 +65,7 @@ export class AppError extends Error {
 
 export class NotFoundError extends AppError {
   constructor(
-    code: 'order_not_found' | 'route_not_found' | 'account_not_found' | 'api_key_not_found',
+    code: 'order_not_found' | 'route_not_found' | 'account_not_found' | 'api_key_not_found' | 'message_not_found',
     message: string,
   ) {
     super(code, message);

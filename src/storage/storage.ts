@@ -1,6 +1,7 @@
 import type { AccountsRepository } from '../accounts/accounts-repository.js';
 import type { ApiKeysRepository } from '../api-keys/api-keys-repository.js';
 import type { DatabaseConfig } from '../config/config.js';
+import type { MessagesRepository } from '../messages/messages-repository.js';
 import type { OrdersRepository } from '../orders/orders-repository.js';
 import type { SecretsRepository } from '../secrets/secrets-repository.js';
 import { openPostgresStorage } from './postgres/postgres-storage.js';
@@ -20,6 +21,7 @@ export interface Storage {
   readonly apiKeys: ApiKeysRepository;
   readonly orders: OrdersRepository;
   readonly secrets: SecretsRepository;
+  readonly messages: MessagesRepository;
   /** Creates or upgrades the schema; safe to call from several processes at once. */
   migrate(): Promise<MigrationReport>;
   /** Resolves when the database answers a trivial query. */
