@@ -88,7 +88,9 @@ export function createMessagesService({ messagesRepository, clock, newId = rando
           'This Idempotency-Key was already used with a different request body in the last 24 hours; use a new key for a new message.',
         );
       }
-      return { message: result.message, replayed: true };
+      // Stripe's semantics: the replay is the first response, which said
+      // `queued`; the current status is GET /messages/{id}'s to tell.
+      return { message: { ...result.message, status: 'queued' }, replayed: true };
     },
 
     /** The account's message; another account's is reported as not found. */
