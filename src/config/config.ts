@@ -190,8 +190,11 @@ function parseQuickstart(portText: string, publicUrlText: string, host: string, 
     problems.push(`QUICKSTART_PORT must be an integer from 0 to 65535 or "off" (got ${JSON.stringify(portText)})`);
     return null;
   }
-  const hostPart = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-  const publicUrl = publicUrlText === '' ? `http://${hostPart}:${port}` : publicUrlText.replace(/\/+$/, '');
+  if (publicUrlText === '') {
+    const hostPart = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+    return Object.freeze({ port, publicUrl: `http://${hostPart}:${port}` });
+  }
+  const publicUrl = publicUrlText.replace(/\/+$/, '');
   if (!isHttpUrl(publicUrl)) {
     problems.push('QUICKSTART_PUBLIC_URL must be an absolute http:// or https:// URL, e.g. https://quickstart.example.com');
   }

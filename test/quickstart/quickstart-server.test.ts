@@ -2,17 +2,26 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createServices } from '../../src/composition.js';
 import { createTenant, eventually, startReceiver } from '../support/quickstart.js';
-import { databaseUrlOf, spawnServer } from '../support/server-process.js';
+import type { DatabaseConfig } from '../../src/config/config.js';
+import { startServer } from '../support/process.js';
 import { testBackends } from '../support/storage.js';
+
+/** The DATABASE_URL a spawned server needs to open `config`'s database. */
+function databaseUrlOf(config: DatabaseConfig): string {
+  switch (config.kind) {
+    case 'sqlite':
+      return `sqlite:${config.path}`;
+  }
+}
 
 for (const backend of testBackends()) {
   describe(`store-orders serve with the quickstart host (${backend.name})`, () => {
     test('when serve starts, then each host listens on its own port with only its routes, and SIGTERM stops both with exit 0', async (t) => {
       const { config, storage } = await backend.freshDatabase(t);
       const { auth } = await createTenant(createServices(storage, { environment: 'production' }), 'Spawned');
-      const server = await spawnServer(t, { DATABASE_URL: databaseUrlOf(config) });
+      const server = await startServer(t, { DATABASE_URL: databaseUrlOf(config) });
       assert.ok(server.quickstartUrl);
-      assert.notEqual(server.quickstartUrl, server.storeUrl);
+      assert.notEqual(server.quickstartUrl, server.baseUrl);
 
       const posted = await fetch(`${server.quickstartUrl}/messages`, {
         method: 'POST',
@@ -33,14 +42,15 @@ for (const backend of testBackends()) {
 
       const unauthenticated = await fetch(`${server.quickstartUrl}/messages`, { method: 'POST', body: '{}' });
       assert.equal(unauthenticated.status, 401);
-      const storeHasNoMessages = await fetch(`${server.storeUrl}/messages`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"message":"x"}' });
+      const storeHasNoMessages = await fetch(`${server.baseUrl}/messages`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"message":"x"}' });
       assert.equal(storeHasNoMessages.status, 404);
       const quickstartHasNoOrders = await fetch(`${server.quickstartUrl}/v1/store/orders`, { headers: auth });
       assert.equal(quickstartHasNoOrders.status, 404);
-      const orders = await fetch(`${server.storeUrl}/v1/store/orders`, { headers: auth });
+      const orders = await fetch(`${server.baseUrl}/v1/store/orders`, { headers: auth });
       assert.equal(orders.status, 200);
 
-      assert.equal(await server.stop(), 0);
+      server.child.kill('SIGTERM');
+      assert.equal(await server.exited, 0);
       assert.ok(!server.stdout().includes(auth.authorization.slice('Bearer '.length)));
     });
 
@@ -50,7 +60,7 @@ for (const backend of testBackends()) {
       // First life: the webhook takes the first message and never answers; the others wait their turn or fail.
       const stuck = await startReceiver(t, (_request, index) => (index === 0 ? 'hang' : 503));
       const env = { DATABASE_URL: databaseUrlOf(config), MESSAGES_RETRY_BASE_MS: '5', MESSAGES_RETRY_MAX_MS: '20' };
-      const first = await spawnServer(t, { ...env, MESSAGES_WEBHOOK_URL: stuck.url });
+      const first = await startServer(t, { ...env, MESSAGES_WEBHOOK_URL: stuck.url });
       const ids: string[] = [];
       for (const text of ['one', 'two', 'three']) {
         const response = await fetch(`${first.quickstartUrl}/messages`, {
@@ -62,12 +72,13 @@ for (const backend of testBackends()) {
         ids.push(((await response.json()) as { id: string }).id);
       }
       await stuck.next(1);
-      assert.equal(await first.stop(), 0);
+      first.child.kill('SIGTERM');
+      assert.equal(await first.exited, 0);
       for (const id of ids) assert.equal((await storage.messages.findForAccount(account.id, id))?.status, 'queued');
 
       // Second life: a working webhook. Every message queued before the restart arrives.
       const working = await startReceiver(t, () => 200);
-      const second = await spawnServer(t, { ...env, MESSAGES_WEBHOOK_URL: working.url });
+      const second = await startServer(t, { ...env, MESSAGES_WEBHOOK_URL: working.url });
       await working.next(3);
       await eventually(async () => {
         for (const id of ids) {
@@ -77,16 +88,18 @@ for (const backend of testBackends()) {
         return true;
       });
       assert.deepEqual(new Set(working.received.map((r) => (JSON.parse(r.body) as { message: string }).message)), new Set(['one', 'two', 'three']));
-      assert.equal(await second.stop(), 0);
+      second.child.kill('SIGTERM');
+      assert.equal(await second.exited, 0);
     });
 
     test('when QUICKSTART_PORT=off, then only the store host listens', async (t) => {
       const { config } = await backend.freshDatabase(t);
-      const server = await spawnServer(t, { DATABASE_URL: databaseUrlOf(config), QUICKSTART_PORT: 'off' });
+      const server = await startServer(t, { DATABASE_URL: databaseUrlOf(config), QUICKSTART_PORT: 'off' });
       assert.equal(server.quickstartUrl, undefined);
       assert.doesNotMatch(server.stderr(), /Quickstart/);
-      assert.equal((await fetch(`${server.storeUrl}/healthz`)).status, 200);
-      assert.equal(await server.stop(), 0);
+      assert.equal((await fetch(`${server.baseUrl}/healthz`)).status, 200);
+      server.child.kill('SIGTERM');
+      assert.equal(await server.exited, 0);
     });
   });
 }
