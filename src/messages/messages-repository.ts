@@ -66,10 +66,10 @@ export interface Settlement {
 /** Storage of quickstart messages and their delivery queue. Adapters live in src/storage/<database>/. */
 export interface MessagesRepository {
   /**
-   * Inserts a queued message, due at once. With `idempotency`, the insert
-   * and the key binding are one atomic step guarded by a unique constraint
-   * on (account, key): of concurrent requests with one key exactly one
-   * inserts; an expired binding is released in the same step.
+   * Inserts a queued message, due at once. With `idempotency`, binding the
+   * key and inserting the message are one atomic step guarded by a unique
+   * constraint on (account, key): of concurrent requests with one key
+   * exactly one inserts; an expired binding is taken over in the same step.
    * Throws NotFoundError('account_not_found') for an unknown account.
    */
   create(message: NewMessage, now: string): Promise<CreateMessageResult>;

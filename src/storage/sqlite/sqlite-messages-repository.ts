@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { NotFoundError } from '../../errors/errors.js';
-import type { ClaimedMessage, Message, MessageStatus, MessagesRepository } from '../../messages/messages-repository.js';
+import type { ClaimedMessage, CreateMessageResult, Message, MessageStatus, MessagesRepository } from '../../messages/messages-repository.js';
 import { sqliteConstraint, statementCache } from './sqlite-util.js';
 
 interface MessageRow {
@@ -14,6 +14,7 @@ interface MessageRow {
 }
 
 const COLUMNS = 'id, account_id, message, status, created_at, attempts, sent_at';
+const PREFIXED = 'm.id, m.account_id, m.message, m.status, m.created_at, m.attempts, m.sent_at';
 
 function toMessage(row: MessageRow): Message {
   const message: Message = {
@@ -31,36 +32,33 @@ function toMessage(row: MessageRow): Message {
 export function createSqliteMessagesRepository(db: Database.Database): MessagesRepository {
   const sql = statementCache(db);
 
-  // One write transaction (BEGIN IMMEDIATE holds SQLite's single writer lock),
-  // so releasing an expired key, inserting and reading the winner cannot
-  // interleave with another connection's; the UNIQUE constraint is the
-  // guard either way.
-  const create = db.transaction((message: Parameters<MessagesRepository['create']>[0], now: string) => {
+  // One write transaction (BEGIN IMMEDIATE holds SQLite's single writer
+  // lock): binding the key (or taking over an expired binding) and inserting
+  // the message commit together or not at all. The primary key on
+  // (account_id, key) decides between concurrent duplicates.
+  const create = db.transaction((message: Parameters<MessagesRepository['create']>[0], now: string): CreateMessageResult => {
     const binding = message.idempotency;
     if (binding !== undefined) {
-      sql('UPDATE messages SET idempotency_key = NULL WHERE account_id = ? AND idempotency_key = ? AND idempotency_expires_at <= ?')
-        .run(message.accountId, binding.key, now);
+      const bound = sql(
+        `INSERT INTO message_idempotency_keys (account_id, key, fingerprint, message_id, expires_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (account_id, key) DO UPDATE
+           SET fingerprint = excluded.fingerprint, message_id = excluded.message_id, expires_at = excluded.expires_at
+           WHERE message_idempotency_keys.expires_at <= ?
+         RETURNING message_id`,
+      ).get(message.accountId, binding.key, binding.fingerprint, message.id, binding.expiresAt, now);
+      if (bound === undefined) {
+        const existing = sql(
+          `SELECT ${PREFIXED}, k.fingerprint FROM message_idempotency_keys k JOIN messages m ON m.id = k.message_id
+           WHERE k.account_id = ? AND k.key = ?`,
+        ).get(message.accountId, binding.key) as (MessageRow & { fingerprint: string }) | undefined;
+        if (existing === undefined) throw new Error('an idempotency binding without its message');
+        return { created: false, message: toMessage(existing), fingerprint: existing.fingerprint };
+      }
     }
     const inserted = sql(
-      `INSERT INTO messages (id, account_id, message, status, created_at, next_attempt_at, idempotency_key, request_fingerprint, idempotency_expires_at)
-       VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?)
-       ON CONFLICT (account_id, idempotency_key) DO NOTHING
-       RETURNING ${COLUMNS}`,
-    ).get(
-      message.id,
-      message.accountId,
-      message.message,
-      message.createdAt,
-      message.createdAt,
-      binding?.key ?? null,
-      binding?.fingerprint ?? null,
-      binding?.expiresAt ?? null,
-    ) as MessageRow | undefined;
-    if (inserted !== undefined) return { created: true as const, message: toMessage(inserted) };
-    const existing = sql(`SELECT ${COLUMNS}, request_fingerprint FROM messages WHERE account_id = ? AND idempotency_key = ?`)
-      .get(message.accountId, binding?.key ?? null) as (MessageRow & { request_fingerprint: string }) | undefined;
-    if (existing === undefined) throw new Error('idempotency conflict without a conflicting row');
-    return { created: false as const, message: toMessage(existing), fingerprint: existing.request_fingerprint };
+      `INSERT INTO messages (id, account_id, message, status, created_at, next_attempt_at) VALUES (?, ?, ?, 'queued', ?, ?) RETURNING ${COLUMNS}`,
+    ).get(message.id, message.accountId, message.message, message.createdAt, message.createdAt) as MessageRow;
+    return { created: true, message: toMessage(inserted) };
   });
 
   return {
