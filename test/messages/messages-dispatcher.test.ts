@@ -195,3 +195,29 @@ for (const backend of testBackends()) {
     });
   });
 }
+
+for (const backend of testBackends()) {
+  test(`when ten connections claim concurrently, then each of 100 due messages is claimed exactly once (${backend.name})`, async (t) => {
+    const { config, storage } = await backend.freshDatabase(t);
+    const services = createServices(storage, { environment: 'production' });
+    const { account } = await createTenant(services, 'A');
+    const ids = new Set<string>();
+    for (let i = 0; i < 100; i++) ids.add((await services.messages.queueMessage({ accountId: account.id, message: `m${i}` })).message.id);
+    const connections = Array.from({ length: 10 }, () => openStorage(config));
+    t.after(() => Promise.all(connections.map((c) => c.close())));
+    const now = new Date(Date.now() + 1000).toISOString();
+    const claimedUntil = new Date(Date.now() + 60_000).toISOString();
+    const claimed: string[] = [];
+    await Promise.all(
+      connections.map(async (connection, index) => {
+        for (;;) {
+          const batch = await connection.messages.claimDue({ claimant: `c${index}`, now, claimedUntil, limit: 3 });
+          if (batch.length === 0) return;
+          claimed.push(...batch.map((m) => m.id));
+        }
+      }),
+    );
+    assert.equal(claimed.length, 100);
+    assert.deepEqual(new Set(claimed), ids);
+  });
+}
