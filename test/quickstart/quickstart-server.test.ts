@@ -11,6 +11,8 @@ function databaseUrlOf(config: DatabaseConfig): string {
   switch (config.kind) {
     case 'sqlite':
       return `sqlite:${config.path}`;
+    case 'postgres':
+      return config.url;
   }
 }
 
