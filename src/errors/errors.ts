@@ -8,7 +8,6 @@ export const ERROR_STATUS = {
   malformed_request: 400,
   invalid_cursor: 400,
   content_type_not_json: 400,
-  invalid_idempotency_key: 400,
   missing_api_key: 401,
   invalid_api_key: 401,
   route_not_found: 404,

@@ -32,6 +32,7 @@ export type MessageRecord = Static<typeof MessageSchema>;
 const IdempotencyKeyHeaders = Type.Object({
   'idempotency-key': Type.Optional(
     Type.String({
+      maxLength: IDEMPOTENCY_KEY_MAX_LENGTH,
       description: `Optional, 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters (a UUID works well). Retrying with the same key and the same body within 24 hours returns the first response instead of queueing again; the same key with a different body is refused with 422.`,
     }),
   ),

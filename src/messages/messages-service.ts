@@ -53,10 +53,7 @@ export function createMessagesService({ messagesRepository, clock, newId = rando
         throw new ValidationError('Request body field message must be well-formed Unicode without NUL characters.');
       }
       if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
-        throw new AppError(
-          'invalid_idempotency_key',
-          `The Idempotency-Key header must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters.`,
-        );
+        throw new ValidationError(`Header idempotency-key must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters.`);
       }
       const now = clock.now();
       const fingerprint = createHash('sha256').update(message, 'utf8').digest('hex');

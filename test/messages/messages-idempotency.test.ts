@@ -94,12 +94,12 @@ for (const backend of testBackends()) {
       ['256 characters long', 'k'.repeat(256)],
       ['not ASCII', 'clé'],
     ] as const) {
-      test(`when the key is ${name}, then 400 invalid_idempotency_key`, async (t) => {
+      test(`when the key is ${name}, then 400 validation_failed`, async (t) => {
         const { app, tenant } = await createTestQuickstartApp(t, backend);
         const { auth } = await tenant();
         const response = await app.inject({ method: 'POST', url: '/messages', headers: { ...auth, ...JSON_TYPE, 'idempotency-key': key }, payload: { message: 'x' } });
         assert.equal(response.statusCode, 400);
-        assert.equal(errorBody(response).code, 'invalid_idempotency_key');
+        assert.equal(errorBody(response).code, 'validation_failed');
       });
     }
 
