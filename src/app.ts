@@ -1,8 +1,10 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Services } from './composition.js';
+import { DEFAULT_LIMITS, type Limits } from './config/limits.js';
 import { registerHealthRoutes } from './health/health-routes.js';
 import { requireApiKey } from './http/authentication.js';
 import { createHttpApp } from './http/http-app.js';
+import { createRateLimiter, type RateLimiter } from './http/rate-limit.js';
 import { registerOrdersRoutes } from './orders/orders-routes.js';
 import { registerOrdersV2Routes } from './orders/orders-v2-routes.js';
 import type { Storage } from './storage/storage.js';
@@ -11,6 +13,10 @@ export interface AppDependencies {
   logger: FastifyBaseLogger;
   services: Services;
   storage: Pick<Storage, 'ping'>;
+  /** Default: the documented defaults (config/limits.ts). */
+  limits?: Limits;
+  /** Share one between hosts so a key has one budget per process; default: a new one from `limits`. */
+  rateLimiter?: RateLimiter;
 }
 
 /** Request bodies are not used by v1; this bounds what a client can make us read. */
@@ -20,19 +26,25 @@ const BODY_LIMIT_BYTES = 1024 * 1024;
  * Builds the store host: health probes, the /v1 API and the /v2 (beta) orders API. It never listens;
  * server.ts does, and tests inject requests.
  */
-export async function buildApp({ logger, services, storage }: AppDependencies): Promise<FastifyInstance> {
-  const app = createHttpApp({ logger, bodyLimit: BODY_LIMIT_BYTES });
+export async function buildApp({
+  logger,
+  services,
+  storage,
+  limits = DEFAULT_LIMITS,
+  rateLimiter = createRateLimiter(limits.rateLimit),
+}: AppDependencies): Promise<FastifyInstance> {
+  const app = await createHttpApp({ logger, bodyLimit: BODY_LIMIT_BYTES, limits, rateLimiter });
   registerHealthRoutes(app, { storage });
   await app.register(
     async (v1) => {
-      requireApiKey(v1, services.apiKeys);
+      requireApiKey(v1, services.apiKeys, { rateLimiter, keyUsage: services.keyUsage });
       registerOrdersRoutes(v1, { ordersService: services.orders });
     },
     { prefix: '/v1' },
   );
   await app.register(
     async (v2) => {
-      requireApiKey(v2, services.apiKeys);
+      requireApiKey(v2, services.apiKeys, { rateLimiter, keyUsage: services.keyUsage });
       registerOrdersV2Routes(v2, { ordersV2Service: services.ordersV2 });
     },
     { prefix: '/v2' },

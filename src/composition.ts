@@ -1,5 +1,6 @@
 import { createAccountsService } from './accounts/accounts-service.js';
 import { createApiKeysService } from './api-keys/api-keys-service.js';
+import { createKeyUsageRecorder } from './api-keys/api-key-usage.js';
 import type { Config } from './config/config.js';
 import { createCursorCodec } from './orders/orders-cursor.js';
 import type { Logger } from 'pino';
@@ -14,6 +15,7 @@ import { openStorage, type Storage } from './storage/storage.js';
 export interface Services {
   accounts: ReturnType<typeof createAccountsService>;
   apiKeys: ReturnType<typeof createApiKeysService>;
+  keyUsage: ReturnType<typeof createKeyUsageRecorder>;
   orders: ReturnType<typeof createOrdersService>;
   ordersV2: ReturnType<typeof createOrdersV2Service>;
   messages: ReturnType<typeof createMessagesService>;
@@ -40,6 +42,7 @@ export function createServices(
       clock,
       environment: config.environment,
     }),
+    keyUsage: createKeyUsageRecorder({ apiKeysRepository: storage.apiKeys, clock }),
     orders: createOrdersService({ ordersRepository: storage.orders, clock }),
     ordersV2: createOrdersV2Service({
       ordersRepository: storage.orders,
@@ -53,11 +56,16 @@ export function createServices(
 /** The composition root shared by the server and the CLI. */
 export function createContainer(config: Config, { clock = systemClock }: { clock?: Clock } = {}): Container {
   const storage = openStorage(config.database);
+  const services = createServices(storage, config, clock);
   return {
     config,
     storage,
-    services: createServices(storage, config, clock),
-    close: () => storage.close(),
+    services,
+    close: async () => {
+      // Last-used times still in memory are written before the database closes.
+      await services.keyUsage.stop().catch(() => undefined);
+      await storage.close();
+    },
   };
 }
 

@@ -4,6 +4,7 @@ import { buildApp } from './app.js';
 import { createContainer, createMessagesDispatcher } from './composition.js';
 import type { Config } from './config/config.js';
 import { createLogger } from './http/logging.js';
+import { createRateLimiter } from './http/rate-limit.js';
 import { buildQuickstartApp } from './quickstart/quickstart-app.js';
 
 /**
@@ -20,9 +21,12 @@ export async function runServer(config: Config, stderr: NodeJS.WritableStream = 
   const migration = await container.storage.migrate();
   if (migration.applied.length > 0) logger.info({ applied: migration.applied }, 'database migrated');
 
-  const app = await buildApp({ logger, services: container.services, storage: container.storage });
+  // One rate limiter for both hosts: a key (or client address) has one budget per process.
+  const { limits } = config;
+  const rateLimiter = createRateLimiter(limits.rateLimit);
+  const app = await buildApp({ logger, services: container.services, storage: container.storage, limits, rateLimiter });
   const quickstart: FastifyInstance | undefined =
-    config.quickstart === null ? undefined : await buildQuickstartApp({ logger, services: container.services });
+    config.quickstart === null ? undefined : await buildQuickstartApp({ logger, services: container.services, limits, rateLimiter });
 
   let address: string;
   let quickstartAddress: string | undefined;
@@ -37,6 +41,7 @@ export async function runServer(config: Config, stderr: NodeJS.WritableStream = 
     throw error;
   }
   const dispatcher = createMessagesDispatcher(container, logger);
+  container.services.keyUsage.start(limits.keyUsageFlushMs, (err) => logger.warn({ err }, 'could not record API key usage'));
   // Registered only once listening: close-with-grace also acts on a normal exit.
   closeWithGrace({ delay: config.shutdownGraceMs, logger }, async ({ signal, err }) => {
     if (err !== undefined) logger.error({ err }, 'shutting down after an unexpected error');

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { parseLimits, type Limits } from './limits.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 export type DeploymentEnvironment = 'production' | 'staging';
@@ -65,6 +66,8 @@ export interface Config {
   /** The quickstart example host; null when QUICKSTART_PORT=off. */
   readonly quickstart: QuickstartConfig | null;
   readonly messages: MessagesConfig;
+  /** Rate limits, timeouts, connection and load bounds (limits.ts). */
+  readonly limits: Limits;
 }
 
 export class ConfigError extends Error {
@@ -152,6 +155,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const quickstart = parseQuickstart(read('QUICKSTART_PORT'), read('QUICKSTART_PUBLIC_URL'), host, problems);
   const messages = parseMessages(read, problems);
 
+  const limits = parseLimits(env, problems);
+
   if (problems.length > 0 || port === undefined || shutdownGraceMs === undefined || typeof database === 'string') {
     throw new ConfigError(problems);
   }
@@ -165,6 +170,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     cursorSecrets: Object.freeze(cursorSecrets),
     quickstart,
     messages,
+    limits,
   });
 }
 
@@ -180,7 +186,6 @@ function parseCursorSecrets(current: string, previous: string, problems: string[
     problems.push(`CURSOR_SECRET_PREVIOUS must be a comma-separated list of secrets of at least ${CURSOR_SECRET_MIN_LENGTH} printable characters`);
   }
   return current === '' ? [] : [current, ...previousList];
-
 }
 
 function parseQuickstart(portText: string, publicUrlText: string, host: string, problems: string[]): QuickstartConfig | null {

@@ -10,12 +10,15 @@ export const ERROR_STATUS = {
   content_type_not_json: 400,
   missing_api_key: 401,
   invalid_api_key: 401,
+  expired_api_key: 401,
+  insufficient_scope: 403,
   route_not_found: 404,
   order_not_found: 404,
   account_not_found: 404,
   api_key_not_found: 404,
   message_not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   expectation_failed: 417,
   order_already_shipped: 409,
   order_not_pending: 409,
@@ -23,9 +26,11 @@ export const ERROR_STATUS = {
   order_id_taken: 409,
   payload_too_large: 413,
   idempotency_key_reused: 422,
+  rate_limited: 429,
   headers_too_large: 431,
   internal_error: 500,
   service_unavailable: 503,
+  overloaded: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

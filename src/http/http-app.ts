@@ -1,6 +1,9 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Limits } from '../config/limits.js';
 import { AppError } from '../errors/errors.js';
 import { installErrorHandling, sendError } from './error-handler.js';
+import { hardenedServerOptions, installHardening } from './hardening.js';
+import type { RateLimiter } from './rate-limit.js';
 import { installRawServerGuards, writeClientError } from './raw-responses.js';
 import { requestIdFor } from './request-id.js';
 import { formatSchemaError } from './schema-errors.js';
@@ -11,16 +14,27 @@ export interface HttpAppOptions {
   bodyLimit: number;
   /** Ajv options beyond the shared ones (verbose, for schema error messages). */
   ajv?: Record<string, unknown>;
+  /** Timeouts, connection cap, load shedding and rate limits (config/limits.ts). */
+  limits: Limits;
+  /**
+   * Counts requests per key and per unauthenticated client address. Hosts in
+   * one process share one, so a key has one budget whichever host it calls.
+   */
+  rateLimiter: RateLimiter;
 }
 
 /**
  * The plumbing every host shares: request ids (header and log label), pino
  * logging, Error records for every failure (including Fastify's own and the
- * HTTP parser's), 404/405, and 503 while closing. Routes are added by the
- * caller; each host (store, quickstart) is one of these.
+ * HTTP parser's), 404/405, 503 while closing, and the hardening (request and
+ * headers timeouts, connection cap, load shedding, per-address rate limits of
+ * unauthenticated routes, security headers). Routes are added by the caller;
+ * each host (store, quickstart) is one of these.
  */
-export function createHttpApp({ logger, bodyLimit, ajv = {} }: HttpAppOptions): FastifyInstance {
+export async function createHttpApp({ logger, bodyLimit, ajv = {}, limits, rateLimiter }: HttpAppOptions): Promise<FastifyInstance> {
+  const hardened = hardenedServerOptions(limits);
   const app = Fastify({
+    ...hardened,
     loggerInstance: logger,
     genReqId: requestIdFor,
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
@@ -34,7 +48,7 @@ export function createHttpApp({ logger, bodyLimit, ajv = {} }: HttpAppOptions): 
     },
     clientErrorHandler: writeClientError,
     // Node would answer a missing Host with a bare 400; onRequest answers with an Error record.
-    http: { requireHostHeader: false },
+    http: { ...hardened.http, requireHostHeader: false },
   });
   installRawServerGuards(app.server);
 
@@ -54,5 +68,6 @@ export function createHttpApp({ logger, bodyLimit, ajv = {} }: HttpAppOptions): 
   });
 
   installErrorHandling(app);
+  await installHardening(app, { limits, rateLimiter });
   return app;
 }

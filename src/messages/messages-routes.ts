@@ -76,6 +76,7 @@ export function registerMessagesRoutes(scope: FastifyInstance, { messagesService
   app.post(
     '/messages',
     {
+      config: { scope: 'messages:write' },
       schema: sendMessageSchema,
       bodyLimit: MESSAGES_BODY_LIMIT_BYTES,
       preParsing: async (request) => {
@@ -93,7 +94,9 @@ export function registerMessagesRoutes(scope: FastifyInstance, { messagesService
     },
   );
 
-  app.get('/messages/:id', { schema: getMessageSchema }, async (request) => {
+  // Reading a message back needs messages:write too: the scope list (issue 8)
+  // has no messages:read, and only a key that may send messages has any to read.
+  app.get('/messages/:id', { config: { scope: 'messages:write' }, schema: getMessageSchema }, async (request) => {
     return toRecord(await messagesService.getMessage(principalOf(request).accountId, request.params.id));
   });
 }

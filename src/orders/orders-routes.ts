@@ -12,13 +12,13 @@ import { cancelOrderSchema, listOrdersSchema, ORDER_ID_DESCRIPTION } from './ord
 export function registerOrdersRoutes(scope: FastifyInstance, { ordersService }: { ordersService: OrdersService }): void {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
 
-  app.get('/store/orders', { schema: listOrdersSchema }, async (request, reply) => {
+  app.get('/store/orders', { schema: listOrdersSchema, config: { scope: 'orders:read' } }, async (request, reply) => {
     const { accountId } = principalOf(request);
     if (notModified(request, reply, strongEtag(await ordersService.listingValidator(accountId)))) return sendNotModified(reply);
     return ordersService.listOrders(accountId);
   });
 
-  app.delete('/store/orders/:orderId', { schema: cancelOrderSchema }, async (request, reply) => {
+  app.delete('/store/orders/:orderId', { schema: cancelOrderSchema, config: { scope: 'orders:write' } }, async (request, reply) => {
     const orderId = parseInt64(request.params.orderId);
     if (orderId === undefined) throw new ValidationError(invalidParameterMessage('params', 'orderId', ORDER_ID_DESCRIPTION));
     await ordersService.cancelOrder(principalOf(request).accountId, orderId);

@@ -34,6 +34,13 @@ export const OrderIdParamsSchema = Type.Object({
   }),
 });
 
+/**
+ * What every protected operation can also answer (hardening): 403 key lacks
+ * the route's scope, 429 rate limited (Retry-After, RateLimit headers), 503
+ * overloaded or shutting down (Retry-After).
+ */
+const GUARD_RESPONSES = { 403: ErrorRecordSchema, 429: ErrorRecordSchema, 503: ErrorRecordSchema } as const;
+
 export const listOrdersSchema = {
   operationId: 'listOrders',
   tags: ['orders'],
@@ -50,6 +57,7 @@ export const listOrdersSchema = {
     200: Type.Array(OrderSchema, { description: 'The orders.' }),
     304: Type.Null({ description: 'The listing has not changed since the ETag the client sent; no body.' }),
     401: ErrorRecordSchema,
+    ...GUARD_RESPONSES,
   },
 } as const;
 
@@ -65,5 +73,6 @@ export const cancelOrderSchema = {
     401: ErrorRecordSchema,
     404: ErrorRecordSchema,
     409: ErrorRecordSchema,
+    ...GUARD_RESPONSES,
   },
 } as const;

@@ -31,6 +31,7 @@ export function registerOrdersV2Routes(scope: FastifyInstance, { ordersV2Service
     '/store/orders',
     {
       schema: listOrdersV2Schema,
+      config: { scope: 'orders:read' },
       // Before validation: the validator silently drops unknown parameters.
       preValidation: async (request) => rejectUnknownParameters(request.query),
     },
@@ -45,12 +46,12 @@ export function registerOrdersV2Routes(scope: FastifyInstance, { ordersV2Service
     },
   );
 
-  app.get('/store/orders/:orderId', { schema: getOrderV2Schema }, async (request) => {
+  app.get('/store/orders/:orderId', { schema: getOrderV2Schema, config: { scope: 'orders:read' } }, async (request) => {
     const order = await ordersV2Service.getOrder(principalOf(request).accountId, orderIdOf(request.params.orderId));
     return toOrderV2Record(order);
   });
 
-  app.delete('/store/orders/:orderId', { schema: cancelOrderV2Schema }, async (request, reply) => {
+  app.delete('/store/orders/:orderId', { schema: cancelOrderV2Schema, config: { scope: 'orders:write' } }, async (request, reply) => {
     await ordersV2Service.cancelOrder(principalOf(request).accountId, orderIdOf(request.params.orderId));
     return reply.code(204).send(null);
   });

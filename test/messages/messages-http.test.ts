@@ -1,12 +1,21 @@
 import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
 import { describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import fc from 'fast-check';
+import { buildApp } from '../../src/app.js';
+import { DEFAULT_LIMITS, type Limits } from '../../src/config/limits.js';
+import { createLogger } from '../../src/http/logging.js';
+import { createRateLimiter } from '../../src/http/rate-limit.js';
 import { createTestApp, errorBody } from '../support/app.js';
 import { createTestQuickstartApp } from '../support/quickstart.js';
 import { testBackends } from '../support/storage.js';
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const JSON_TYPE = { 'content-type': 'application/json' };
+const limitOf = (requests: number, windowSeconds = 60): Limits => ({ ...DEFAULT_LIMITS, rateLimit: { requests, windowSeconds } });
+/** For tests that send more requests on one key than the default quota allows; rate limits have their own tests. */
+const NO_RATE_LIMIT = limitOf(0);
 
 for (const backend of testBackends()) {
   describe(`quickstart POST /messages and GET /messages/{id} (${backend.name})`, () => {
@@ -186,7 +195,7 @@ for (const backend of testBackends()) {
     });
 
     test('when any well-formed Unicode text is posted, then GET returns it unchanged', async (t) => {
-      const { app, tenant } = await createTestQuickstartApp(t, backend);
+      const { app, tenant } = await createTestQuickstartApp(t, backend, { limits: NO_RATE_LIMIT });
       const { auth } = await tenant();
       await fc.assert(
         fc.asyncProperty(
@@ -225,6 +234,132 @@ for (const backend of testBackends()) {
           assert.equal(response.statusCode, 404);
           assert.equal(errorBody(response).code, 'route_not_found');
         }
+      });
+    });
+
+    describe('scopes, rate limits and hardening', () => {
+      test('when a valid key lacks messages:write, then POST and GET /messages get 403 insufficient_scope and nothing is queued', async (t) => {
+        const { app, storage, tenant } = await createTestQuickstartApp(t, backend);
+        const writer = await tenant('Writer');
+        const posted = await app.inject({ method: 'POST', url: '/messages', headers: { ...writer.auth, ...JSON_TYPE }, payload: { message: 'x' } });
+        assert.equal(posted.statusCode, 202);
+        const reader = await tenant('Reader', ['orders:read', 'orders:write', 'pets:read']);
+        for (const request of [
+          { method: 'POST' as const, url: '/messages', headers: { ...reader.auth, ...JSON_TYPE }, payload: { message: 'y' } },
+          // The scope is checked before the body is read: a bad body still gets 403.
+          { method: 'POST' as const, url: '/messages', headers: { ...reader.auth, 'content-type': 'text/plain' }, payload: '{' },
+          // Reading back needs the same scope (there is no messages:read).
+          { method: 'GET' as const, url: String(posted.headers.location), headers: reader.auth },
+          { method: 'GET' as const, url: '/messages/unknown', headers: reader.auth },
+        ]) {
+          const response = await app.inject(request);
+          assert.equal(response.statusCode, 403, `${request.method} ${request.url}`);
+          assert.equal(errorBody(response).code, 'insufficient_scope');
+          assert.equal(response.headers['www-authenticate'], 'Bearer realm="store-orders", error="insufficient_scope", scope="messages:write"');
+        }
+        const queued = await storage.messages.claimDue({ claimant: 'probe', now: '9999-12-31T00:00:00.000Z', claimedUntil: '9999-12-31T00:00:00.000Z', limit: 10 });
+        assert.deepEqual(queued.map((m) => m.message), ['x']);
+      });
+
+      test('when a key holds only messages:write, then it may send and read messages but the store host refuses it 403', async (t) => {
+        const { app, storage, services, tenant } = await createTestQuickstartApp(t, backend);
+        const { auth } = await tenant('Messenger', ['messages:write']);
+        const posted = await app.inject({ method: 'POST', url: '/messages', headers: { ...auth, ...JSON_TYPE }, payload: { message: 'x' } });
+        assert.equal(posted.statusCode, 202);
+        assert.equal((await app.inject({ method: 'GET', url: String(posted.headers.location), headers: auth })).statusCode, 200);
+        const store = await buildApp({ logger: createLogger('silent', new Writable({ write: (_c, _e, done) => done() })), services, storage });
+        t.after(() => store.close());
+        const orders = await store.inject({ method: 'GET', url: '/v1/store/orders', headers: auth });
+        assert.equal(orders.statusCode, 403);
+        assert.equal(errorBody(orders).code, 'insufficient_scope');
+      });
+
+      test('when a key exceeds its quota on POST /messages, then 429 rate_limited with Retry-After and RateLimit headers, nothing more is queued, and other keys are served', async (t) => {
+        const { app, storage, tenant } = await createTestQuickstartApp(t, backend, { limits: limitOf(3) });
+        const { auth } = await tenant();
+        const other = await tenant();
+        for (let i = 0; i < 3; i++) {
+          const ok = await app.inject({ method: 'POST', url: '/messages', headers: { ...auth, ...JSON_TYPE }, payload: { message: `m${i}` } });
+          assert.equal(ok.statusCode, 202);
+          assert.equal(ok.headers['ratelimit-policy'], '"default";q=3;w=60');
+          assert.match(String(ok.headers.ratelimit), new RegExp(`^"default";r=${2 - i};t=([1-9]|[1-5][0-9]|60)$`));
+          assert.equal(ok.headers['retry-after'], undefined);
+        }
+        const refused = await app.inject({ method: 'POST', url: '/messages', headers: { ...auth, ...JSON_TYPE }, payload: { message: 'one too many' } });
+        assert.equal(refused.statusCode, 429);
+        assert.equal(errorBody(refused).code, 'rate_limited');
+        assert.equal(refused.headers['ratelimit-policy'], '"default";q=3;w=60');
+        assert.match(String(refused.headers.ratelimit), /^"default";r=0;t=[1-9][0-9]*$/);
+        assert.match(String(refused.headers['retry-after']), /^[1-9][0-9]*$/);
+        assert.equal(String(refused.headers.ratelimit).split('t=')[1], refused.headers['retry-after']);
+        // GET shares the key's budget; another key has its own.
+        assert.equal((await app.inject({ method: 'GET', url: '/messages/x', headers: auth })).statusCode, 429);
+        assert.equal((await app.inject({ method: 'POST', url: '/messages', headers: { ...other.auth, ...JSON_TYPE }, payload: { message: 'other' } })).statusCode, 202);
+        const queued = await storage.messages.claimDue({ claimant: 'probe', now: '9999-12-31T00:00:00.000Z', claimedUntil: '9999-12-31T00:00:00.000Z', limit: 10 });
+        assert.deepEqual(queued.map((m) => m.message).sort(), ['m0', 'm1', 'm2', 'other']);
+      });
+
+      test('when invalid keys are tried from one address, then after the quota that address gets 429 instead of 401', async (t) => {
+        const { app } = await createTestQuickstartApp(t, backend, { limits: limitOf(2) });
+        for (let i = 0; i < 2; i++) {
+          const guess = await app.inject({ method: 'POST', url: '/messages', headers: { authorization: 'Bearer nope', ...JSON_TYPE }, payload: { message: 'x' } });
+          assert.equal(guess.statusCode, 401);
+        }
+        const blocked = await app.inject({ method: 'POST', url: '/messages', headers: { authorization: 'Bearer nope', ...JSON_TYPE }, payload: { message: 'x' } });
+        assert.equal(blocked.statusCode, 429);
+        assert.equal(errorBody(blocked).code, 'rate_limited');
+        const elsewhere = await app.inject({ method: 'POST', url: '/messages', remoteAddress: '192.0.2.7', headers: JSON_TYPE, payload: { message: 'x' } });
+        assert.equal(elsewhere.statusCode, 401, 'another address has its own budget');
+      });
+
+      test('when the store and quickstart hosts share one rate limiter (as in a server process), then a key has one budget across both', async (t) => {
+        const limits = limitOf(3);
+        const rateLimiter = createRateLimiter(limits.rateLimit);
+        const { app, storage, services, tenant } = await createTestQuickstartApp(t, backend, { limits, rateLimiter });
+        const store = await buildApp({ logger: createLogger('silent', new Writable({ write: (_c, _e, done) => done() })), services, storage, limits, rateLimiter });
+        t.after(() => store.close());
+        const { auth } = await tenant();
+        assert.equal((await store.inject({ method: 'GET', url: '/v1/store/orders', headers: auth })).statusCode, 200);
+        assert.equal((await store.inject({ method: 'GET', url: '/v1/store/orders', headers: auth })).statusCode, 200);
+        const last = await app.inject({ method: 'POST', url: '/messages', headers: { ...auth, ...JSON_TYPE }, payload: { message: 'x' } });
+        assert.equal(last.statusCode, 202);
+        assert.match(String(last.headers.ratelimit), /^"default";r=0;/);
+        assert.equal((await app.inject({ method: 'POST', url: '/messages', headers: { ...auth, ...JSON_TYPE }, payload: { message: 'y' } })).statusCode, 429);
+        assert.equal((await store.inject({ method: 'GET', url: '/v1/store/orders', headers: auth })).statusCode, 429);
+      });
+
+      test('when any response is sent by the quickstart host, then it carries the JSON API security headers, no-store and no X-Powered-By', async (t) => {
+        const { app, tenant } = await createTestQuickstartApp(t, backend);
+        const { auth } = await tenant();
+        const posted = await app.inject({ method: 'POST', url: '/messages', headers: { ...auth, ...JSON_TYPE }, payload: { message: 'x' } });
+        const responses = [
+          posted,
+          await app.inject({ method: 'GET', url: String(posted.headers.location), headers: auth }),
+          await app.inject({ method: 'POST', url: '/messages', headers: JSON_TYPE, payload: { message: 'x' } }),
+          await app.inject({ method: 'POST', url: '/messages', headers: { ...auth, 'content-type': 'text/plain' }, payload: 'x' }),
+          await app.inject({ method: 'GET', url: '/nope' }),
+        ];
+        assert.deepEqual(responses.map((r) => r.statusCode), [202, 200, 401, 400, 404]);
+        for (const response of responses) {
+          const label = `${response.statusCode} ${response.body.slice(0, 40)}`;
+          assert.equal(response.headers['x-content-type-options'], 'nosniff', label);
+          assert.equal(response.headers['cache-control'], 'no-store', label);
+          assert.equal(response.headers['content-security-policy'], "default-src 'none'; frame-ancestors 'none'", label);
+          assert.equal(response.headers['x-frame-options'], 'DENY', label);
+          assert.equal(response.headers['x-powered-by'], undefined, label);
+        }
+      });
+
+      test('when the process is over its load bound, then POST /messages gets 503 overloaded with Retry-After', async (t) => {
+        const limits: Limits = { ...DEFAULT_LIMITS, loadShedding: { ...DEFAULT_LIMITS.loadShedding, maxHeapUsedBytes: 1, sampleIntervalMs: 10 } };
+        const { app, tenant } = await createTestQuickstartApp(t, backend, { limits });
+        const { auth } = await tenant();
+        await app.ready();
+        while (!app.isUnderPressure()) await sleep(10);
+        const shed = await app.inject({ method: 'POST', url: '/messages', headers: { ...auth, ...JSON_TYPE }, payload: { message: 'x' } });
+        assert.equal(shed.statusCode, 503);
+        assert.equal(errorBody(shed).code, 'overloaded');
+        assert.equal(shed.headers['retry-after'], '5');
       });
     });
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
+import { DEFAULT_LIMITS } from '../../src/config/limits.js';
 
 describe('configuration', () => {
   test('when the environment is empty, then the documented defaults apply', () => {
@@ -16,6 +17,8 @@ describe('configuration', () => {
       cursorSecrets: [],
       quickstart: { port: 3001, publicUrl: 'http://127.0.0.1:3001' },
       messages: { webhookTimeoutMs: 10000, retryBaseMs: 1000, retryMaxMs: 300000, maxAttempts: 10, pollIntervalMs: 1000 },
+      // Spelled out in test/shared/limits.test.ts.
+      limits: DEFAULT_LIMITS,
     });
     assert.ok(Object.isFrozen(config));
   });

@@ -5,8 +5,11 @@ import { Writable } from 'node:stream';
 import type { TestContext } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { Account } from '../../src/accounts/accounts-repository.js';
+import type { ApiKeyScope } from '../../src/api-keys/api-key-scopes.js';
 import { createServices, type Services } from '../../src/composition.js';
+import type { Limits } from '../../src/config/limits.js';
 import { createLogger } from '../../src/http/logging.js';
+import type { RateLimiter } from '../../src/http/rate-limit.js';
 import { buildQuickstartApp } from '../../src/quickstart/quickstart-app.js';
 import type { Clock } from '../../src/shared/clock.js';
 import type { Storage } from '../../src/storage/storage.js';
@@ -17,7 +20,8 @@ export interface TestQuickstartApp {
   storage: Storage;
   services: Services;
   logs: string[];
-  tenant(name?: string): Promise<{ account: Account; key: string; auth: { authorization: string } }>;
+  /** A new account and a key for it; the key holds every scope unless `scopes` says otherwise. */
+  tenant(name?: string, scopes?: readonly ApiKeyScope[]): Promise<{ account: Account; key: string; auth: { authorization: string } }>;
 }
 
 /** A clock the test moves by hand. */
@@ -26,20 +30,29 @@ export function manualClock(start = new Date('2026-11-22T10:00:00.000Z')): Clock
   return { now: () => new Date(now), advance: (ms) => (now += ms) };
 }
 
-export async function createTenant(services: Services, name: string) {
+export async function createTenant(services: Services, name: string, scopes?: readonly ApiKeyScope[]) {
   const account = await services.accounts.createAccount({ name });
-  const { secret } = await services.apiKeys.createKey({ accountId: account.id });
+  const { secret } = await services.apiKeys.createKey({ accountId: account.id, ...(scopes === undefined ? {} : { scopes }) });
   return { account, key: secret, auth: { authorization: `Bearer ${secret}` } };
 }
 
-/** The quickstart host over `storage` (a fresh database of `backend` when absent), logs captured. */
+/**
+ * The quickstart host over `storage` (a fresh database of `backend` when
+ * absent) and `services` (new ones over that storage when absent), logs captured.
+ */
 export async function createTestQuickstartApp(
   t: TestContext,
   backend: TestBackend,
-  { clock, storage: given }: { clock?: Clock; storage?: Storage } = {},
+  {
+    clock,
+    storage: given,
+    services: givenServices,
+    limits,
+    rateLimiter,
+  }: { clock?: Clock; storage?: Storage; services?: Services; limits?: Limits; rateLimiter?: RateLimiter } = {},
 ): Promise<TestQuickstartApp> {
   const storage = given ?? (await backend.freshDatabase(t)).storage;
-  const services = createServices(storage, { environment: 'production' }, clock);
+  const services = givenServices ?? createServices(storage, { environment: 'production' }, clock);
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -47,10 +60,15 @@ export async function createTestQuickstartApp(
       done();
     },
   });
-  const app = await buildQuickstartApp({ logger: createLogger('trace', sink), services });
+  const app = await buildQuickstartApp({
+    logger: createLogger('trace', sink),
+    services,
+    ...(limits === undefined ? {} : { limits }),
+    ...(rateLimiter === undefined ? {} : { rateLimiter }),
+  });
   t.after(() => app.close());
   let tenants = 0;
-  return { app, storage, services, logs, tenant: (name = `Store ${++tenants}`) => createTenant(services, name) };
+  return { app, storage, services, logs, tenant: (name = `Store ${++tenants}`, scopes) => createTenant(services, name, scopes) };
 }
 
 export interface ReceivedRequest {
