@@ -1,17 +1,12 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Services } from './composition.js';
 import { DEFAULT_LIMITS, type Limits } from './config/limits.js';
 import { loadConfig, type Config } from './config/config.js';
-import { AppError } from './errors/errors.js';
 import { registerHealthRoutes } from './health/health-routes.js';
 import { requireApiKey } from './http/authentication.js';
 import { announceDeprecation } from './http/deprecation.js';
-import { installErrorHandling, sendError } from './http/error-handler.js';
-import { hardenedServerOptions, installHardening } from './http/hardening.js';
+import { createHttpApp } from './http/http-app.js';
 import { createRateLimiter, type RateLimiter } from './http/rate-limit.js';
-import { installRawServerGuards, writeClientError } from './http/raw-responses.js';
-import { requestIdFor } from './http/request-id.js';
-import { formatSchemaError } from './http/schema-errors.js';
 import { registerDocsPage } from './openapi/docs-page.js';
 import { registerOpenApi, registerOpenApiRoute } from './openapi/openapi-document.js';
 import { storeOpenApiOptions } from './openapi/store-openapi.js';
@@ -48,43 +43,7 @@ export async function buildApp({
   rateLimiter = createRateLimiter(limits.rateLimit),
   config,
 }: AppDependencies): Promise<FastifyInstance> {
-  const hardened = hardenedServerOptions(limits);
-  const app = Fastify({
-    ...hardened,
-    loggerInstance: logger,
-    genReqId: requestIdFor,
-    logController: new LogController({ requestIdLogLabel: 'requestId' }),
-    bodyLimit: BODY_LIMIT_BYTES,
-    // Our own onRequest hook answers with an Error record while closing.
-    return503OnClosing: false,
-    schemaErrorFormatter: formatSchemaError,
-    ajv: { customOptions: { verbose: true } },
-    frameworkErrors: (error, request, reply) => {
-      sendError(request, reply, error);
-    },
-    clientErrorHandler: writeClientError,
-    // Node would answer a missing Host with a bare 400; onRequest answers with an Error record.
-    http: { ...hardened.http, requireHostHeader: false },
-  });
-  installRawServerGuards(app.server);
-
-  let closing = false;
-  app.addHook('preClose', async () => {
-    closing = true;
-  });
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
-      throw new AppError('malformed_request', 'HTTP/1.1 requests must carry a Host header.');
-    }
-    if (closing) {
-      reply.header('connection', 'close');
-      throw new AppError('service_unavailable', 'The server is shutting down; retry the request.', { 'retry-after': '1' });
-    }
-  });
-
-  installErrorHandling(app);
-  await installHardening(app, { limits, rateLimiter });
+  const app = await createHttpApp({ logger, bodyLimit: BODY_LIMIT_BYTES, limits, rateLimiter });
   // Before any route: the generator collects routes as they are added.
   await registerOpenApi(app, storeOpenApiOptions(config ?? loadConfig({})));
   registerOpenApiRoute(app);

@@ -3,6 +3,10 @@ import { createApiKeysService } from './api-keys/api-keys-service.js';
 import { createKeyUsageRecorder } from './api-keys/api-key-usage.js';
 import { loadConfig, type Config } from './config/config.js';
 import { createCursorCodec } from './orders/orders-cursor.js';
+import type { Logger } from 'pino';
+import { createWebhookDelivery, recordOnlyDelivery } from './messages/messages-delivery.js';
+import { createMessageDispatcher, type MessageDispatcher } from './messages/messages-dispatcher.js';
+import { createMessagesService } from './messages/messages-service.js';
 import { createOrdersService } from './orders/orders-service.js';
 import { createOrdersV2Service } from './orders/orders-v2-service.js';
 import { createPetsService } from './pets/pets-service.js';
@@ -16,6 +20,7 @@ export interface Services {
   orders: ReturnType<typeof createOrdersService>;
   ordersV2: ReturnType<typeof createOrdersV2Service>;
   pets: ReturnType<typeof createPetsService>;
+  messages: ReturnType<typeof createMessagesService>;
 }
 
 export interface Container {
@@ -48,6 +53,7 @@ export function createServices(
     }),
     // Callers that do not say (tests of other capabilities) get the documented default dates.
     pets: createPetsService({ petsRepository: storage.pets, clock, lifecycle: config.pets ?? loadConfig({}).pets }),
+    messages: createMessagesService({ messagesRepository: storage.messages, clock }),
   };
 }
 
@@ -65,4 +71,28 @@ export function createContainer(config: Config, { clock = systemClock }: { clock
       await storage.close();
     },
   };
+}
+
+/**
+ * The background dispatcher of quickstart messages over the container's
+ * storage, woken whenever this process queues a message.
+ */
+export function createMessagesDispatcher(
+  container: Pick<Container, 'config' | 'storage' | 'services'>,
+  logger: Logger,
+  clock: Clock = systemClock,
+): MessageDispatcher {
+  const { messages } = container.config;
+  const dispatcher = createMessageDispatcher({
+    messagesRepository: container.storage.messages,
+    delivery:
+      messages.webhookUrl === undefined
+        ? recordOnlyDelivery
+        : createWebhookDelivery({ url: messages.webhookUrl, timeoutMs: messages.webhookTimeoutMs }),
+    clock,
+    logger,
+    config: messages,
+  });
+  container.services.messages.onQueued(() => dispatcher.wake());
+  return dispatcher;
 }

@@ -1,12 +1,17 @@
 import closeWithGrace from 'close-with-grace';
+import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
-import { createContainer } from './composition.js';
+import { createContainer, createMessagesDispatcher } from './composition.js';
 import type { Config } from './config/config.js';
 import { createLogger } from './http/logging.js';
+import { createRateLimiter } from './http/rate-limit.js';
+import { buildQuickstartApp } from './quickstart/quickstart-app.js';
 
 /**
- * Runs the store host until SIGTERM/SIGINT: migrates, listens, and on a
- * signal stops accepting, lets in-flight requests finish, closes the
+ * Runs the store host, the quickstart host (unless QUICKSTART_PORT=off) and
+ * the messages dispatcher until SIGTERM/SIGINT: migrates, listens, and on a
+ * signal stops accepting, lets in-flight requests finish, stops the
+ * dispatcher (queued messages stay queued for the next start), closes the
  * database and exits 0 (1 if that takes longer than SHUTDOWN_GRACE_MS).
  * Logs go to stdout as JSON; the human greeting goes to stderr.
  */
@@ -16,30 +21,43 @@ export async function runServer(config: Config, stderr: NodeJS.WritableStream = 
   const migration = await container.storage.migrate();
   if (migration.applied.length > 0) logger.info({ applied: migration.applied }, 'database migrated');
 
-  const app = await buildApp({ logger, services: container.services, storage: container.storage, limits: config.limits, config });
+  // One rate limiter for both hosts: a key (or client address) has one budget per process.
+  const { limits } = config;
+  const rateLimiter = createRateLimiter(limits.rateLimit);
+  const app = await buildApp({ logger, services: container.services, storage: container.storage, limits, rateLimiter, config });
+  const quickstart: FastifyInstance | undefined =
+    config.quickstart === null ? undefined : await buildQuickstartApp({ logger, services: container.services, limits, rateLimiter });
 
   let address: string;
+  let quickstartAddress: string | undefined;
   try {
     address = await app.listen({ host: config.host, port: config.port });
+    if (quickstart !== undefined && config.quickstart !== null) {
+      quickstartAddress = await quickstart.listen({ host: config.host, port: config.quickstart.port });
+    }
   } catch (error) {
-    await app.close();
+    await Promise.all([app.close(), quickstart?.close()]);
     await container.close();
     throw error;
   }
-  container.services.keyUsage.start(config.limits.keyUsageFlushMs, (err) => logger.warn({ err }, 'could not record API key usage'));
+  const dispatcher = createMessagesDispatcher(container, logger);
+  container.services.keyUsage.start(limits.keyUsageFlushMs, (err) => logger.warn({ err }, 'could not record API key usage'));
   // Registered only once listening: close-with-grace also acts on a normal exit.
   closeWithGrace({ delay: config.shutdownGraceMs, logger }, async ({ signal, err }) => {
     if (err !== undefined) logger.error({ err }, 'shutting down after an unexpected error');
     else logger.info({ signal }, 'shutting down');
-    await app.close();
+    await Promise.all([app.close(), quickstart?.close()]);
+    await dispatcher.stop();
     await container.close();
   });
+  dispatcher.start();
   const fresh = (await container.services.accounts.listAccounts()).length === 0;
-  stderr.write(greeting(address, fresh));
+  stderr.write(greeting(address, quickstartAddress, fresh));
 }
 
-function greeting(address: string, freshDatabase: boolean): string {
+function greeting(address: string, quickstartAddress: string | undefined, freshDatabase: boolean): string {
   const lines = [`Store Orders listening on ${address} (API under ${address}/v1)`];
+  if (quickstartAddress !== undefined) lines.push(`Quickstart host listening on ${quickstartAddress} (POST ${quickstartAddress}/messages)`);
   if (freshDatabase) {
     lines.push(
       'The database has no accounts yet. Create one and an API key for it:',

@@ -29,6 +29,26 @@ export interface PostgresDatabaseConfig {
 
 export type DatabaseConfig = SqliteDatabaseConfig | PostgresDatabaseConfig;
 
+export interface QuickstartConfig {
+  /** The quickstart example host's own listener (same HOST as the store host). */
+  readonly port: number;
+  /** Where clients reach the quickstart host; the server URL of its OpenAPI document. */
+  readonly publicUrl: string;
+}
+
+export interface MessagesConfig {
+  /** Where the dispatcher POSTs each queued message; absent: delivery is recording it as sent. May hold a secret: never logged. */
+  readonly webhookUrl?: string;
+  readonly webhookTimeoutMs: number;
+  /** The first retry waits about this long; each further retry doubles it, up to retryMaxMs. */
+  readonly retryBaseMs: number;
+  readonly retryMaxMs: number;
+  /** Delivery attempts before a message is given up as `failed`. */
+  readonly maxAttempts: number;
+  /** How often an idle dispatcher looks for due messages (new messages wake it at once). */
+  readonly pollIntervalMs: number;
+}
+
 export interface Config {
   readonly host: string;
   readonly port: number;
@@ -44,6 +64,9 @@ export interface Config {
    * generated once and kept in the database.
    */
   readonly cursorSecrets: readonly string[];
+  /** The quickstart example host; null when QUICKSTART_PORT=off. */
+  readonly quickstart: QuickstartConfig | null;
+  readonly messages: MessagesConfig;
   /** Rate limits, timeouts, connection and load bounds (limits.ts). */
   readonly limits: Limits;
   /** Where clients reach the API (includes the /v1 prefix); the OpenAPI document's servers. */
@@ -83,6 +106,14 @@ export const DEFAULTS = {
   STAGING_BASE_URL: 'https://staging.store.example.com/v1',
   PETS_DEPRECATION_DATE: '2026-07-01T00:00:00Z',
   PETS_SUNSET_DATE: '2027-07-01T00:00:00Z',
+  QUICKSTART_PORT: '3001',
+  QUICKSTART_PUBLIC_URL: '',
+  MESSAGES_WEBHOOK_URL: '',
+  MESSAGES_WEBHOOK_TIMEOUT_MS: '10000',
+  MESSAGES_RETRY_BASE_MS: '1000',
+  MESSAGES_RETRY_MAX_MS: '300000',
+  MESSAGES_MAX_ATTEMPTS: '10',
+  MESSAGES_POLL_INTERVAL_MS: '1000',
 } as const;
 
 const SQLITE_SYNCHRONOUS_VALUES: readonly SqliteSynchronous[] = ['full', 'normal'];
@@ -136,6 +167,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   if (typeof database === 'string') problems.push(database);
 
   const cursorSecrets = parseCursorSecrets(read('CURSOR_SECRET'), read('CURSOR_SECRET_PREVIOUS'), problems);
+  const quickstart = parseQuickstart(read('QUICKSTART_PORT'), read('QUICKSTART_PUBLIC_URL'), host, problems);
+  const messages = parseMessages(read, problems);
 
   const limits = parseLimits(env, problems);
 
@@ -161,6 +194,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   return Object.freeze({
     host, port, logLevel, environment, shutdownGraceMs, database: Object.freeze(database),
     cursorSecrets: Object.freeze(cursorSecrets),
+    quickstart,
+    messages,
     limits,
     publicBaseUrl, stagingBaseUrl, pets: Object.freeze({ deprecatedAt, sunsetAt }),
   });
@@ -194,6 +229,55 @@ function parseBaseUrl(text: string): string | undefined {
 function parseInstant(text: string): Date | undefined {
   const normalized = normalizeDateTime(/^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T00:00:00Z` : text);
   return normalized === undefined ? undefined : new Date(normalized);
+}
+
+function parseQuickstart(portText: string, publicUrlText: string, host: string, problems: string[]): QuickstartConfig | null {
+  if (portText.toLowerCase() === 'off') return null;
+  const port = parseIntegerIn(portText, 0, 65535);
+  if (port === undefined) {
+    problems.push(`QUICKSTART_PORT must be an integer from 0 to 65535 or "off" (got ${JSON.stringify(portText)})`);
+    return null;
+  }
+  if (publicUrlText === '') {
+    const hostPart = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+    return Object.freeze({ port, publicUrl: `http://${hostPart}:${port}` });
+  }
+  const publicUrl = publicUrlText.replace(/\/+$/, '');
+  if (!isHttpUrl(publicUrl)) {
+    problems.push('QUICKSTART_PUBLIC_URL must be an absolute http:// or https:// URL, e.g. https://quickstart.example.com');
+  }
+  return Object.freeze({ port, publicUrl });
+}
+
+function parseMessages(read: (name: keyof typeof DEFAULTS) => string, problems: string[]): MessagesConfig {
+  const integer = (name: keyof typeof DEFAULTS, min: number, max: number): number => {
+    const value = parseIntegerIn(read(name), min, max);
+    if (value === undefined) problems.push(`${name} must be an integer from ${min} to ${max}`);
+    return value ?? min;
+  };
+  const webhookUrl = read('MESSAGES_WEBHOOK_URL');
+  // The URL may carry a token, so the problem never quotes it.
+  if (webhookUrl !== '' && !isHttpUrl(webhookUrl)) problems.push('MESSAGES_WEBHOOK_URL must be an absolute http:// or https:// URL');
+  const retryBaseMs = integer('MESSAGES_RETRY_BASE_MS', 1, 3_600_000);
+  const retryMaxMs = integer('MESSAGES_RETRY_MAX_MS', 1, 86_400_000);
+  if (retryMaxMs < retryBaseMs) problems.push('MESSAGES_RETRY_MAX_MS must not be less than MESSAGES_RETRY_BASE_MS');
+  return Object.freeze({
+    ...(webhookUrl === '' ? {} : { webhookUrl }),
+    webhookTimeoutMs: integer('MESSAGES_WEBHOOK_TIMEOUT_MS', 1, 600_000),
+    retryBaseMs,
+    retryMaxMs,
+    maxAttempts: integer('MESSAGES_MAX_ATTEMPTS', 1, 1000),
+    pollIntervalMs: integer('MESSAGES_POLL_INTERVAL_MS', 10, 3_600_000),
+  });
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
 }
 
 const HOST_NAME = /^(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;

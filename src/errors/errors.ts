@@ -7,6 +7,7 @@ export const ERROR_STATUS = {
   validation_failed: 400,
   malformed_request: 400,
   invalid_cursor: 400,
+  content_type_not_json: 400,
   missing_api_key: 401,
   invalid_api_key: 401,
   expired_api_key: 401,
@@ -16,6 +17,7 @@ export const ERROR_STATUS = {
   account_not_found: 404,
   api_key_not_found: 404,
   pet_not_found: 404,
+  message_not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,
   expectation_failed: 417,
@@ -26,6 +28,7 @@ export const ERROR_STATUS = {
   pet_id_taken: 409,
   endpoint_sunset: 410,
   payload_too_large: 413,
+  idempotency_key_reused: 422,
   rate_limited: 429,
   headers_too_large: 431,
   internal_error: 500,
@@ -69,7 +72,7 @@ export class AppError extends Error {
 
 export class NotFoundError extends AppError {
   constructor(
-    code: 'order_not_found' | 'route_not_found' | 'account_not_found' | 'api_key_not_found' | 'pet_not_found',
+    code: 'order_not_found' | 'route_not_found' | 'account_not_found' | 'api_key_not_found' | 'pet_not_found' | 'message_not_found',
     message: string,
   ) {
     super(code, message);

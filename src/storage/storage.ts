@@ -1,6 +1,7 @@
 import type { AccountsRepository } from '../accounts/accounts-repository.js';
 import type { ApiKeysRepository } from '../api-keys/api-keys-repository.js';
 import type { DatabaseConfig } from '../config/config.js';
+import type { MessagesRepository } from '../messages/messages-repository.js';
 import type { OrdersRepository } from '../orders/orders-repository.js';
 import type { SecretsRepository } from '../secrets/secrets-repository.js';
 import type { PetsRepository } from '../pets/pets-repository.js';
@@ -22,6 +23,7 @@ export interface Storage {
   readonly orders: OrdersRepository;
   readonly secrets: SecretsRepository;
   readonly pets: PetsRepository;
+  readonly messages: MessagesRepository;
   /** Creates or upgrades the schema; safe to call from several processes at once. */
   migrate(): Promise<MigrationReport>;
   /** Resolves when the database answers a trivial query. */

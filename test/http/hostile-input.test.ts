@@ -1,14 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
+import type { FastifyInstance } from 'fastify';
 import { DEFAULT_LIMITS } from '../../src/config/limits.js';
 import { routeTable } from '../../src/http/error-handler.js';
-import { createTestApp, errorBody, type TestApp } from '../support/app.js';
+import { createTestApp, errorBody } from '../support/app.js';
+import { createTestQuickstartApp } from '../support/quickstart.js';
 import { listenLocal, sendRaw, type RawResponse } from '../support/raw-http.js';
 import { testBackends } from '../support/storage.js';
 
 /*
- * Property-based abuse of every route of the store host. Whatever arrives,
+ * Property-based abuse of every route of both hosts (store and quickstart). Whatever arrives,
  * the answers must be: never a 5xx, every non-2xx an Error record whose
  * status equals the HTTP status, never another account's orders, and the
  * process still serving afterwards.
@@ -25,25 +27,100 @@ const NO_RATE_LIMIT = {
 };
 
 interface Fixture {
-  testApp: TestApp;
-  alice: { key: string; orderIds: Set<string> };
-  bob: { key: string; orderIds: Set<string> };
+  app: FastifyInstance;
+  /** `marks`: text whose presence in a body means that account's data was served. */
+  alice: { key: string; marks: Set<string> };
+  bob: { key: string; marks: Set<string> };
   routes: { url: string; methods: string[] }[];
+  /** Path parameters worth trying besides hostile text: the accounts' own ids. */
+  knownIds: string[];
+  /** Requests that need a key, one per protected operation, for the double-Authorization property. */
+  protectedRequests: [string, string][];
+  /** The data are as the fixture left them (nothing written by a request that should have been refused). */
+  unchanged(): Promise<void>;
+  /** The host answers as before. */
+  stillServing(): Promise<void>;
 }
 
-async function fixture(t: Parameters<typeof createTestApp>[0]): Promise<Fixture> {
+type TestContext = Parameters<typeof createTestApp>[0];
+
+async function storeFixture(t: TestContext): Promise<Fixture> {
   assert.ok(backend);
   const testApp = await createTestApp(t, backend, { limits: NO_RATE_LIMIT });
   const tenant = async (ids: bigint[]) => {
     const { account, key } = await testApp.tenant();
     for (const id of ids) await testApp.services.orders.createOrder({ accountId: account.id, id, petId: 1n, quantity: 1 });
-    return { key, orderIds: new Set(ids.map(String)) };
+    return { key, marks: new Set(ids.map((id) => `"id":${id}`)) };
   };
   const alice = await tenant([101n, 102n, 9007199254740993n]);
   const bob = await tenant([201n, 202n]);
-  await testApp.app.ready();
-  return { testApp, alice, bob, routes: routeTable(testApp.app) };
+  const { app } = testApp;
+  await app.ready();
+  return {
+    app,
+    alice,
+    bob,
+    routes: routeTable(app),
+    knownIds: ['101', '201', '9007199254740993'],
+    protectedRequests: [['GET', '/v1/store/orders'], ['HEAD', '/v1/store/orders'], ['DELETE', '/v1/store/orders/101'], ['DELETE', '/v1/store/orders/201']],
+    async unchanged() {
+      // Nothing was cancelled by a doubly-authenticated DELETE.
+      const list = await testApp.services.orders.listOrders(1);
+      assert.equal(list.length, 3);
+      assert.ok(list.every((order) => order.status !== 'cancelled'));
+    },
+    async stillServing() {
+      assert.equal((await app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200);
+      const list = await app.inject({ method: 'GET', url: '/v1/store/orders', headers: { authorization: `Bearer ${alice.key}` } });
+      assert.equal(list.statusCode, 200);
+      assert.deepEqual((JSON.parse(list.body.replace(/"id":(\d+)/g, '"id":"$1"')) as { id: string }[]).map((o) => o.id), ['101', '102', '9007199254740993']);
+    },
+  };
 }
+
+async function quickstartFixture(t: TestContext): Promise<Fixture> {
+  assert.ok(backend);
+  const testApp = await createTestQuickstartApp(t, backend, { limits: NO_RATE_LIMIT });
+  const tenant = async (name: string, texts: string[]) => {
+    const { account, key } = await testApp.tenant(name);
+    const ids: string[] = [];
+    for (const message of texts) ids.push((await testApp.services.messages.queueMessage({ accountId: account.id, message })).message.id);
+    return { accountId: account.id, key, ids, marks: new Set([...ids.map((id) => `"id":"${id}"`), ...texts]) };
+  };
+  const alice = await tenant('Alice', ['alice-private-1', 'alice-private-2']);
+  const bob = await tenant('Bob', ['bob-private-1', 'bob-private-2']);
+  const { app } = testApp;
+  await app.ready();
+  const texts = async (accountId: number, ids: string[]) =>
+    Promise.all(ids.map(async (id) => (await testApp.services.messages.getMessage(accountId, id)).message));
+  return {
+    app,
+    alice,
+    bob,
+    routes: routeTable(app),
+    knownIds: [...alice.ids, ...bob.ids],
+    protectedRequests: [['POST', '/messages'], ['GET', `/messages/${alice.ids[0] ?? ''}`], ['GET', `/messages/${bob.ids[0] ?? ''}`]],
+    async unchanged() {
+      // No doubly-authenticated POST queued anything: only the fixture's messages are due.
+      const due = await testApp.storage.messages.claimDue({ claimant: 'probe', now: '9999-12-31T00:00:00.000Z', claimedUntil: '9999-12-31T00:00:00.000Z', limit: 100 });
+      assert.deepEqual(due.map((m) => m.message).sort(), ['alice-private-1', 'alice-private-2', 'bob-private-1', 'bob-private-2']);
+    },
+    async stillServing() {
+      assert.deepEqual(await texts(alice.accountId, alice.ids), ['alice-private-1', 'alice-private-2']);
+      const [first = ''] = alice.ids;
+      const got = await app.inject({ method: 'GET', url: `/messages/${first}`, headers: { authorization: `Bearer ${alice.key}` } });
+      assert.equal(got.statusCode, 200);
+      assert.equal(got.json<{ message: string }>().message, 'alice-private-1');
+      const posted = await app.inject({ method: 'POST', url: '/messages', headers: { authorization: `Bearer ${bob.key}`, 'content-type': 'application/json' }, payload: { message: 'still here' } });
+      assert.equal(posted.statusCode, 202);
+    },
+  };
+}
+
+const HOSTS: [string, (t: TestContext) => Promise<Fixture>][] = [
+  ['store', storeFixture],
+  ['quickstart', quickstartFixture],
+];
 
 // ---- arbitraries -------------------------------------------------------------
 
@@ -56,8 +133,9 @@ const hostileText = fc.oneof(
 );
 
 /** A path from the route table with its parameters replaced by hostile text, or a random path. */
-function pathArbitrary(routes: Fixture['routes']): fc.Arbitrary<string> {
-  const templated = fc.tuple(fc.constantFrom(...routes.map((r) => r.url)), hostileText).map(([url, param]) =>
+function pathArbitrary(routes: Fixture['routes'], knownIds: string[]): fc.Arbitrary<string> {
+  const parameter = fc.oneof(hostileText, fc.constantFrom(...knownIds));
+  const templated = fc.tuple(fc.constantFrom(...routes.map((r) => r.url)), parameter).map(([url, param]) =>
     url.replace(/:[A-Za-z]+/g, encodePart(param)),
   );
   const random = fc.array(hostileText.map((s) => encodePart(s)), { maxLength: 5 }).map((parts) => `/${parts.join('/')}`);
@@ -96,11 +174,15 @@ const bodyArbitrary = fc.oneof(
     '\u0000\u0000',
     '{"a":',
     '\ufeff{}',
+    '{"message":"hi","__proto__":{"polluted":true}}',
+    '{"message":"\\ud800"}',
     '{"a":1,"a":2}',
     'null',
     'x'.repeat(2 * 1024 * 1024),
   ),
   fc.string({ unit: 'binary', maxLength: 200 }),
+  // Well-formed enough to pass parsing on the quickstart host, so validation and storage see it.
+  fc.string({ unit: 'binary', maxLength: 200 }).map((message) => JSON.stringify({ message })),
 );
 
 const contentTypeArbitrary = fc.option(
@@ -150,18 +232,14 @@ function authArbitrary(f: Fixture): fc.Arbitrary<{ who: Who; value?: string }> {
 function assertSafe(f: Fixture, response: { statusCode: number; headers: Record<string, unknown>; body: string }, who: Who, method: string, label: string) {
   assert.ok(response.statusCode >= 200 && response.statusCode < 500, `${label}: status ${response.statusCode}\n${response.body.slice(0, 300)}`);
   if (response.statusCode >= 400 && method.toUpperCase() !== 'HEAD') errorBody(response);
-  const mine = who === 'alice' ? f.alice.orderIds : who === 'bob' ? f.bob.orderIds : new Set<string>();
-  const theirs = [...f.alice.orderIds, ...f.bob.orderIds].filter((id) => !mine.has(id));
-  for (const id of theirs) assert.ok(!response.body.includes(`"id":${id}`), `${label}: leaked order ${id}`);
+  const mine = who === 'alice' ? f.alice.marks : who === 'bob' ? f.bob.marks : new Set<string>();
+  const theirs = [...f.alice.marks, ...f.bob.marks].filter((mark) => !mine.has(mark));
+  for (const mark of theirs) assert.ok(!response.body.includes(mark), `${label}: leaked ${mark}`);
   if (who === 'none') assert.ok(response.statusCode >= 400 || response.headers['content-type'] === undefined || !response.body.startsWith('['), `${label}: served without a key`);
 }
 
 async function assertStillServing(f: Fixture): Promise<void> {
-  const { app } = f.testApp;
-  assert.equal((await app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200);
-  const list = await app.inject({ method: 'GET', url: '/v1/store/orders', headers: { authorization: `Bearer ${f.alice.key}` } });
-  assert.equal(list.statusCode, 200);
-  assert.deepEqual((JSON.parse(list.body.replace(/"id":(\d+)/g, '"id":"$1"')) as { id: string }[]).map((o) => o.id), ['101', '102', '9007199254740993']);
+  await f.stillServing();
   assert.equal(({} as Record<string, unknown>).polluted, undefined, 'no prototype pollution');
 }
 
@@ -175,14 +253,14 @@ function explainFailure<T>(out: fc.RunDetails<T>): void {
 
 // ---- properties --------------------------------------------------------------
 
-describe('hostile input at every route of the store host', () => {
+for (const [host, fixture] of HOSTS) describe(`hostile input at every route of the ${host} host`, () => {
   test('when random methods, paths, parameters, auth headers, content types and bodies arrive, then never a 5xx, always Error records, never another account\'s data', async (t) => {
     const f = await fixture(t);
-    assert.ok(f.routes.some((r) => r.url === '/v1/store/orders/:orderId'), 'the route table includes the parameterised route');
+    assert.ok(f.routes.some((r) => r.url.includes('/:')), 'the route table includes the parameterised route');
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom(...METHODS.filter((m) => /^[A-Z]+$/.test(m))),
-        pathArbitrary(f.routes),
+        pathArbitrary(f.routes, f.knownIds),
         authArbitrary(f),
         contentTypeArbitrary,
         bodyArbitrary,
@@ -190,7 +268,7 @@ describe('hostile input at every route of the store host', () => {
           const headers: Record<string, string> = {};
           if (auth.value !== undefined) headers.authorization = auth.value;
           if (contentType !== undefined) headers['content-type'] = contentType;
-          const response = await f.testApp.app.inject({
+          const response = await f.app.inject({
             method: method as 'GET',
             url,
             headers,
@@ -206,7 +284,7 @@ describe('hostile input at every route of the store host', () => {
 
   test('when raw bytes that inject cannot express arrive on a real socket (CR/LF, non-ASCII, odd methods, huge tokens), then the same holds', async (t) => {
     const f = await fixture(t);
-    const port = await listenLocal(f.testApp.app);
+    const port = await listenLocal(f.app);
     const headerValue = fc.oneof(
       hostileText,
       fc.constantFrom('a\rb', 'a\nInjected: yes', 'a\r\nX-Injected: yes', '\u00e9\u00e8', '\u4e2d\u6587', '\ud83d\ude00', 'v'.repeat(10 * 1024), '\t x \t'),
@@ -214,7 +292,7 @@ describe('hostile input at every route of the store host', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom(...METHODS),
-        pathArbitrary(f.routes),
+        pathArbitrary(f.routes, f.knownIds),
         authArbitrary(f),
         fc.array(fc.tuple(fc.constantFrom('X-Test', 'Content-Type', 'Accept', 'X-Request-Id', 'Host', 'Transfer-Encoding', 'Content-Length', 'Expect'), headerValue), { maxLength: 3 }),
         async (method, url, auth, extra) => {
@@ -237,12 +315,12 @@ describe('hostile input at every route of the store host', () => {
 
   test('when two Authorization headers arrive in any spelling or order, then 400 or 401 and neither key is served', async (t) => {
     const f = await fixture(t);
-    const port = await listenLocal(f.testApp.app);
+    const port = await listenLocal(f.app);
     const spelling = fc.constantFrom('Authorization', 'authorization', 'AUTHORIZATION', 'aUtHoRiZaTiOn');
     const value = fc.constantFrom(`Bearer ${f.alice.key}`, `Bearer ${f.bob.key}`, 'Bearer nonsense', '');
     await fc.assert(
       fc.asyncProperty(
-        fc.constantFrom(['GET', '/v1/store/orders'], ['HEAD', '/v1/store/orders'], ['DELETE', '/v1/store/orders/101'], ['DELETE', '/v1/store/orders/201']),
+        fc.constantFrom(...f.protectedRequests),
         spelling,
         value,
         spelling,
@@ -258,9 +336,7 @@ describe('hostile input at every route of the store host', () => {
       ),
       { numRuns: 60, reporter: explainFailure },
     );
-    // Nothing was cancelled by a doubly-authenticated DELETE.
-    const list = await f.testApp.services.orders.listOrders(1);
-    assert.equal(list.length, 3);
+    await f.unchanged();
     await assertStillServing(f);
   });
 });

@@ -8,6 +8,7 @@ import { AppError } from '../../errors/errors.js';
 import type { MigrationReport, Storage } from '../storage.js';
 import { createSqliteAccountsRepository } from './sqlite-accounts-repository.js';
 import { createSqliteApiKeysRepository } from './sqlite-api-keys-repository.js';
+import { createSqliteMessagesRepository } from './sqlite-messages-repository.js';
 import { createSqliteOrdersRepository } from './sqlite-orders-repository.js';
 import { createSqliteSecretsRepository } from './sqlite-secrets-repository.js';
 import { createSqlitePetsRepository } from './sqlite-pets-repository.js';
@@ -43,6 +44,7 @@ export function openSqliteStorage(file: string, { synchronous = 'full' }: { sync
     orders: mapUnavailable(createSqliteOrdersRepository(db)),
     secrets: mapUnavailable(createSqliteSecretsRepository(db)),
     pets: mapUnavailable(createSqlitePetsRepository(db)),
+    messages: mapUnavailable(createSqliteMessagesRepository(db)),
     migrate: async () => {
       db.pragma(`busy_timeout = ${MIGRATION_BUSY_TIMEOUT_MS}`);
       try {
