@@ -5,6 +5,7 @@ import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import ts from 'typescript';
 import { pino } from 'pino';
 import { buildApp } from '../src/app.js';
+import { buildQuickstartApp } from '../src/quickstart/quickstart-app.js';
 import { createServices } from '../src/composition.js';
 import { loadConfig } from '../src/config/config.js';
 import { openApiJson } from '../src/openapi/openapi-document.js';
@@ -13,6 +14,7 @@ import { openStorage } from '../src/storage/storage.js';
 /** Paths (from the repository root) of the generated, committed contract files. */
 export const OPENAPI_FILE = 'openapi/openapi.json';
 export const CLIENT_TYPES_FILE = 'src/client/openapi-types.ts';
+export const QUICKSTART_OPENAPI_FILE = 'openapi/quickstart-openapi.json';
 
 /**
  * The store host's OpenAPI document as the code generates it, with the
@@ -26,6 +28,25 @@ export async function generateOpenApiJson(): Promise<string> {
   try {
     const services = createServices(storage, config);
     const app = await buildApp({ logger: pino({ level: 'silent' }), services, storage, config });
+    await app.ready();
+    const text = openApiJson(app);
+    await app.close();
+    return text;
+  } finally {
+    await storage.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The quickstart host's OpenAPI document, likewise with the documented default configuration. */
+export async function generateQuickstartOpenApiJson(): Promise<string> {
+  const config = loadConfig({});
+  if (config.quickstart === null) throw new Error('the default configuration enables the quickstart host');
+  const dir = mkdtempSync(path.join(tmpdir(), 'store-orders-openapi-'));
+  const storage = openStorage({ kind: 'sqlite', path: path.join(dir, 'store.db') });
+  try {
+    const services = createServices(storage, config);
+    const app = await buildQuickstartApp({ logger: pino({ level: 'silent' }), services, config: config.quickstart });
     await app.ready();
     const text = openApiJson(app);
     await app.close();
@@ -56,5 +77,9 @@ export async function generateClientTypes(openapiJson: string): Promise<string> 
 /** Every generated contract file, by path from the repository root. */
 export async function generateContractFiles(): Promise<Record<string, string>> {
   const openapi = await generateOpenApiJson();
-  return { [OPENAPI_FILE]: openapi, [CLIENT_TYPES_FILE]: await generateClientTypes(openapi) };
+  return {
+    [OPENAPI_FILE]: openapi,
+    [CLIENT_TYPES_FILE]: await generateClientTypes(openapi),
+    [QUICKSTART_OPENAPI_FILE]: await generateQuickstartOpenApiJson(),
+  };
 }

@@ -26,7 +26,7 @@ export async function runServer(config: Config, stderr: NodeJS.WritableStream = 
   const rateLimiter = createRateLimiter(limits.rateLimit);
   const app = await buildApp({ logger, services: container.services, storage: container.storage, limits, rateLimiter, config });
   const quickstart: FastifyInstance | undefined =
-    config.quickstart === null ? undefined : await buildQuickstartApp({ logger, services: container.services, limits, rateLimiter });
+    config.quickstart === null ? undefined : await buildQuickstartApp({ logger, services: container.services, limits, rateLimiter, config: config.quickstart });
 
   let address: string;
   let quickstartAddress: string | undefined;

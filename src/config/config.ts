@@ -107,7 +107,7 @@ export const DEFAULTS = {
   PETS_DEPRECATION_DATE: '2026-07-01T00:00:00Z',
   PETS_SUNSET_DATE: '2027-07-01T00:00:00Z',
   QUICKSTART_PORT: '3001',
-  QUICKSTART_PUBLIC_URL: '',
+  QUICKSTART_PUBLIC_URL: 'https://quickstart.store.example.com',
   MESSAGES_WEBHOOK_URL: '',
   MESSAGES_WEBHOOK_TIMEOUT_MS: '10000',
   MESSAGES_RETRY_BASE_MS: '1000',
@@ -167,7 +167,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   if (typeof database === 'string') problems.push(database);
 
   const cursorSecrets = parseCursorSecrets(read('CURSOR_SECRET'), read('CURSOR_SECRET_PREVIOUS'), problems);
-  const quickstart = parseQuickstart(read('QUICKSTART_PORT'), read('QUICKSTART_PUBLIC_URL'), host, problems);
+  const quickstart = parseQuickstart(read('QUICKSTART_PORT'), read('QUICKSTART_PUBLIC_URL'), problems);
   const messages = parseMessages(read, problems);
 
   const limits = parseLimits(env, problems);
@@ -231,22 +231,18 @@ function parseInstant(text: string): Date | undefined {
   return normalized === undefined ? undefined : new Date(normalized);
 }
 
-function parseQuickstart(portText: string, publicUrlText: string, host: string, problems: string[]): QuickstartConfig | null {
+function parseQuickstart(portText: string, publicUrlText: string, problems: string[]): QuickstartConfig | null {
   if (portText.toLowerCase() === 'off') return null;
   const port = parseIntegerIn(portText, 0, 65535);
   if (port === undefined) {
     problems.push(`QUICKSTART_PORT must be an integer from 0 to 65535 or "off" (got ${JSON.stringify(portText)})`);
     return null;
   }
-  if (publicUrlText === '') {
-    const hostPart = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-    return Object.freeze({ port, publicUrl: `http://${hostPart}:${port}` });
+  const publicUrl = parseBaseUrl(publicUrlText);
+  if (publicUrl === undefined) {
+    problems.push('QUICKSTART_PUBLIC_URL must be an absolute http(s) URL without query or fragment, e.g. https://quickstart.store.example.com');
   }
-  const publicUrl = publicUrlText.replace(/\/+$/, '');
-  if (!isHttpUrl(publicUrl)) {
-    problems.push('QUICKSTART_PUBLIC_URL must be an absolute http:// or https:// URL, e.g. https://quickstart.example.com');
-  }
-  return Object.freeze({ port, publicUrl });
+  return Object.freeze({ port, publicUrl: publicUrl ?? '' });
 }
 
 function parseMessages(read: (name: keyof typeof DEFAULTS) => string, problems: string[]): MessagesConfig {

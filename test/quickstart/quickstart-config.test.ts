@@ -13,9 +13,9 @@ const problemsOf = (env: Record<string, string>): readonly string[] => {
 };
 
 describe('quickstart and messages configuration', () => {
-  test('when nothing is set, then the quickstart host is on 3001 with a matching public URL and no webhook', () => {
+  test('when nothing is set, then the quickstart host is on 3001 with the documented public URL and no webhook', () => {
     const config = loadConfig({}, '/srv');
-    assert.deepEqual(config.quickstart, { port: 3001, publicUrl: 'http://127.0.0.1:3001' });
+    assert.deepEqual(config.quickstart, { port: 3001, publicUrl: 'https://quickstart.store.example.com' });
     assert.equal(config.messages.webhookUrl, undefined);
     assert.deepEqual(
       { ...config.messages },
@@ -36,10 +36,6 @@ describe('quickstart and messages configuration', () => {
     );
     assert.deepEqual(config.quickstart, { port: 8081, publicUrl: 'https://quickstart.example.com' });
     assert.equal(config.messages.webhookUrl, 'https://hooks.example.com/in?token=abc');
-  });
-
-  test('when HOST is IPv6, then the default public URL brackets it', () => {
-    assert.equal(loadConfig({ HOST: '::1' }, '/srv').quickstart?.publicUrl, 'http://[::1]:3001');
   });
 
   test('when the values are wrong, then every problem is reported and the webhook URL is not echoed', () => {

@@ -15,7 +15,7 @@ describe('configuration', () => {
       shutdownGraceMs: 10000,
       database: { kind: 'sqlite', path: path.resolve('/srv/app', 'data/store.db'), synchronous: 'full' },
       cursorSecrets: [],
-      quickstart: { port: 3001, publicUrl: 'http://127.0.0.1:3001' },
+      quickstart: { port: 3001, publicUrl: 'https://quickstart.store.example.com' },
       messages: { webhookTimeoutMs: 10000, retryBaseMs: 1000, retryMaxMs: 300000, maxAttempts: 10, pollIntervalMs: 1000 },
       // Spelled out in test/shared/limits.test.ts.
       limits: DEFAULT_LIMITS,

@@ -8,6 +8,7 @@ import type { Account } from '../../src/accounts/accounts-repository.js';
 import type { ApiKeyScope } from '../../src/api-keys/api-key-scopes.js';
 import { createServices, type Services } from '../../src/composition.js';
 import type { Limits } from '../../src/config/limits.js';
+import type { QuickstartConfig } from '../../src/config/config.js';
 import { createLogger } from '../../src/http/logging.js';
 import type { RateLimiter } from '../../src/http/rate-limit.js';
 import { buildQuickstartApp } from '../../src/quickstart/quickstart-app.js';
@@ -49,7 +50,15 @@ export async function createTestQuickstartApp(
     services: givenServices,
     limits,
     rateLimiter,
-  }: { clock?: Clock; storage?: Storage; services?: Services; limits?: Limits; rateLimiter?: RateLimiter } = {},
+    config,
+  }: {
+    clock?: Clock;
+    storage?: Storage;
+    services?: Services;
+    limits?: Limits;
+    rateLimiter?: RateLimiter;
+    config?: Pick<QuickstartConfig, 'publicUrl'>;
+  } = {},
 ): Promise<TestQuickstartApp> {
   const storage = given ?? (await backend.freshDatabase(t)).storage;
   const services = givenServices ?? createServices(storage, { environment: 'production' }, clock);
@@ -65,6 +74,7 @@ export async function createTestQuickstartApp(
     services,
     ...(limits === undefined ? {} : { limits }),
     ...(rateLimiter === undefined ? {} : { rateLimiter }),
+    ...(config === undefined ? {} : { config }),
   });
   t.after(() => app.close());
   let tenants = 0;
