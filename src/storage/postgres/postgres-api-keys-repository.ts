@@ -1,20 +1,10 @@
 import { formatScopes, readStoredScopes } from '../../api-keys/api-key-scopes.js';
-import type { ApiKey, ApiKeysRepository, NewApiKey } from '../../api-keys/api-keys-repository.js';
+import type { ApiKeysRepository, NewApiKey } from '../../api-keys/api-keys-repository.js';
 import { NotFoundError } from '../../errors/errors.js';
 import { FOREIGN_KEY_VIOLATION, sqlState } from './postgres-errors.js';
 import { isoTimestamp, type Sql } from './postgres-sql.js';
+import { toApiKey, type ApiKeyRow } from '../row-mappers.js';
 
-interface ApiKeyRow {
-  id: bigint;
-  account_id: bigint;
-  name: string | null;
-  start: string;
-  created_at: string;
-  revoked_at: string | null;
-  expires_at: string | null;
-  scopes: string;
-  last_used_at: string | null;
-}
 
 const COLUMNS =
   `id, account_id, name, start, ${isoTimestamp('created_at')}, ${isoTimestamp('revoked_at')}, ` +
@@ -23,20 +13,6 @@ const COLUMNS =
 /** A roll retries this often when another process changes the key between its read and its write. */
 const ROLL_ATTEMPTS = 5;
 
-function toApiKey(row: ApiKeyRow): ApiKey {
-  const key: ApiKey = {
-    id: Number(row.id),
-    accountId: Number(row.account_id),
-    start: row.start,
-    createdAt: row.created_at,
-    scopes: readStoredScopes(row.scopes),
-  };
-  if (row.name !== null) key.name = row.name;
-  if (row.revoked_at !== null) key.revokedAt = row.revoked_at;
-  if (row.expires_at !== null) key.expiresAt = row.expires_at;
-  if (row.last_used_at !== null) key.lastUsedAt = row.last_used_at;
-  return key;
-}
 
 export function createPostgresApiKeysRepository(sql: Sql): ApiKeysRepository {
   const accountMissing = (key: NewApiKey) => new NotFoundError('account_not_found', `Account ${key.accountId} does not exist.`);

@@ -1,17 +1,9 @@
 import { NotFoundError } from '../../errors/errors.js';
-import type { ClaimedMessage, Message, MessageStatus, MessagesRepository } from '../../messages/messages-repository.js';
+import type { ClaimedMessage, MessagesRepository } from '../../messages/messages-repository.js';
 import { FOREIGN_KEY_VIOLATION, sqlState } from './postgres-errors.js';
 import { isoTimestamp, type Sql } from './postgres-sql.js';
+import { toMessage, type MessageRow } from '../row-mappers.js';
 
-interface MessageRow {
-  id: string;
-  account_id: bigint;
-  message: string;
-  status: MessageStatus;
-  created_at: string;
-  attempts: number;
-  sent_at: string | null;
-}
 
 const COLUMNS = `id, account_id, message, status, ${isoTimestamp('created_at')}, attempts, ${isoTimestamp('sent_at')}`;
 const PREFIXED = `m.id, m.account_id, m.message, m.status, ${isoAs('m.created_at', 'created_at')}, m.attempts, ${isoAs('m.sent_at', 'sent_at')}`;
@@ -21,18 +13,6 @@ function isoAs(column: string, alias: string): string {
   return `${isoTimestamp(column).replace(/ AS .*$/, '')} AS ${alias}`;
 }
 
-function toMessage(row: MessageRow): Message {
-  const message: Message = {
-    id: row.id,
-    accountId: Number(row.account_id),
-    message: row.message,
-    status: row.status,
-    createdAt: row.created_at,
-    attempts: Number(row.attempts),
-  };
-  if (row.sent_at !== null) message.sentAt = row.sent_at;
-  return message;
-}
 
 export function createPostgresMessagesRepository(sql: Sql): MessagesRepository {
   return {

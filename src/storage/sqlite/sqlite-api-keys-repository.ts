@@ -3,35 +3,11 @@ import { formatScopes, readStoredScopes } from '../../api-keys/api-key-scopes.js
 import type { ApiKey, ApiKeysRepository, NewApiKey, RollOutcome } from '../../api-keys/api-keys-repository.js';
 import { NotFoundError } from '../../errors/errors.js';
 import { sqliteConstraint, statementCache } from './sqlite-util.js';
+import { toApiKey, type ApiKeyRow } from '../row-mappers.js';
 
-interface ApiKeyRow {
-  id: bigint;
-  account_id: bigint;
-  name: string | null;
-  start: string;
-  created_at: string;
-  revoked_at: string | null;
-  expires_at: string | null;
-  scopes: string;
-  last_used_at: string | null;
-}
 
 const COLUMNS = 'id, account_id, name, start, created_at, revoked_at, expires_at, scopes, last_used_at';
 
-function toApiKey(row: ApiKeyRow): ApiKey {
-  const key: ApiKey = {
-    id: Number(row.id),
-    accountId: Number(row.account_id),
-    start: row.start,
-    createdAt: row.created_at,
-    scopes: readStoredScopes(row.scopes),
-  };
-  if (row.name !== null) key.name = row.name;
-  if (row.revoked_at !== null) key.revokedAt = row.revoked_at;
-  if (row.expires_at !== null) key.expiresAt = row.expires_at;
-  if (row.last_used_at !== null) key.lastUsedAt = row.last_used_at;
-  return key;
-}
 
 export function createSqliteApiKeysRepository(db: Database.Database): ApiKeysRepository {
   const sql = statementCache(db);

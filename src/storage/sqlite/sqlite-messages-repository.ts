@@ -1,33 +1,13 @@
 import type Database from 'better-sqlite3';
 import { NotFoundError } from '../../errors/errors.js';
-import type { ClaimedMessage, CreateMessageResult, Message, MessageStatus, MessagesRepository } from '../../messages/messages-repository.js';
+import type { ClaimedMessage, CreateMessageResult, MessagesRepository } from '../../messages/messages-repository.js';
 import { sqliteConstraint, statementCache } from './sqlite-util.js';
+import { toMessage, type MessageRow } from '../row-mappers.js';
 
-interface MessageRow {
-  id: string;
-  account_id: bigint;
-  message: string;
-  status: MessageStatus;
-  created_at: string;
-  attempts: bigint;
-  sent_at: string | null;
-}
 
 const COLUMNS = 'id, account_id, message, status, created_at, attempts, sent_at';
 const PREFIXED = 'm.id, m.account_id, m.message, m.status, m.created_at, m.attempts, m.sent_at';
 
-function toMessage(row: MessageRow): Message {
-  const message: Message = {
-    id: row.id,
-    accountId: Number(row.account_id),
-    message: row.message,
-    status: row.status,
-    createdAt: row.created_at,
-    attempts: Number(row.attempts),
-  };
-  if (row.sent_at !== null) message.sentAt = row.sent_at;
-  return message;
-}
 
 export function createSqliteMessagesRepository(db: Database.Database): MessagesRepository {
   const sql = statementCache(db);
