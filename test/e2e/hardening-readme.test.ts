@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { ROOT, runBin } from '../support/process.js';
+import { ROOT, runBin, runShellBlock } from '../support/process.js';
 
 test('when the key commands of the hardening README section are run verbatim, then they succeed and do what it says', async (t) => {
   const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
@@ -16,11 +15,7 @@ test('when the key commands of the hardening README section are run verbatim, th
   const env = { DATABASE_URL: `sqlite:${path.join(dir, 'store.db')}` };
   assert.equal((await runBin(['accounts', 'create', '--name', 'Doc Pets'], env)).code, 0);
 
-  const output = await new Promise<string>((resolve, reject) => {
-    execFile('bash', ['-euo', 'pipefail', '-c', script], { cwd: ROOT, env: { ...process.env, ...env } }, (error, stdout, stderr) =>
-      error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout),
-    );
-  });
+  const output = await runShellBlock(script, env);
   assert.match(output, /Created API key 3 to replace key 1/);
   const listed = JSON.parse((await runBin(['keys', 'list', '--account', '1', '--json'], env)).stdout) as {
     keys: { id: number; name: string | null; scopes: string[]; expiresAt: string | null }[];

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { ROOT, startServer } from '../support/process.js';
+import { ROOT, startServer, runShellBlock } from '../support/process.js';
 
 test('when the quickstart curl block is run verbatim against a running server, then it answers what the section says', async (t) => {
   const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
@@ -19,14 +18,7 @@ test('when the quickstart curl block is run verbatim against a running server, t
   assert.ok(server.quickstartUrl);
   const port = new URL(server.quickstartUrl).port;
 
-  const output = await new Promise<string>((resolve, reject) => {
-    execFile(
-      'bash',
-      ['-euo', 'pipefail', '-c', script.replaceAll('127.0.0.1:3001', `127.0.0.1:${port}`)],
-      { cwd: ROOT, env: { ...process.env, ...env } },
-      (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)),
-    );
-  });
+  const output = await runShellBlock(script.replaceAll('127.0.0.1:3001', `127.0.0.1:${port}`), env);
 
   assert.match(output, /^HTTP\/1\.1 202 Accepted\r?$/m);
   assert.match(output, /^location: \/messages\/[0-9a-f-]{36}\r?$/im);

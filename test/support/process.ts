@@ -79,3 +79,15 @@ export async function waitFor(condition: () => boolean | Promise<boolean>, what:
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+/**
+ * Runs a documentation shell block as a reader would (bash, errexit,
+ * pipefail, from the project folder) and resolves with its stdout.
+ */
+export function runShellBlock(script: string, env: Record<string, string>): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile('bash', ['-euo', 'pipefail', '-c', script], { cwd: ROOT, env: { ...process.env, ...env } }, (error, stdout, stderr) =>
+      error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout),
+    );
+  });
+}
