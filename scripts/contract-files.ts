@@ -6,10 +6,11 @@ import ts from 'typescript';
 import { pino } from 'pino';
 import { buildApp } from '../src/app.js';
 import { buildQuickstartApp } from '../src/quickstart/quickstart-app.js';
-import { createServices } from '../src/composition.js';
-import { loadConfig } from '../src/config/config.js';
+import { createServices, type Services } from '../src/composition.js';
+import { loadConfig, type Config } from '../src/config/config.js';
 import { openApiJson } from '../src/openapi/openapi-document.js';
-import { openStorage } from '../src/storage/storage.js';
+import { openStorage, type Storage } from '../src/storage/storage.js';
+import type { FastifyInstance } from 'fastify';
 
 /** Paths (from the repository root) of the generated, committed contract files. */
 export const OPENAPI_FILE = 'openapi/openapi.json';
@@ -17,17 +18,16 @@ export const CLIENT_TYPES_FILE = 'src/client/openapi-types.ts';
 export const QUICKSTART_OPENAPI_FILE = 'openapi/quickstart-openapi.json';
 
 /**
- * The store host's OpenAPI document as the code generates it, with the
- * documented default configuration so that the committed file does not
- * depend on the environment of whoever ran the generator.
+ * A host's OpenAPI document as the code generates it, over a throwaway
+ * database and with the documented default configuration, so that the
+ * committed file does not depend on the environment of whoever ran it.
  */
-export async function generateOpenApiJson(): Promise<string> {
+async function generateDocument(build: (services: Services, storage: Storage, config: Config) => Promise<FastifyInstance>): Promise<string> {
   const config = loadConfig({});
   const dir = mkdtempSync(path.join(tmpdir(), 'store-orders-openapi-'));
   const storage = openStorage({ kind: 'sqlite', path: path.join(dir, 'store.db') });
   try {
-    const services = createServices(storage, config);
-    const app = await buildApp({ logger: pino({ level: 'silent' }), services, storage, config });
+    const app = await build(createServices(storage, config), storage, config);
     await app.ready();
     const text = openApiJson(app);
     await app.close();
@@ -38,23 +38,17 @@ export async function generateOpenApiJson(): Promise<string> {
   }
 }
 
-/** The quickstart host's OpenAPI document, likewise with the documented default configuration. */
-export async function generateQuickstartOpenApiJson(): Promise<string> {
-  const config = loadConfig({});
-  if (config.quickstart === null) throw new Error('the default configuration enables the quickstart host');
-  const dir = mkdtempSync(path.join(tmpdir(), 'store-orders-openapi-'));
-  const storage = openStorage({ kind: 'sqlite', path: path.join(dir, 'store.db') });
-  try {
-    const services = createServices(storage, config);
-    const app = await buildQuickstartApp({ logger: pino({ level: 'silent' }), services, config: config.quickstart });
-    await app.ready();
-    const text = openApiJson(app);
-    await app.close();
-    return text;
-  } finally {
-    await storage.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
+/** The store host's OpenAPI document. */
+export function generateOpenApiJson(): Promise<string> {
+  return generateDocument((services, storage, config) => buildApp({ logger: pino({ level: 'silent' }), services, storage, config }));
+}
+
+/** The quickstart host's OpenAPI document. */
+export function generateQuickstartOpenApiJson(): Promise<string> {
+  return generateDocument((services, _storage, config) => {
+    if (config.quickstart === null) throw new Error('the default configuration enables the quickstart host');
+    return buildQuickstartApp({ logger: pino({ level: 'silent' }), services, config: config.quickstart });
+  });
 }
 
 const BIGINT = ts.factory.createKeywordTypeNode(ts.SyntaxKind.BigIntKeyword);

@@ -1,6 +1,6 @@
 import { readStoredScopes } from '../api-keys/api-key-scopes.js';
 import type { ApiKey } from '../api-keys/api-keys-repository.js';
-import type { Message, MessageStatus } from '../messages/messages-repository.js';
+import type { ClaimedMessage, Message, MessageStatus } from '../messages/messages-repository.js';
 
 /*
  * Rows as every adapter selects them (timestamps already ISO 8601 text,
@@ -56,4 +56,25 @@ export function toMessage(row: MessageRow): Message {
   };
   if (row.sent_at !== null) message.sentAt = row.sent_at;
   return message;
+}
+
+export interface ClaimedMessageRow {
+  id: string;
+  account_id: bigint;
+  message: string;
+  created_at: string;
+  attempts: bigint | number;
+}
+
+/** Claimed messages, oldest first: the order a dispatcher delivers them in. */
+export function toClaimedMessages(rows: readonly ClaimedMessageRow[]): ClaimedMessage[] {
+  return rows
+    .map((row): ClaimedMessage => ({
+      id: row.id,
+      accountId: Number(row.account_id),
+      message: row.message,
+      createdAt: row.created_at,
+      attempts: Number(row.attempts),
+    }))
+    .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
 }

@@ -1,8 +1,8 @@
 import { NotFoundError } from '../../errors/errors.js';
-import type { ClaimedMessage, MessagesRepository } from '../../messages/messages-repository.js';
+import type { MessagesRepository } from '../../messages/messages-repository.js';
 import { FOREIGN_KEY_VIOLATION, sqlState } from './postgres-errors.js';
 import { isoTimestamp, type Sql } from './postgres-sql.js';
-import { toMessage, type MessageRow } from '../row-mappers.js';
+import { toClaimedMessages, toMessage, type MessageRow } from '../row-mappers.js';
 
 
 const COLUMNS = `id, account_id, message, status, ${isoTimestamp('created_at')}, attempts, ${isoTimestamp('sent_at')}`;
@@ -77,15 +77,7 @@ export function createPostgresMessagesRepository(sql: Sql): MessagesRepository {
          RETURNING id, account_id, message, ${isoTimestamp('created_at')}, attempts`,
         [claimant, claimedUntil, now, limit],
       );
-      return rows
-        .map((row): ClaimedMessage => ({
-          id: row.id,
-          accountId: Number(row.account_id),
-          message: row.message,
-          createdAt: row.created_at,
-          attempts: Number(row.attempts),
-        }))
-        .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
+      return toClaimedMessages(rows);
     },
     async markSent({ id, claimant, at }) {
       const rows = await sql(

@@ -1,8 +1,8 @@
 import type Database from 'better-sqlite3';
 import { NotFoundError } from '../../errors/errors.js';
-import type { ClaimedMessage, CreateMessageResult, MessagesRepository } from '../../messages/messages-repository.js';
+import type { CreateMessageResult, MessagesRepository } from '../../messages/messages-repository.js';
 import { sqliteConstraint, statementCache } from './sqlite-util.js';
-import { toMessage, type MessageRow } from '../row-mappers.js';
+import { toClaimedMessages, toMessage, type ClaimedMessageRow, type MessageRow } from '../row-mappers.js';
 
 
 const COLUMNS = 'id, account_id, message, status, created_at, attempts, sent_at';
@@ -63,16 +63,8 @@ export function createSqliteMessagesRepository(db: Database.Database): MessagesR
         `UPDATE messages SET claimed_by = ?, next_attempt_at = ?, attempts = attempts + 1
          WHERE id IN (SELECT id FROM messages WHERE status = 'queued' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?)
          RETURNING id, account_id, message, created_at, attempts`,
-      ).all(claimant, claimedUntil, now, limit) as { id: string; account_id: bigint; message: string; created_at: string; attempts: bigint }[];
-      return rows
-        .map((row): ClaimedMessage => ({
-          id: row.id,
-          accountId: Number(row.account_id),
-          message: row.message,
-          createdAt: row.created_at,
-          attempts: Number(row.attempts),
-        }))
-        .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
+      ).all(claimant, claimedUntil, now, limit) as ClaimedMessageRow[];
+      return toClaimedMessages(rows);
     },
     async markSent({ id, claimant, at }) {
       const result = sql(
