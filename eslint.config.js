@@ -27,8 +27,8 @@ export default tseslint.config(
     rules: { 'no-restricted-properties': 'off' },
   },
   {
-    // ESLint's flat config file format requires a default export.
-    files: ['eslint.config.js'],
+    // ESLint's flat config and Spectral's JS ruleset formats require a default export.
+    files: ['eslint.config.js', '.spectral.mjs'],
     rules: { 'no-restricted-syntax': 'off' },
   },
 );

@@ -1,10 +1,11 @@
 /*
- * npm run bench [-- --quick] [-- --only list,cancel,big,import,workers]
+ * npm run bench [-- --quick] [-- --only list,cancel,big,import,workers] [-- --no-postgres]
  *
  * Starts a raw node:http baseline and the built server (each pinned to core 0
  * where taskset exists), seeds data through the CLI, drives each scenario
  * from core 1 with wrk (or autocannon when wrk is absent) for a bounded time,
- * and prints one table. Set BENCH_POSTGRES_URL to add the PostgreSQL rows.
+ * and prints one table. The PostgreSQL rows run on BENCH_POSTGRES_URL, or on
+ * an embedded PostgreSQL (fsync on) started here; --no-postgres skips them.
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,6 +13,7 @@ import http from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startEmbeddedPostgres, type EmbeddedServer } from '../test/support/embedded-postgres.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'store-orders');
@@ -95,8 +97,18 @@ async function start(command: string, argv: string[], env: Record<string, string
   };
 }
 
+/**
+ * Our server as deployed, except: warnings-only logging (a request log line
+ * per request would measure pino), no quickstart host (not measured), and a
+ * rate limit no load generator reaches (the limiter still counts every request).
+ */
 function startOurs(env: Record<string, string>, extra: string[] = [], core = SERVER_CORE): Promise<Server> {
-  return start(process.execPath, [BIN, 'serve', ...extra], { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env }, core);
+  return start(
+    process.execPath,
+    [BIN, 'serve', ...extra],
+    { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', QUICKSTART_PORT: 'off', RATE_LIMIT_REQUESTS: '1000000000', ...env },
+    core,
+  );
 }
 
 function startBaseline(mode: 'bytes' | 'stringify', file: string): Promise<Server> {
@@ -316,6 +328,17 @@ async function main(): Promise<void> {
     resetPeak(ours.pid);
     const l = await load(listUrl, { connections: 50, headers: auth(listAccount.key) });
     rows.push({ scenario: 'GET /v1/store/orders, 100 orders, SQLite, 1 process', rps: l.rps, p50: l.p50, p99: l.p99, rssMb: peakMb(ours.pid), ratio: l.rps / baselineRps, note: `p99 ${(l.p99 / baselineP99).toFixed(2)}× baseline's${l.non2xx ? `, ${l.non2xx} non-2xx` : ''}` });
+
+    const etag = await new Promise<string>((resolve, reject) => {
+      http.get(listUrl, { headers: auth(listAccount.key) }, (res) => {
+        res.resume().on('end', () => resolve(String(res.headers.etag))).on('error', reject);
+      });
+    });
+    const n = await load(listUrl, { connections: 50, headers: { ...auth(listAccount.key), 'if-none-match': etag } });
+    rows.push({ scenario: 'GET /v1/store/orders, If-None-Match current (304), SQLite', rps: n.rps, p50: n.p50, p99: n.p99, rssMb: peakMb(ours.pid), ratio: n.rps / baselineRps, note: 'no body; ratio against the 9 KB baseline' });
+
+    const v2 = await load(`${ours.url}/v2/store/orders?limit=100`, { connections: 50, headers: auth(listAccount.key) });
+    rows.push({ scenario: 'GET /v2/store/orders?limit=100 (beta), 100 orders, SQLite', rps: v2.rps, p50: v2.p50, p99: v2.p99, rssMb: peakMb(ours.pid), ratio: v2.rps / baselineRps, note: `serialized per request (not cached)${v2.non2xx ? `, ${v2.non2xx} non-2xx` : ''}` });
   }
 
   const cancelScript = importFile('cancel.lua', [
@@ -363,12 +386,19 @@ async function main(): Promise<void> {
     await two.stop();
   }
 
-  const postgresUrl = process.env.BENCH_POSTGRES_URL;
-  if (postgresUrl !== undefined && postgresUrl !== '') {
+  if (!args.includes('--no-postgres') && (runs('list') || runs('cancel'))) {
+    let embedded: EmbeddedServer | undefined;
     try {
+      let postgresUrl = process.env.BENCH_POSTGRES_URL ?? '';
+      if (postgresUrl === '') {
+        embedded = await startEmbeddedPostgres({ durable: true });
+        postgresUrl = embedded.url;
+      }
       await postgresRows(postgresUrl);
     } catch (error) {
       rows.push({ scenario: 'PostgreSQL rows', note: `not measured: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}` });
+    } finally {
+      await embedded?.destroy();
     }
   }
 

@@ -1,68 +1,76 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Services } from './composition.js';
-import { AppError } from './errors/errors.js';
+import { DEFAULT_LIMITS, type Limits } from './config/limits.js';
+import { loadConfig, type Config } from './config/config.js';
 import { registerHealthRoutes } from './health/health-routes.js';
 import { requireApiKey } from './http/authentication.js';
-import { installErrorHandling, sendError } from './http/error-handler.js';
-import { installRawServerGuards, writeClientError } from './http/raw-responses.js';
-import { requestIdFor } from './http/request-id.js';
-import { formatSchemaError } from './http/schema-errors.js';
+import { announceDeprecation } from './http/deprecation.js';
+import { createHttpApp } from './http/http-app.js';
+import { createRateLimiter, type RateLimiter } from './http/rate-limit.js';
+import { registerDocsPage } from './openapi/docs-page.js';
+import { registerOpenApi, registerOpenApiRoute } from './openapi/openapi-document.js';
+import { storeOpenApiOptions } from './openapi/store-openapi.js';
 import { registerOrdersRoutes } from './orders/orders-routes.js';
+import { registerOrdersV2Routes } from './orders/orders-v2-routes.js';
+import { PETS_DEPRECATION_DOCUMENTATION } from './pets/pets-schemas.js';
+import { refuseAfterSunset, registerPetsRoutes } from './pets/pets-routes.js';
 import type { Storage } from './storage/storage.js';
 
 export interface AppDependencies {
   logger: FastifyBaseLogger;
   services: Services;
   storage: Pick<Storage, 'ping'>;
+  /** Default: the documented defaults (config/limits.ts). */
+  limits?: Limits;
+  /** Share one between hosts so a key has one budget per process; default: a new one from `limits`. */
+  rateLimiter?: RateLimiter;
+  /** The servers the OpenAPI document names; the documented defaults when absent. */
+  config?: Pick<Config, 'publicBaseUrl' | 'stagingBaseUrl'>;
 }
 
 /** Request bodies are not used by v1; this bounds what a client can make us read. */
 const BODY_LIMIT_BYTES = 1024 * 1024;
 
 /**
- * Builds the store host: health probes and the /v1 API. It never listens;
+ * Builds the store host: health probes, the /v1 API and the /v2 (beta) orders API. It never listens;
  * server.ts does, and tests inject requests.
  */
-export async function buildApp({ logger, services, storage }: AppDependencies): Promise<FastifyInstance> {
-  const app = Fastify({
-    loggerInstance: logger,
-    genReqId: requestIdFor,
-    logController: new LogController({ requestIdLogLabel: 'requestId' }),
-    bodyLimit: BODY_LIMIT_BYTES,
-    // Our own onRequest hook answers with an Error record while closing.
-    return503OnClosing: false,
-    schemaErrorFormatter: formatSchemaError,
-    ajv: { customOptions: { verbose: true } },
-    frameworkErrors: (error, request, reply) => {
-      sendError(request, reply, error);
-    },
-    clientErrorHandler: writeClientError,
-    // Node would answer a missing Host with a bare 400; onRequest answers with an Error record.
-    http: { requireHostHeader: false },
-  });
-  installRawServerGuards(app.server);
-
-  let closing = false;
-  app.addHook('preClose', async () => {
-    closing = true;
-  });
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
-      throw new AppError('malformed_request', 'HTTP/1.1 requests must carry a Host header.');
-    }
-    if (closing) {
-      reply.header('connection', 'close');
-      throw new AppError('service_unavailable', 'The server is shutting down; retry the request.', { 'retry-after': '1' });
-    }
-  });
-
-  installErrorHandling(app);
+export async function buildApp({
+  logger,
+  services,
+  storage,
+  limits = DEFAULT_LIMITS,
+  rateLimiter = createRateLimiter(limits.rateLimit),
+  config,
+}: AppDependencies): Promise<FastifyInstance> {
+  const app = await createHttpApp({ logger, bodyLimit: BODY_LIMIT_BYTES, limits, rateLimiter });
+  // Before any route: the generator collects routes as they are added.
+  await registerOpenApi(app, storeOpenApiOptions(config ?? loadConfig({})));
+  registerOpenApiRoute(app);
+  await registerDocsPage(app);
   registerHealthRoutes(app, { storage });
   await app.register(
     async (v1) => {
-      requireApiKey(v1, services.apiKeys);
+      requireApiKey(v1, services.apiKeys, { rateLimiter, keyUsage: services.keyUsage });
       registerOrdersRoutes(v1, { ordersService: services.orders });
+    },
+    { prefix: '/v1' },
+  );
+  await app.register(
+    async (v2) => {
+      requireApiKey(v2, services.apiKeys, { rateLimiter, keyUsage: services.keyUsage });
+      registerOrdersV2Routes(v2, { ordersV2Service: services.ordersV2 });
+    },
+    { prefix: '/v2' },
+  );
+  await app.register(
+    async (pets) => {
+      // Deprecation headers and the sunset refusal come before authentication,
+      // so every response of the deprecated lookup carries them, 401 included.
+      announceDeprecation(pets, { ...services.pets.lifecycle, documentation: PETS_DEPRECATION_DOCUMENTATION });
+      refuseAfterSunset(pets, { petsService: services.pets });
+      requireApiKey(pets, services.apiKeys, { rateLimiter, keyUsage: services.keyUsage });
+      registerPetsRoutes(pets, { petsService: services.pets });
     },
     { prefix: '/v1' },
   );

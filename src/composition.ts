@@ -1,15 +1,27 @@
 import { createAccountsService } from './accounts/accounts-service.js';
 import { cacheApiKeyLookups } from './api-keys/api-key-cache.js';
 import { createApiKeysService } from './api-keys/api-keys-service.js';
-import type { Config } from './config/config.js';
-import { createOrdersService } from './orders/orders-service.js';
+import { createKeyUsageRecorder } from './api-keys/api-key-usage.js';
+import { loadConfig, type Config } from './config/config.js';
+import { createCursorCodec } from './orders/orders-cursor.js';
+import type { Logger } from 'pino';
+import { createWebhookDelivery, recordOnlyDelivery } from './messages/messages-delivery.js';
+import { createMessageDispatcher, type MessageDispatcher } from './messages/messages-dispatcher.js';
+import { createMessagesService } from './messages/messages-service.js';
+import { createGroupedStatusChanges, createOrdersService } from './orders/orders-service.js';
+import { createOrdersV2Service } from './orders/orders-v2-service.js';
+import { createPetsService } from './pets/pets-service.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { openStorage, type Storage } from './storage/storage.js';
 
 export interface Services {
   accounts: ReturnType<typeof createAccountsService>;
   apiKeys: ReturnType<typeof createApiKeysService>;
+  keyUsage: ReturnType<typeof createKeyUsageRecorder>;
   orders: ReturnType<typeof createOrdersService>;
+  ordersV2: ReturnType<typeof createOrdersV2Service>;
+  pets: ReturnType<typeof createPetsService>;
+  messages: ReturnType<typeof createMessagesService>;
 }
 
 export interface Container {
@@ -20,7 +32,13 @@ export interface Container {
 }
 
 /** Builds every service over one storage. The only place dependencies are wired. */
-export function createServices(storage: Storage, config: Pick<Config, 'environment'>, clock: Clock = systemClock): Services {
+export function createServices(
+  storage: Storage,
+  config: Pick<Config, 'environment'> & Partial<Pick<Config, 'cursorSecrets' | 'pets'>>,
+  clock: Clock = systemClock,
+): Services {
+  // One group commit per storage: v1 and v2 cancels that arrive together share a commit.
+  const changeStatus = createGroupedStatusChanges(storage.orders);
   return {
     accounts: createAccountsService({ accountsRepository: storage.accounts, clock }),
     apiKeys: createApiKeysService({
@@ -29,17 +47,56 @@ export function createServices(storage: Storage, config: Pick<Config, 'environme
       clock,
       environment: config.environment,
     }),
-    orders: createOrdersService({ ordersRepository: storage.orders, clock }),
+    keyUsage: createKeyUsageRecorder({ apiKeysRepository: storage.apiKeys, clock }),
+    orders: createOrdersService({ ordersRepository: storage.orders, clock, changeStatus }),
+    ordersV2: createOrdersV2Service({
+      ordersRepository: storage.orders,
+      changeStatus,
+      cursors: createCursorCodec({ secrets: config.cursorSecrets ?? [], secretsRepository: storage.secrets, clock }),
+      clock,
+    }),
+    // Callers that do not say (tests of other capabilities) get the documented default dates.
+    pets: createPetsService({ petsRepository: storage.pets, clock, lifecycle: config.pets ?? loadConfig({}).pets }),
+    messages: createMessagesService({ messagesRepository: storage.messages, clock }),
   };
 }
 
 /** The composition root shared by the server and the CLI. */
 export function createContainer(config: Config, { clock = systemClock }: { clock?: Clock } = {}): Container {
   const storage = openStorage(config.database);
+  const services = createServices(storage, config, clock);
   return {
     config,
     storage,
-    services: createServices(storage, config, clock),
-    close: () => storage.close(),
+    services,
+    close: async () => {
+      // Last-used times still in memory are written before the database closes.
+      await services.keyUsage.stop().catch(() => undefined);
+      await storage.close();
+    },
   };
+}
+
+/**
+ * The background dispatcher of quickstart messages over the container's
+ * storage, woken whenever this process queues a message.
+ */
+export function createMessagesDispatcher(
+  container: Pick<Container, 'config' | 'storage' | 'services'>,
+  logger: Logger,
+  clock: Clock = systemClock,
+): MessageDispatcher {
+  const { messages } = container.config;
+  const dispatcher = createMessageDispatcher({
+    messagesRepository: container.storage.messages,
+    delivery:
+      messages.webhookUrl === undefined
+        ? recordOnlyDelivery
+        : createWebhookDelivery({ url: messages.webhookUrl, timeoutMs: messages.webhookTimeoutMs }),
+    clock,
+    logger,
+    config: messages,
+  });
+  container.services.messages.onQueued(() => dispatcher.wake());
+  return dispatcher;
 }

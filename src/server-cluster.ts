@@ -2,25 +2,30 @@ import cluster, { type Worker } from 'node:cluster';
 import { Writable } from 'node:stream';
 import type { Config } from './config/config.js';
 import { createContainer } from './composition.js';
-import { runServer } from './server.js';
+import { greeting, runServer, type Listening } from './server.js';
 
 /**
  * `serve --workers N`: with N > 1, a primary process migrates the database
  * and forks N workers that each run the whole server (own connection, own
  * caches, own group commit) on one shared port; node:cluster hands incoming
- * connections to the workers in turn. Every cache is invalidated across
- * workers by the storage change token, exactly as across any processes.
+ * connections to the workers in turn. Every cache is checked against the database
+ * in every worker, exactly as across any processes.
  * SIGTERM/SIGINT to the primary drains every worker gracefully.
  */
 export async function serve(config: Config, { workers }: { workers: number }, stderr: NodeJS.WritableStream = process.stderr): Promise<void> {
-  if (workers <= 1) return runServer(config, stderr);
+  if (workers <= 1) {
+    await runServer(config, stderr);
+    return;
+  }
   if (cluster.isWorker) {
     // If the primary dies, shut down rather than serve unsupervised.
     process.on('disconnect', () => process.kill(process.pid, 'SIGTERM'));
     // The primary forwards SIGINT as SIGTERM; a terminal's Ctrl-C reaching the
     // whole process group must not count as a second, forcing signal.
     process.on('SIGINT', () => undefined);
-    return runServer(config, new Writable({ write: (_chunk, _encoding, done) => done() }), { signals: ['SIGTERM'] });
+    const listening = await runServer(config, new Writable({ write: (_chunk, _encoding, done) => done() }), { signals: ['SIGTERM'] });
+    process.send?.({ kind: 'listening', listening });
+    return;
   }
   return runPrimary(config, workers, stderr);
 }
@@ -52,16 +57,16 @@ async function runPrimary(config: Config, count: number, stderr: NodeJS.Writable
     });
   };
 
-  // Announced once every worker listens, so that "listening" means all of them.
+  // Announced once every worker listens on both hosts, so that "listening"
+  // means all of them; the workers share each port, so any one's addresses do.
   const listening = new Set<number>();
   let announced = false;
-  cluster.on('listening', (worker, address) => {
+  cluster.on('message', (worker, message: unknown) => {
+    if (!isListeningMessage(message)) return;
     listening.add(worker.id);
     if (announced || listening.size < count) return;
     announced = true;
-    const host = address.address.includes(':') ? `[${address.address}]` : address.address;
-    const url = `http://${host}:${address.port}`;
-    stderr.write(`Store Orders listening on ${url} (API under ${url}/v1) with ${count} workers\n`);
+    stderr.write(greeting(message.listening, count));
   });
 
   const stop = () => {
@@ -74,4 +79,8 @@ async function runPrimary(config: Config, count: number, stderr: NodeJS.Writable
   process.on('SIGINT', stop);
 
   for (let i = 0; i < count; i++) fork();
+}
+
+function isListeningMessage(message: unknown): message is { kind: 'listening'; listening: Listening } {
+  return typeof message === 'object' && message !== null && (message as { kind?: unknown }).kind === 'listening';
 }

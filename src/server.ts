@@ -1,12 +1,17 @@
 import closeWithGrace from 'close-with-grace';
+import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
-import { createContainer } from './composition.js';
+import { createContainer, createMessagesDispatcher } from './composition.js';
 import type { Config } from './config/config.js';
 import { createLogger } from './http/logging.js';
+import { createRateLimiter } from './http/rate-limit.js';
+import { buildQuickstartApp } from './quickstart/quickstart-app.js';
 
 /**
- * Runs the store host until SIGTERM/SIGINT: migrates, listens, and on a
- * signal stops accepting, lets in-flight requests finish, closes the
+ * Runs the store host, the quickstart host (unless QUICKSTART_PORT=off) and
+ * the messages dispatcher until SIGTERM/SIGINT: migrates, listens, and on a
+ * signal stops accepting, lets in-flight requests finish, stops the
+ * dispatcher (queued messages stay queued for the next start), closes the
  * database and exits 0 (1 if that takes longer than SHUTDOWN_GRACE_MS).
  * Logs go to stdout as JSON; the human greeting goes to stderr.
  */
@@ -14,36 +19,63 @@ export async function runServer(
   config: Config,
   stderr: NodeJS.WritableStream = process.stderr,
   { signals }: { signals?: readonly NodeJS.Signals[] } = {},
-): Promise<void> {
+): Promise<Listening> {
   const logger = createLogger(config.logLevel);
   const container = createContainer(config);
   const migration = await container.storage.migrate();
   if (migration.applied.length > 0) logger.info({ applied: migration.applied }, 'database migrated');
 
-  const app = await buildApp({ logger, services: container.services, storage: container.storage });
+  // One rate limiter for both hosts: a key (or client address) has one budget per process.
+  const { limits } = config;
+  const rateLimiter = createRateLimiter(limits.rateLimit);
+  const app = await buildApp({ logger, services: container.services, storage: container.storage, limits, rateLimiter, config });
+  const quickstart: FastifyInstance | undefined =
+    config.quickstart === null ? undefined : await buildQuickstartApp({ logger, services: container.services, limits, rateLimiter, config: config.quickstart });
 
   let address: string;
+  let quickstartAddress: string | undefined;
   try {
     address = await app.listen({ host: config.host, port: config.port });
+    if (quickstart !== undefined && config.quickstart !== null) {
+      quickstartAddress = await quickstart.listen({ host: config.host, port: config.quickstart.port });
+    }
   } catch (error) {
-    await app.close();
+    await Promise.all([app.close(), quickstart?.close()]);
     await container.close();
     throw error;
   }
+  const dispatcher = createMessagesDispatcher(container, logger);
+  container.services.keyUsage.start(limits.keyUsageFlushMs, (err) => logger.warn({ err }, 'could not record API key usage'));
   // Registered only once listening: close-with-grace also acts on a normal exit.
   const skip = signals === undefined ? [] : (['SIGINT', 'SIGTERM'] as const).filter((signal) => !signals.includes(signal));
   closeWithGrace({ delay: config.shutdownGraceMs, logger, skip }, async ({ signal, err }) => {
     if (err !== undefined) logger.error({ err }, 'shutting down after an unexpected error');
     else logger.info({ signal }, 'shutting down');
-    await app.close();
+    await Promise.all([app.close(), quickstart?.close()]);
+    await dispatcher.stop();
     await container.close();
   });
-  const fresh = (await container.services.accounts.listAccounts()).length === 0;
-  stderr.write(greeting(address, fresh));
+  dispatcher.start();
+  const listening: Listening = {
+    address,
+    ...(quickstartAddress === undefined ? {} : { quickstartAddress }),
+    freshDatabase: (await container.services.accounts.listAccounts()).length === 0,
+  };
+  stderr.write(greeting(listening));
+  return listening;
 }
 
-function greeting(address: string, freshDatabase: boolean): string {
-  const lines = [`Store Orders listening on ${address} (API under ${address}/v1)`];
+/** Where a started server listens, for its greeting. */
+export interface Listening {
+  address: string;
+  quickstartAddress?: string;
+  freshDatabase: boolean;
+}
+
+/** The human greeting on stderr; `workers` is said when more than one serve. */
+export function greeting({ address, quickstartAddress, freshDatabase }: Listening, workers = 1): string {
+  const lines = [`Store Orders listening on ${address} (API under ${address}/v1)${workers > 1 ? ` with ${workers} workers` : ''}`];
+  if (quickstartAddress !== undefined) lines.push(`Quickstart host listening on ${quickstartAddress} (POST ${quickstartAddress}/messages)`);
   if (freshDatabase) {
     lines.push(
       'The database has no accounts yet. Create one and an API key for it:',

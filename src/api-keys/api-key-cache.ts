@@ -54,9 +54,10 @@ class Lru<V> {
 /**
  * Puts an in-memory cache in front of `findActiveByHash`, the lookup every
  * authenticated request makes, keyed by the key's SHA-256 (the secret itself
- * is never held). Writes go straight through; a revocation or creation made
- * through this repository takes effect here at once, one made by another
- * process within `ttlMs`. Concurrent misses for one hash share one lookup.
+ * is never held). Writes go straight through; a revocation, roll or creation
+ * made through this repository takes effect here at once, one made by another
+ * process within `ttlMs`. Expiry needs no invalidation: the principal carries
+ * `expiresAt` and the service compares it with the clock on every request. Concurrent misses for one hash share one lookup.
  */
 export function cacheApiKeyLookups(
   repository: ApiKeysRepository,
@@ -89,6 +90,15 @@ export function cacheApiKeyLookups(
       known.clear();
       return outcome;
     },
+    async roll(id, now, replace) {
+      const outcome = await repository.roll(id, now, replace);
+      generation++;
+      // The old key's expiry moved and a new key exists: forget both kinds.
+      known.clear();
+      unknown.clear();
+      return outcome;
+    },
+    recordLastUsed: (uses) => repository.recordLastUsed(uses),
     findActiveByHash(hash) {
       const now = clock.now().getTime();
       const hit = known.get(hash) ?? unknown.get(hash);

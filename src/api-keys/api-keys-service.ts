@@ -3,13 +3,21 @@ import type { DeploymentEnvironment } from '../config/config.js';
 import { NotFoundError, ValidationError } from '../errors/errors.js';
 import type { Clock } from '../shared/clock.js';
 import { checkApiKey, generateApiKey } from './api-key-format.js';
+import { API_KEY_SCOPES, type ApiKeyScope } from './api-key-scopes.js';
 import type { ApiKey, ApiKeyPrincipal, ApiKeysRepository } from './api-keys-repository.js';
 
 export const API_KEY_NAME_MAX = 100;
 
 export type Authentication =
   | { ok: true; principal: ApiKeyPrincipal }
-  | { ok: false; message: string };
+  | { ok: false; code: 'invalid_api_key' | 'expired_api_key'; message: string };
+
+export interface KeyLifetime {
+  /** ISO 8601 UTC instant after which the key is refused; absent: never. */
+  expiresAt?: string;
+  /** Absent: every scope. */
+  scopes?: readonly ApiKeyScope[];
+}
 
 interface Dependencies {
   apiKeysRepository: ApiKeysRepository;
@@ -24,20 +32,57 @@ export function createApiKeysService({ apiKeysRepository, accountsRepository, cl
      * Issues a key for an account. The secret is returned here and only
      * here: storage keeps its SHA-256 hash and visible start.
      */
-    async createKey(input: { accountId: number; name?: string }): Promise<{ apiKey: ApiKey; secret: string }> {
+    async createKey(input: { accountId: number; name?: string } & KeyLifetime): Promise<{ apiKey: ApiKey; secret: string }> {
       const name = input.name?.trim();
       if (name !== undefined && (name.length === 0 || name.length > API_KEY_NAME_MAX || /\p{Cc}/u.test(name))) {
         throw new ValidationError(`Key name must be 1 to ${API_KEY_NAME_MAX} characters with no control characters.`);
       }
+      const now = clock.now().toISOString();
       const generated = generateApiKey(environment);
       const apiKey = await apiKeysRepository.create({
         accountId: input.accountId,
         name,
         hash: generated.hash,
         start: generated.start,
-        createdAt: clock.now().toISOString(),
+        createdAt: now,
+        ...lifetime(input, now),
       });
       return { apiKey, secret: generated.key };
+    },
+
+    /**
+     * Issues a new key with the old key's account, name and scopes, and keeps
+     * the old one valid for `graceMs` more (0: it stops at once). The new key
+     * expires at `expiresAt` if given, otherwise after the old key's lifetime
+     * (if it had one).
+     */
+    async rollKey(input: { keyId: number; graceMs: number; expiresAt?: string }): Promise<{ old: ApiKey; apiKey: ApiKey; secret: string }> {
+      const nowDate = clock.now();
+      const now = nowDate.toISOString();
+      if (input.expiresAt !== undefined) lifetime({ expiresAt: input.expiresAt }, now);
+      const generated = generateApiKey(environment);
+      const result = await apiKeysRepository.roll(input.keyId, now, (old) => {
+        const inherited =
+          old.expiresAt === undefined
+            ? undefined
+            : new Date(nowDate.getTime() + (Date.parse(old.expiresAt) - Date.parse(old.createdAt))).toISOString();
+        const expiresAt = input.expiresAt ?? inherited;
+        return {
+          key: {
+            accountId: old.accountId,
+            name: old.name,
+            hash: generated.hash,
+            start: generated.start,
+            createdAt: now,
+            scopes: old.scopes,
+            ...(expiresAt === undefined ? {} : { expiresAt }),
+          },
+          oldExpiresAt: new Date(nowDate.getTime() + input.graceMs).toISOString(),
+        };
+      });
+      if (result.outcome === 'not_found') throw new NotFoundError('api_key_not_found', `API key ${input.keyId} does not exist.`);
+      if (result.outcome !== 'rolled') throw new ValidationError(`API key ${input.keyId} is ${result.outcome} and cannot be rolled.`);
+      return { old: result.old, apiKey: result.created, secret: generated.key };
     },
 
     async listKeys(accountId: number): Promise<ApiKey[]> {
@@ -63,16 +108,26 @@ export function createApiKeysService({ apiKeysRepository, accountsRepository, cl
       const check = checkApiKey(token, environment);
       if (!check.ok) {
         if (check.reason === 'wrong_environment') {
-          return { ok: false, message: `This API key was issued for ${check.keyEnvironment} and is not valid in ${environment}.` };
+          return { ok: false, code: 'invalid_api_key', message: `This API key was issued for ${check.keyEnvironment} and is not valid in ${environment}.` };
         }
-        return { ok: false, message: 'The API key is malformed.' };
+        return { ok: false, code: 'invalid_api_key', message: 'The API key is malformed.' };
       }
       const principal = await apiKeysRepository.findActiveByHash(check.hash);
-      return principal === undefined
-        ? { ok: false, message: 'The API key is unknown or has been revoked.' }
-        : { ok: true, principal };
+      if (principal === undefined) return { ok: false, code: 'invalid_api_key', message: 'The API key is unknown or has been revoked.' };
+      if (principal.expiresAt !== undefined && principal.expiresAt <= clock.now().toISOString()) {
+        return { ok: false, code: 'expired_api_key', message: `The API key expired at ${principal.expiresAt}.` };
+      }
+      return { ok: true, principal };
     },
   };
+}
+
+/** Checks a requested lifetime against `now` and fills in the default scopes. */
+function lifetime(input: KeyLifetime, now: string): { expiresAt?: string; scopes: readonly ApiKeyScope[] } {
+  if (input.expiresAt !== undefined && input.expiresAt <= now) throw new ValidationError('The expiry must be in the future.');
+  if (input.scopes !== undefined && input.scopes.length === 0) throw new ValidationError('A key needs at least one scope.');
+  const scopes = input.scopes ?? API_KEY_SCOPES;
+  return input.expiresAt === undefined ? { scopes } : { scopes, expiresAt: input.expiresAt };
 }
 
 export type ApiKeysService = ReturnType<typeof createApiKeysService>;

@@ -5,11 +5,14 @@ import { createInterface } from 'node:readline';
 import type { WriteStream } from 'node:tty';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Account } from '../accounts/accounts-repository.js';
+import { API_KEY_SCOPES, parseScopes, type ApiKeyScope } from '../api-keys/api-key-scopes.js';
 import type { ApiKey } from '../api-keys/api-keys-repository.js';
 import { createContainer, type Container } from '../composition.js';
 import { ConfigError, loadConfig, type Config } from '../config/config.js';
 import { AppError } from '../errors/errors.js';
 import type { Order } from '../orders/orders-repository.js';
+import { normalizeDateTime } from '../shared/date-time.js';
+import { parseDuration } from '../shared/duration.js';
 import { parseInt64 } from '../shared/int64.js';
 import { stringifyJson } from '../shared/json.js';
 
@@ -33,9 +36,15 @@ Commands:
   migrate                                 Create or upgrade the database schema
   accounts create --name <name>           Create an account
   accounts list                           List accounts
-  keys create --account <id> [--name <label>]
-                                          Issue an API key (the secret is shown once)
+  keys create --account <id> [--name <label>] [--scopes <s1,s2>]
+              [--expires-in <90d|24h|30m> | --expires-at <ISO 8601>]
+                                          Issue an API key (the secret is shown once);
+                                          scopes: orders:read, orders:write, pets:read,
+                                          messages:write (default: all); default: no expiry
   keys list --account <id>                List an account's keys (never the secrets)
+  keys roll <keyId> [--grace <24h>] [--expires-in <d> | --expires-at <ISO>]
+                                          Issue a replacement key; the old one keeps
+                                          working for the grace period (default 24h)
   keys revoke <keyId>                     Revoke a key
   orders create --account <id> --pet-id <int64> --quantity <n>
                 [--ship-date <ISO 8601>] [--complete] [--id <int64>]
@@ -46,10 +55,14 @@ Commands:
                                           Load pending orders in bulk, one JSON object
                                           per line ({"petId":1,"quantity":2,...});
                                           all or nothing; - reads stdin
+  pets create --account <id> --name <name> [--id <int64>]
+                                          Register a pet (for the deprecated pet lookup)
 
 Every command but serve accepts --json (one JSON object on stdout).
 Configuration comes from the environment: PORT, HOST, DATABASE_URL, LOG_LEVEL,
-STORE_ENVIRONMENT, SHUTDOWN_GRACE_MS, DATABASE_POOL_SIZE, SQLITE_SYNCHRONOUS (see the README).
+STORE_ENVIRONMENT, SHUTDOWN_GRACE_MS, DATABASE_POOL_SIZE, SQLITE_SYNCHRONOUS,
+CURSOR_SECRET, CURSOR_SECRET_PREVIOUS, PUBLIC_BASE_URL, STAGING_BASE_URL,
+PETS_DEPRECATION_DATE, PETS_SUNSET_DATE (see the README).
 `;
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -68,6 +81,7 @@ interface Printer {
 }
 
 const json = { json: { type: 'boolean' } } as const satisfies Options;
+const expiry = { 'expires-in': { type: 'string' }, 'expires-at': { type: 'string' } } as const satisfies Options;
 
 const COMMANDS: Readonly<Record<string, Command>> = {
   migrate: {
@@ -100,11 +114,20 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     },
   },
   'keys create': {
-    options: { ...json, account: { type: 'string' }, name: { type: 'string' } },
+    options: { ...json, ...expiry, account: { type: 'string' }, name: { type: 'string' }, scopes: { type: 'string' } },
     async run({ container, values, print }) {
+      const scopesText = optionalString(values, 'scopes');
+      let scopes: ApiKeyScope[] | undefined;
+      if (scopesText !== undefined) {
+        const parsed = parseScopes(scopesText);
+        if (!parsed.ok) throw new UsageError(`--scopes: unknown scope "${parsed.unknown}"; known: ${API_KEY_SCOPES.join(', ')}`);
+        scopes = parsed.scopes;
+      }
       const { apiKey, secret } = await container.services.apiKeys.createKey({
         accountId: accountIdOption(values),
         name: optionalString(values, 'name'),
+        ...(scopes === undefined ? {} : { scopes }),
+        ...expiryOption(values),
       });
       print.result(
         { ...apiKeyJson(apiKey), key: secret },
@@ -122,8 +145,30 @@ const COMMANDS: Readonly<Record<string, Command>> = {
         keys.length === 0
           ? 'No keys.'
           : keys
-              .map((k) => `${k.id}\t${k.start}…\t${k.name ?? ''}\tcreated ${k.createdAt}${k.revokedAt ? `\trevoked ${k.revokedAt}` : ''}`)
+              .map(
+                (k) =>
+                  `${k.id}\t${k.start}…\t${k.name ?? ''}\t${k.scopes.join(',')}\tcreated ${k.createdAt}` +
+                  `${k.expiresAt ? `\texpires ${k.expiresAt}` : ''}${k.lastUsedAt ? `\tlast used ${k.lastUsedAt}` : ''}` +
+                  `${k.revokedAt ? `\trevoked ${k.revokedAt}` : ''}`,
+              )
               .join('\n'),
+      );
+    },
+  },
+  'keys roll': {
+    options: { ...json, ...expiry, grace: { type: 'string' } },
+    positionals: ['keyId'],
+    async run({ container, values, args, print }) {
+      const keyId = positiveInteger(args[0] ?? '', 'keyId');
+      const graceText = optionalString(values, 'grace') ?? '24h';
+      const graceMs = parseDuration(graceText);
+      if (graceMs === undefined) throw new UsageError('--grace must be a duration such as 24h, 30m or 0');
+      const { old, apiKey, secret } = await container.services.apiKeys.rollKey({ keyId, graceMs, ...expiryOption(values) });
+      print.result(
+        { ...apiKeyJson(apiKey), key: secret, replaced: apiKeyJson(old) },
+        `Created API key ${apiKey.id} to replace key ${old.id}:\n\n  ${secret}\n\n` +
+          `Key ${old.id} keeps working until ${old.expiresAt ?? 'never'}.\n` +
+          'Store the new key now: it is shown only this once and cannot be recovered.',
       );
     },
   },
@@ -200,6 +245,21 @@ const COMMANDS: Readonly<Record<string, Command>> = {
       const orderId = int64(args[0] ?? '', 'orderId');
       await container.services.orders.shipOrder(orderId);
       print.result({ id: orderId, status: 'shipped' }, `Order ${orderId} is now shipped.`);
+    },
+  },
+  'pets create': {
+    options: { ...json, account: { type: 'string' }, name: { type: 'string' }, id: { type: 'string' } },
+    async run({ container, values, print }) {
+      const id = optionalString(values, 'id');
+      const pet = await container.services.pets.createPet({
+        accountId: accountIdOption(values),
+        name: requiredString(values, 'name'),
+        id: id === undefined ? undefined : int64(id, '--id'),
+      });
+      print.result(
+        { id: pet.id, accountId: pet.accountId, name: pet.name, createdAt: pet.createdAt },
+        `Created pet ${pet.id} (${pet.name}) for account ${pet.accountId}.`,
+      );
     },
   },
 };
@@ -319,6 +379,24 @@ function positiveInteger(text: string, label: string): number {
   return value;
 }
 
+/** --expires-in <duration> or --expires-at <RFC 3339>, as an ISO instant; neither: no expiry. */
+function expiryOption(values: Values): { expiresAt?: string } {
+  const expiresIn = optionalString(values, 'expires-in');
+  const expiresAt = optionalString(values, 'expires-at');
+  if (expiresIn !== undefined && expiresAt !== undefined) throw new UsageError('give --expires-in or --expires-at, not both');
+  if (expiresIn !== undefined) {
+    const ms = parseDuration(expiresIn);
+    if (ms === undefined || ms === 0) throw new UsageError('--expires-in must be a duration such as 90d, 24h or 30m');
+    return { expiresAt: new Date(Date.now() + ms).toISOString() };
+  }
+  if (expiresAt !== undefined) {
+    const normalized = normalizeDateTime(expiresAt);
+    if (normalized === undefined) throw new UsageError('--expires-at must be an ISO 8601 date-time with an offset, e.g. 2027-01-01T00:00:00Z');
+    return { expiresAt: normalized };
+  }
+  return {};
+}
+
 function accountIdOption(values: Values): number {
   return positiveInteger(requiredString(values, 'account'), '--account');
 }
@@ -337,7 +415,17 @@ function int64(text: string, label: string): bigint {
 const accountJson = (a: Account) => ({ id: a.id, name: a.name, createdAt: a.createdAt });
 
 function apiKeyJson(k: ApiKey) {
-  return { id: k.id, accountId: k.accountId, name: k.name ?? null, start: k.start, createdAt: k.createdAt, revokedAt: k.revokedAt ?? null };
+  return {
+    id: k.id,
+    accountId: k.accountId,
+    name: k.name ?? null,
+    start: k.start,
+    scopes: k.scopes,
+    createdAt: k.createdAt,
+    expiresAt: k.expiresAt ?? null,
+    lastUsedAt: k.lastUsedAt ?? null,
+    revokedAt: k.revokedAt ?? null,
+  };
 }
 
 function orderJson(o: Order) {

@@ -1,5 +1,7 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { parseLimits, type Limits } from './limits.js';
+import { normalizeDateTime } from '../shared/date-time.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 export type DeploymentEnvironment = 'production' | 'staging';
@@ -27,6 +29,26 @@ export interface PostgresDatabaseConfig {
 
 export type DatabaseConfig = SqliteDatabaseConfig | PostgresDatabaseConfig;
 
+export interface QuickstartConfig {
+  /** The quickstart example host's own listener (same HOST as the store host). */
+  readonly port: number;
+  /** Where clients reach the quickstart host; the server URL of its OpenAPI document. */
+  readonly publicUrl: string;
+}
+
+export interface MessagesConfig {
+  /** Where the dispatcher POSTs each queued message; absent: delivery is recording it as sent. May hold a secret: never logged. */
+  readonly webhookUrl?: string;
+  readonly webhookTimeoutMs: number;
+  /** The first retry waits about this long; each further retry doubles it, up to retryMaxMs. */
+  readonly retryBaseMs: number;
+  readonly retryMaxMs: number;
+  /** Delivery attempts before a message is given up as `failed`. */
+  readonly maxAttempts: number;
+  /** How often an idle dispatcher looks for due messages (new messages wake it at once). */
+  readonly pollIntervalMs: number;
+}
+
 export interface Config {
   readonly host: string;
   readonly port: number;
@@ -36,6 +58,27 @@ export interface Config {
   readonly environment: DeploymentEnvironment;
   /** How long shutdown waits for in-flight requests before giving up. */
   readonly shutdownGraceMs: number;
+  /**
+   * Keys for the v2 listing cursors' HMAC: the first signs, all verify (so a
+   * key can be rotated without breaking walks in progress). Empty: use a key
+   * generated once and kept in the database.
+   */
+  readonly cursorSecrets: readonly string[];
+  /** The quickstart example host; null when QUICKSTART_PORT=off. */
+  readonly quickstart: QuickstartConfig | null;
+  readonly messages: MessagesConfig;
+  /** Rate limits, timeouts, connection and load bounds (limits.ts). */
+  readonly limits: Limits;
+  /** Where clients reach the API (includes the /v1 prefix); the OpenAPI document's servers. */
+  readonly publicBaseUrl: string;
+  readonly stagingBaseUrl: string;
+  /** The deprecated pet lookup's lifecycle: deprecated since, and gone from (sunset >= deprecation). */
+  readonly pets: Readonly<PetsLifecycleConfig>;
+}
+
+export interface PetsLifecycleConfig {
+  deprecatedAt: Date;
+  sunsetAt: Date;
 }
 
 export class ConfigError extends Error {
@@ -57,10 +100,27 @@ export const DEFAULTS = {
   SHUTDOWN_GRACE_MS: '10000',
   DATABASE_POOL_SIZE: '10',
   SQLITE_SYNCHRONOUS: 'full',
+  CURSOR_SECRET: '',
+  CURSOR_SECRET_PREVIOUS: '',
+  PUBLIC_BASE_URL: 'https://store.example.com/v1',
+  STAGING_BASE_URL: 'https://staging.store.example.com/v1',
+  PETS_DEPRECATION_DATE: '2026-07-01T00:00:00Z',
+  PETS_SUNSET_DATE: '2027-07-01T00:00:00Z',
+  QUICKSTART_PORT: '3001',
+  QUICKSTART_PUBLIC_URL: 'https://quickstart.store.example.com',
+  MESSAGES_WEBHOOK_URL: '',
+  MESSAGES_WEBHOOK_TIMEOUT_MS: '10000',
+  MESSAGES_RETRY_BASE_MS: '1000',
+  MESSAGES_RETRY_MAX_MS: '300000',
+  MESSAGES_MAX_ATTEMPTS: '10',
+  MESSAGES_POLL_INTERVAL_MS: '1000',
 } as const;
 
 const SQLITE_SYNCHRONOUS_VALUES: readonly SqliteSynchronous[] = ['full', 'normal'];
 export const DATABASE_POOL_SIZE_MAX = 1000;
+
+/** 32 characters of a random string carry at least 128 bits even as hex. */
+export const CURSOR_SECRET_MIN_LENGTH = 32;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -106,10 +166,114 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const database = parseDatabaseUrl(read('DATABASE_URL'), cwd, { poolSize: poolSize ?? 1, synchronous });
   if (typeof database === 'string') problems.push(database);
 
-  if (problems.length > 0 || port === undefined || shutdownGraceMs === undefined || typeof database === 'string') {
+  const cursorSecrets = parseCursorSecrets(read('CURSOR_SECRET'), read('CURSOR_SECRET_PREVIOUS'), problems);
+  const quickstart = parseQuickstart(read('QUICKSTART_PORT'), read('QUICKSTART_PUBLIC_URL'), problems);
+  const messages = parseMessages(read, problems);
+
+  const limits = parseLimits(env, problems);
+
+  const publicBaseUrl = parseBaseUrl(read('PUBLIC_BASE_URL'));
+  if (publicBaseUrl === undefined) problems.push('PUBLIC_BASE_URL must be an absolute http(s) URL without query or fragment, e.g. https://store.example.com/v1');
+  const stagingBaseUrl = parseBaseUrl(read('STAGING_BASE_URL'));
+  if (stagingBaseUrl === undefined) problems.push('STAGING_BASE_URL must be an absolute http(s) URL without query or fragment, e.g. https://staging.store.example.com/v1');
+
+  const deprecatedAt = parseInstant(read('PETS_DEPRECATION_DATE'));
+  if (deprecatedAt === undefined) problems.push('PETS_DEPRECATION_DATE must be an ISO 8601 date (2026-07-01) or date-time with a zone (2026-07-01T00:00:00Z)');
+  const sunsetAt = parseInstant(read('PETS_SUNSET_DATE'));
+  if (sunsetAt === undefined) problems.push('PETS_SUNSET_DATE must be an ISO 8601 date (2027-07-01) or date-time with a zone (2027-07-01T00:00:00Z)');
+  if (deprecatedAt !== undefined && sunsetAt !== undefined && sunsetAt.getTime() < deprecatedAt.getTime()) {
+    problems.push('PETS_SUNSET_DATE must not be earlier than PETS_DEPRECATION_DATE (RFC 8594)');
+  }
+
+  if (
+    problems.length > 0 || port === undefined || shutdownGraceMs === undefined || typeof database === 'string' ||
+    publicBaseUrl === undefined || stagingBaseUrl === undefined || deprecatedAt === undefined || sunsetAt === undefined
+  ) {
     throw new ConfigError(problems);
   }
-  return Object.freeze({ host, port, logLevel, environment, shutdownGraceMs, database: Object.freeze(database) });
+  return Object.freeze({
+    host, port, logLevel, environment, shutdownGraceMs, database: Object.freeze(database),
+    cursorSecrets: Object.freeze(cursorSecrets),
+    quickstart,
+    messages,
+    limits,
+    publicBaseUrl, stagingBaseUrl, pets: Object.freeze({ deprecatedAt, sunsetAt }),
+  });
+}
+
+/** Secrets are checked for strength only and never echoed in a problem. */
+function parseCursorSecrets(current: string, previous: string, problems: string[]): string[] {
+  const previousList = previous === '' ? [] : previous.split(',').map((s) => s.trim());
+  if (current === '' && previousList.length > 0) problems.push('CURSOR_SECRET_PREVIOUS needs CURSOR_SECRET (the key that signs new cursors)');
+  const strong = (secret: string) => secret.length >= CURSOR_SECRET_MIN_LENGTH && /^[\x21-\x7e]+$/.test(secret);
+  if (current !== '' && !strong(current)) {
+    problems.push(`CURSOR_SECRET must be at least ${CURSOR_SECRET_MIN_LENGTH} printable characters without spaces, e.g. from: openssl rand -hex 32`);
+  }
+  if (!previousList.every(strong)) {
+    problems.push(`CURSOR_SECRET_PREVIOUS must be a comma-separated list of secrets of at least ${CURSOR_SECRET_MIN_LENGTH} printable characters`);
+  }
+  return current === '' ? [] : [current, ...previousList];
+}
+
+/** An absolute http(s) URL, returned without a trailing slash (paths are appended to it). */
+function parseBaseUrl(text: string): string | undefined {
+  if (!URL.canParse(text)) return undefined;
+  const url = new URL(text);
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+    return undefined;
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
+/** A calendar date (midnight UTC) or an RFC 3339 date-time with an explicit zone. */
+function parseInstant(text: string): Date | undefined {
+  const normalized = normalizeDateTime(/^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T00:00:00Z` : text);
+  return normalized === undefined ? undefined : new Date(normalized);
+}
+
+function parseQuickstart(portText: string, publicUrlText: string, problems: string[]): QuickstartConfig | null {
+  if (portText.toLowerCase() === 'off') return null;
+  const port = parseIntegerIn(portText, 0, 65535);
+  if (port === undefined) {
+    problems.push(`QUICKSTART_PORT must be an integer from 0 to 65535 or "off" (got ${JSON.stringify(portText)})`);
+    return null;
+  }
+  const publicUrl = parseBaseUrl(publicUrlText);
+  if (publicUrl === undefined) {
+    problems.push('QUICKSTART_PUBLIC_URL must be an absolute http(s) URL without query or fragment, e.g. https://quickstart.store.example.com');
+  }
+  return Object.freeze({ port, publicUrl: publicUrl ?? '' });
+}
+
+function parseMessages(read: (name: keyof typeof DEFAULTS) => string, problems: string[]): MessagesConfig {
+  const integer = (name: keyof typeof DEFAULTS, min: number, max: number): number => {
+    const value = parseIntegerIn(read(name), min, max);
+    if (value === undefined) problems.push(`${name} must be an integer from ${min} to ${max}`);
+    return value ?? min;
+  };
+  const webhookUrl = read('MESSAGES_WEBHOOK_URL');
+  // The URL may carry a token, so the problem never quotes it.
+  if (webhookUrl !== '' && !isHttpUrl(webhookUrl)) problems.push('MESSAGES_WEBHOOK_URL must be an absolute http:// or https:// URL');
+  const retryBaseMs = integer('MESSAGES_RETRY_BASE_MS', 1, 3_600_000);
+  const retryMaxMs = integer('MESSAGES_RETRY_MAX_MS', 1, 86_400_000);
+  if (retryMaxMs < retryBaseMs) problems.push('MESSAGES_RETRY_MAX_MS must not be less than MESSAGES_RETRY_BASE_MS');
+  return Object.freeze({
+    ...(webhookUrl === '' ? {} : { webhookUrl }),
+    webhookTimeoutMs: integer('MESSAGES_WEBHOOK_TIMEOUT_MS', 1, 600_000),
+    retryBaseMs,
+    retryMaxMs,
+    maxAttempts: integer('MESSAGES_MAX_ATTEMPTS', 1, 1000),
+    pollIntervalMs: integer('MESSAGES_POLL_INTERVAL_MS', 10, 3_600_000),
+  });
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
 }
 
 const HOST_NAME = /^(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;

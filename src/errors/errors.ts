@@ -6,21 +6,34 @@
 export const ERROR_STATUS = {
   validation_failed: 400,
   malformed_request: 400,
+  invalid_cursor: 400,
+  content_type_not_json: 400,
   missing_api_key: 401,
   invalid_api_key: 401,
+  expired_api_key: 401,
+  insufficient_scope: 403,
   route_not_found: 404,
   order_not_found: 404,
   account_not_found: 404,
   api_key_not_found: 404,
+  pet_not_found: 404,
+  message_not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   expectation_failed: 417,
   order_already_shipped: 409,
   order_not_pending: 409,
+  order_already_cancelled: 409,
   order_id_taken: 409,
+  pet_id_taken: 409,
+  endpoint_sunset: 410,
   payload_too_large: 413,
+  idempotency_key_reused: 422,
+  rate_limited: 429,
   headers_too_large: 431,
   internal_error: 500,
   service_unavailable: 503,
+  overloaded: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -59,7 +72,7 @@ export class AppError extends Error {
 
 export class NotFoundError extends AppError {
   constructor(
-    code: 'order_not_found' | 'route_not_found' | 'account_not_found' | 'api_key_not_found',
+    code: 'order_not_found' | 'route_not_found' | 'account_not_found' | 'api_key_not_found' | 'pet_not_found' | 'message_not_found',
     message: string,
   ) {
     super(code, message);
@@ -68,7 +81,10 @@ export class NotFoundError extends AppError {
 }
 
 export class ConflictError extends AppError {
-  constructor(code: 'order_already_shipped' | 'order_not_pending' | 'order_id_taken', message: string) {
+  constructor(
+    code: 'order_already_shipped' | 'order_not_pending' | 'order_id_taken' | 'order_already_cancelled' | 'pet_id_taken',
+    message: string,
+  ) {
     super(code, message);
     this.name = 'ConflictError';
   }

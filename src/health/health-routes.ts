@@ -10,13 +10,15 @@ const StatusSchema = Type.Object({ status: Type.String() }, { additionalProperti
 export function registerHealthRoutes(app: FastifyInstance, { storage }: { storage: Pick<Storage, 'ping'> }): void {
   app.get(
     '/healthz',
-    { schema: { operationId: 'getHealth', tags: ['health'], summary: 'Process is up', response: { 200: StatusSchema } } },
+    { config: { rateLimit: false, shed: false }, schema: { operationId: 'getHealth', tags: ['health'], summary: 'Process is up', response: { 200: StatusSchema } } },
     async () => ({ status: 'ok' }),
   );
 
   app.get(
     '/readyz',
     {
+      // Not rate limited; shed under load, so a balancer stops sending while the process is saturated.
+      config: { rateLimit: false },
       schema: {
         operationId: 'getReadiness',
         tags: ['health'],

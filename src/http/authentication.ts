@@ -1,7 +1,10 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ApiKeyScope } from '../api-keys/api-key-scopes.js';
+import type { KeyUsageRecorder } from '../api-keys/api-key-usage.js';
 import type { ApiKeyPrincipal } from '../api-keys/api-keys-repository.js';
 import type { ApiKeysService } from '../api-keys/api-keys-service.js';
 import { AppError } from '../errors/errors.js';
+import { rateLimitHeaders, type RateLimiter } from './rate-limit.js';
 
 export const AUTH_REALM = 'store-orders';
 
@@ -9,6 +12,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The authenticated key, set by requireApiKey on protected routes. */
     principal: ApiKeyPrincipal | null;
+  }
+  interface FastifyContextConfig {
+    /** The scope a key needs for this route. Every route behind requireApiKey must declare one. */
+    scope?: ApiKeyScope;
   }
 }
 
@@ -19,10 +26,38 @@ function missingKey(message: string): AppError {
   return new AppError('missing_api_key', message, { 'www-authenticate': `Bearer realm="${AUTH_REALM}"` });
 }
 
-function invalidKey(message: string): AppError {
-  return new AppError('invalid_api_key', message, {
+function invalidKey(message: string, code: 'invalid_api_key' | 'expired_api_key' = 'invalid_api_key'): AppError {
+  return new AppError(code, message, {
     'www-authenticate': `Bearer realm="${AUTH_REALM}", error="invalid_token"`,
   });
+}
+
+function insufficientScope(scope: ApiKeyScope): AppError {
+  return new AppError('insufficient_scope', `This API key lacks the scope ${scope} that this operation needs.`, {
+    'www-authenticate': `Bearer realm="${AUTH_REALM}", error="insufficient_scope", scope="${scope}"`,
+  });
+}
+
+/** Required, so that no protected scope can be registered without rate limiting and usage tracking. */
+export interface GuardOptions {
+  /** Counts requests per key, and failed authentications per client address. */
+  rateLimiter: RateLimiter;
+  /** Notes each key's last use. */
+  keyUsage: Pick<KeyUsageRecorder, 'touch'>;
+}
+
+/**
+ * Counts one request against `bucket` and sets the RateLimit headers; throws
+ * 429 once the bucket is spent. Used here and by the hardening hooks.
+ */
+export function enforceRateLimit(rateLimiter: RateLimiter | undefined, bucket: string, reply: FastifyReply): void {
+  const decision = rateLimiter?.consume(bucket);
+  if (rateLimiter === undefined || decision === undefined) return;
+  const headers = rateLimitHeaders(rateLimiter.policy, decision);
+  if (!decision.allowed) {
+    throw new AppError('rate_limited', `Too many requests: the limit is ${decision.limit} per ${rateLimiter.policy.windowSeconds} s. Retry after ${decision.resetSeconds} s.`, headers);
+  }
+  reply.headers(headers);
 }
 
 /** Every Authorization header of the request, as sent (Node keeps only the first). */
@@ -36,22 +71,46 @@ function authorizationHeaders(request: FastifyRequest): string[] {
 }
 
 /**
- * Requires `Authorization: Bearer <API key>` on every route of `scope`. It
- * runs before the body is read, so an unauthenticated caller costs little.
- * Keys are accepted from that header only, never from the query string.
+ * Requires `Authorization: Bearer <API key>` on every route of `scope`, and
+ * the key to hold the scope the route declares (route config `scope`; a
+ * route without one cannot be registered here). It runs before the body is
+ * read, so an unauthenticated caller costs little. Keys are accepted from
+ * that header only, never from the query string.
+ *
+ * Rate limiting happens here too: an authenticated request counts against
+ * its key, a failed authentication against the client address, so guessing
+ * keys is throttled per address.
  */
-export function requireApiKey(scope: FastifyInstance, apiKeys: ApiKeysService): void {
+export function requireApiKey(scope: FastifyInstance, apiKeys: ApiKeysService, { rateLimiter, keyUsage }: GuardOptions): void {
   scope.decorateRequest('principal', null);
-  scope.addHook('onRequest', async (request) => {
-    const headers = authorizationHeaders(request);
-    if (headers.length === 0) throw missingKey('An API key is required: send Authorization: Bearer <API key>.');
-    if (headers.length > 1) throw invalidKey('Send exactly one Authorization header.');
-    const match = BEARER.exec(headers[0] ?? '');
-    if (match?.[1] === undefined) throw invalidKey('The Authorization header must be: Bearer <API key>.');
-    const result = await apiKeys.authenticate(match[1]);
-    if (!result.ok) throw invalidKey(result.message);
-    request.principal = result.principal;
+  scope.addHook('onRoute', (route) => {
+    if (route.config?.scope === undefined) throw new Error(`Route ${route.url} needs a scope in its config: it is behind requireApiKey.`);
   });
+  scope.addHook('onRequest', async (request, reply) => {
+    let principal: ApiKeyPrincipal;
+    try {
+      principal = await authenticate(request, apiKeys);
+    } catch (error) {
+      enforceRateLimit(rateLimiter, `ip:${request.ip}`, reply);
+      throw error;
+    }
+    enforceRateLimit(rateLimiter, `key:${principal.keyId}`, reply);
+    keyUsage.touch(principal.keyId);
+    request.principal = principal;
+    const needed = request.routeOptions.config.scope;
+    if (needed === undefined || !principal.scopes.includes(needed)) throw insufficientScope(needed ?? 'orders:read');
+  });
+}
+
+async function authenticate(request: FastifyRequest, apiKeys: ApiKeysService): Promise<ApiKeyPrincipal> {
+  const headers = authorizationHeaders(request);
+  if (headers.length === 0) throw missingKey('An API key is required: send Authorization: Bearer <API key>.');
+  if (headers.length > 1) throw invalidKey('Send exactly one Authorization header.');
+  const match = BEARER.exec(headers[0] ?? '');
+  if (match?.[1] === undefined) throw invalidKey('The Authorization header must be: Bearer <API key>.');
+  const result = await apiKeys.authenticate(match[1]);
+  if (!result.ok) throw invalidKey(result.message, result.code);
+  return result.principal;
 }
 
 /** The authenticated principal of a request on a protected route. */

@@ -3,6 +3,9 @@ import { STATUS_CODES, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { errorRecord, type ErrorRecord } from '../errors/errors.js';
 
+/** What every raw Error record carries besides its body (the hooks that add them to Fastify replies never see these). */
+const RAW_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' } as const;
+
 /**
  * A complete HTTP/1.1 response carrying an Error record, for the few cases
  * Node handles before Fastify sees a request (parse errors, CONNECT).
@@ -13,6 +16,7 @@ function rawErrorResponse(record: ErrorRecord, headers: Record<string, string> =
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': String(Buffer.byteLength(body)),
     'X-Request-Id': randomUUID(),
+    ...RAW_HEADERS,
     Connection: 'close',
     ...headers,
   };
@@ -25,14 +29,19 @@ function rawErrorResponse(record: ErrorRecord, headers: Record<string, string> =
  * (malformed request line, oversized headers) with an Error record too.
  */
 export function writeClientError(error: Error & { code?: string }, socket: Duplex): void {
-  if (!socket.writable) {
+  // As Node's own handler does: once a response has started on this socket
+  // (e.g. the 417 for a bad Expect), a second one would corrupt the stream.
+  const started = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+  if (!socket.writable || started) {
     socket.destroy();
     return;
   }
   const record =
     error.code === 'HPE_HEADER_OVERFLOW'
       ? errorRecord('headers_too_large', 'The request headers are too large.')
-      : errorRecord('malformed_request', 'The request could not be parsed as HTTP.');
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? errorRecord('request_timeout', 'The request was not received in time (headers or body too slow).')
+        : errorRecord('malformed_request', 'The request could not be parsed as HTTP.');
   socket.end(rawErrorResponse(record));
 }
 
@@ -47,6 +56,7 @@ export function installRawServerGuards(server: Server): void {
       'content-type': 'application/json; charset=utf-8',
       'content-length': Buffer.byteLength(body),
       'x-request-id': randomUUID(),
+      ...RAW_HEADERS,
     });
     response.end(body);
   });

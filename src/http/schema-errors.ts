@@ -23,7 +23,13 @@ export function formatSchemaError(errors: FastifySchemaValidationError[], dataVa
   if (first === undefined) return new Error(invalidParameterMessage(dataVar, dataVar));
   const missing = (first.params as { missingProperty?: unknown }).missingProperty;
   if (typeof missing === 'string') return new Error(`${WHERE[dataVar] ?? 'Request field'} ${missing} is required.`);
-  const name = first.instancePath.split('/').filter(Boolean).join('.') || dataVar;
+  // Hosts that refuse unknown fields (removeAdditional: false); the name is the client's, so it is not echoed.
+  if (first.keyword === 'additionalProperties') {
+    return new Error(`${WHERE[dataVar] ?? 'Request field'}s other than the documented ones are not accepted here.`);
+  }
+  const segments = first.instancePath.split('/').filter(Boolean);
+  // Path and query parameters are flat: "status", not "status.1" for a repeated one.
+  const name = (dataVar === 'body' ? segments.join('.') : segments[0]) || dataVar;
   const description = (first as { parentSchema?: { description?: unknown } }).parentSchema?.description;
   return new Error(invalidParameterMessage(dataVar, name, typeof description === 'string' ? description : first.message));
 }

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { digestOf } from '../shared/digest.js';
 import type { ListedOrder, OrdersRepository } from './orders-repository.js';
 
 /** The v1 listing as bytes: small listings whole, large ones as a stream. */
@@ -39,26 +40,39 @@ function serializeOrders(orders: readonly ListedOrder[]): string {
   return json;
 }
 
+/** Bump when the serialized v1 listing changes shape, so that older ETags stop matching. */
+const V1_REPRESENTATION_REVISION = 1;
+
+/** The v1 listing of one account at one version of its orders. */
+export interface OpenedListing {
+  /** Changes whenever the listing could: the strong ETag's opaque part. */
+  readonly validator: string;
+  /** The serialized listing: bytes, or a stream for a large one. */
+  body(): Promise<ListingBody>;
+}
+
 /**
- * Serves the v1 listing near the cost of sending precomputed bytes: an
- * account's serialized listing is kept with the storage change token read
- * before the query that built it, and reused only while that token is
- * unchanged, so any commit (a cancel in this or any other process) makes the
- * very next request rebuild it. Listings larger than `wholeLimit` are never
- * held in memory: they are read page by page (an id range each) and streamed,
- * yielding to the event loop between pages so other requests keep flowing.
+ * Serves the v1 listing near the cost of sending precomputed bytes. An
+ * account's serialized listing is cached with the account's orders version
+ * (a counter the database bumps in the same transaction as every write to
+ * those orders) read before the query that built it, and reused only while
+ * that version is unchanged: any commit, by this process or any other sharing
+ * the database, makes the very next request rebuild it. Listings larger than
+ * `wholeLimit` are never held in memory: they are read page by page (an id
+ * range each) and streamed, yielding to the event loop between pages so that
+ * other requests keep flowing.
  */
 export function createOrdersListing(
-  ordersRepository: Pick<OrdersRepository, 'listActivePage' | 'changeToken'>,
+  ordersRepository: Pick<OrdersRepository, 'listActivePage' | 'ordersVersion'>,
   { wholeLimit = 1000, streamPage = 4000, cacheBytes = 32 * 1024 * 1024 }: ListingOptions = {},
 ) {
-  const cache = new Map<number, { token: string; body: Buffer }>();
+  const cache = new Map<number, { version: bigint; validator: string; body: Buffer }>();
   let cachedBytes = 0;
 
-  function remember(accountId: number, token: string, body: Buffer): void {
+  function remember(accountId: number, version: bigint, validator: string, body: Buffer): void {
     forget(accountId);
     if (body.length > cacheBytes) return;
-    cache.set(accountId, { token, body });
+    cache.set(accountId, { version, validator, body });
     cachedBytes += body.length;
     for (const [oldest, entry] of cache) {
       if (cachedBytes <= cacheBytes) break;
@@ -88,24 +102,31 @@ export function createOrdersListing(
     yield Buffer.from(separator === '[' ? '[]' : ']');
   }
 
+  async function build(accountId: number, version: bigint, validator: string): Promise<ListingBody> {
+    const first = await ordersRepository.listActivePage(accountId, undefined, wholeLimit + 1);
+    if (first.length <= wholeLimit) {
+      const body = Buffer.from(`[${serializeOrders(first)}]`);
+      // Labelled with the version read before the rows: a write in between
+      // leaves the label older than the body, so the next request rebuilds.
+      remember(accountId, version, validator, body);
+      return body;
+    }
+    forget(accountId);
+    return Readable.from(stream(accountId, first), { objectMode: false });
+  }
+
   return {
-    async body(accountId: number): Promise<ListingBody> {
-      const token = await ordersRepository.changeToken();
+    async open(accountId: number): Promise<OpenedListing> {
+      const version = await ordersRepository.ordersVersion(accountId);
       const cached = cache.get(accountId);
-      if (cached !== undefined && cached.token === token) {
+      if (cached !== undefined && cached.version === version) {
         // Refresh its place in the LRU order.
         cache.delete(accountId);
         cache.set(accountId, cached);
-        return cached.body;
+        return { validator: cached.validator, body: () => Promise.resolve(cached.body) };
       }
-      const first = await ordersRepository.listActivePage(accountId, undefined, wholeLimit + 1);
-      if (first.length <= wholeLimit) {
-        const body = Buffer.from(`[${serializeOrders(first)}]`);
-        remember(accountId, token, body);
-        return body;
-      }
-      forget(accountId);
-      return Readable.from(stream(accountId, first), { objectMode: false });
+      const validator = digestOf(['orders-v1', V1_REPRESENTATION_REVISION, accountId, version]);
+      return { validator, body: () => build(accountId, version, validator) };
     },
   };
 }

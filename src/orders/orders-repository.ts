@@ -48,6 +48,29 @@ export interface StatusChange {
  */
 export type StatusChangeResult = { changed: true } | { changed: false; current?: OrderStatus };
 
+/**
+ * The v2 listing filters, already validated and normalised. Absent means
+ * "any"; `statuses`, when present, is non-empty. The ship-date range is
+ * half-open, [shipDateFrom, shipDateTo), and excludes orders without one.
+ */
+export interface OrderFilter {
+  statuses?: readonly OrderStatus[];
+  petId?: bigint;
+  complete?: boolean;
+  /** ISO 8601 UTC with milliseconds, inclusive. */
+  shipDateFrom?: string;
+  /** ISO 8601 UTC with milliseconds, exclusive. */
+  shipDateTo?: string;
+}
+
+/** One keyset page: the first `limit` matching orders with id > `afterId`, by id. */
+export interface OrderPageQuery {
+  accountId: number;
+  filter: OrderFilter;
+  afterId?: bigint;
+  limit: number;
+}
+
 /** Storage of orders. Adapters live in src/storage/<database>/. */
 export interface OrdersRepository {
   /**
@@ -81,18 +104,19 @@ export interface OrdersRepository {
    */
   listActivePage(accountId: number, afterId: bigint | undefined, limit: number): Promise<ListedOrder[]>;
   /**
-   * A token that changes whenever any order may have changed, by this
-   * process or any other sharing the database. Read it before reading the
-   * data it guards: equal tokens mean nothing was committed in between.
-   */
-  changeToken(): Promise<string>;
-  /**
    * Creates every order of every batch in one transaction: all or nothing.
    * Batches are pulled one at a time, so the source may be any size. A
    * rejected order aborts the import with ImportRejectedError naming its
    * position; an error thrown by the source aborts it too.
    */
   importOrders(batches: AsyncIterable<readonly NewOrder[]>): Promise<{ imported: number }>;
+  /** Any status, any filter: index-backed keyset pagination (never OFFSET). */
+  listPage(query: OrderPageQuery): Promise<Order[]>;
+  /**
+   * A counter that the database bumps in the same transaction as every write
+   * to the account's orders (0 for an account without any, or no account).
+   */
+  ordersVersion(accountId: number): Promise<bigint>;
 }
 
 /** Why an import stopped: the order at `position` (0-based, across batches) was refused. */

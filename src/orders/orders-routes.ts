@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ValidationError } from '../errors/errors.js';
 import { principalOf } from '../http/authentication.js';
+import { notModified, sendNotModified, strongEtag } from '../http/conditional-get.js';
 import { invalidParameterMessage } from '../http/schema-errors.js';
 import { parseInt64 } from '../shared/int64.js';
 import type { OrdersService } from './orders-service.js';
@@ -11,15 +12,18 @@ import { cancelOrderSchema, listOrdersSchema, ORDER_ID_DESCRIPTION } from './ord
 export function registerOrdersRoutes(scope: FastifyInstance, { ordersService }: { ordersService: OrdersService }): void {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
 
-  // Registered without the type provider: the body is already serialized
-  // (byte-identical to what the response schema would produce) and Fastify
-  // sends bytes and streams as they are.
-  scope.get('/store/orders', { schema: listOrdersSchema }, async (request, reply) => {
-    const body = await ordersService.listOrdersBody(principalOf(request).accountId);
-    return reply.type('application/json; charset=utf-8').send(body);
+  // Registered without the type provider's serializer: the body is already
+  // serialized (byte-identical to what the response schema would produce),
+  // and Fastify sends bytes and streams as they are. The schema still
+  // documents the response.
+  scope.get('/store/orders', { schema: listOrdersSchema, config: { scope: 'orders:read' } }, async (request, reply) => {
+    const listing = await ordersService.openListing(principalOf(request).accountId);
+    // Answered from the validator alone: a 304 reads and serializes no order.
+    if (notModified(request, reply, strongEtag(listing.validator))) return sendNotModified(reply);
+    return reply.type('application/json; charset=utf-8').send(await listing.body());
   });
 
-  app.delete('/store/orders/:orderId', { schema: cancelOrderSchema }, async (request, reply) => {
+  app.delete('/store/orders/:orderId', { schema: cancelOrderSchema, config: { scope: 'orders:write' } }, async (request, reply) => {
     const orderId = parseInt64(request.params.orderId);
     if (orderId === undefined) throw new ValidationError(invalidParameterMessage('params', 'orderId', ORDER_ID_DESCRIPTION));
     await ordersService.cancelOrder(principalOf(request).accountId, orderId);

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
-import { ErrorRecordSchema } from '../http/error-schema.js';
+import { commonErrorResponses, errorResponse } from '../http/error-schema.js';
 import { INT64_DECIMAL_PATTERN } from '../shared/int64.js';
+import { QUANTITY_MAX } from './orders-service.js';
 
 /**
  * An int64 carried as bigint in code and written as a plain JSON number with
@@ -13,9 +14,9 @@ export const OrderSchema = Type.Object(
   {
     id: Type.Optional(Int64('Unique order identifier.')),
     petId: Type.Optional(Int64('Identifier of the animal in this order.')),
-    quantity: Type.Optional(Type.Integer({ description: 'Number of units ordered.' })),
+    quantity: Type.Optional(Type.Integer({ format: 'int32', minimum: 1, maximum: QUANTITY_MAX, description: 'Number of units ordered.' })),
     shipDate: Type.Optional(
-      Type.String({ format: 'date-time', description: 'Expected or actual ship date, ISO 8601 in UTC.' }),
+      Type.String({ format: 'date-time', maxLength: 35, description: 'Expected or actual ship date, ISO 8601 in UTC.' }),
     ),
     complete: Type.Optional(Type.Boolean({ description: 'Whether the order has been fulfilled.' })),
   },
@@ -34,28 +35,55 @@ export const OrderIdParamsSchema = Type.Object({
   }),
 });
 
+const ORDER_EXAMPLE = {
+  id: 1001,
+  petId: 42,
+  quantity: 2,
+  shipDate: '2026-12-01T10:00:00.000Z',
+  complete: false,
+};
+
 export const listOrdersSchema = {
   operationId: 'listOrders',
   tags: ['orders'],
+  'x-stability': 'stable',
   summary: 'List every order',
-  description: 'Returns all of the account\'s orders that have not been cancelled, ordered by id, in one response.',
+  description:
+    "Returns all of the account's orders that have not been cancelled, ordered by id, in one response. " +
+    'The response carries a strong ETag; If-None-Match answers 304 while nothing listed has changed.',
+  headers: Type.Object({
+    'if-none-match': Type.Optional(
+      Type.String({ description: 'ETags of listings the client holds; a match (or *) answers 304 with no body.' }),
+    ),
+  }),
   response: {
-    200: Type.Array(OrderSchema, { description: 'The orders.' }),
-    401: ErrorRecordSchema,
+    200: Type.Array(OrderSchema, { description: 'The orders.', examples: [[ORDER_EXAMPLE]] }),
+    304: Type.Null({ description: 'The listing has not changed since the ETag the client sent; no body.' }),
+    ...commonErrorResponses(),
   },
 } as const;
 
 export const cancelOrderSchema = {
   operationId: 'cancelOrder',
   tags: ['orders'],
+  'x-stability': 'stable',
   summary: 'Cancel an order',
   description: 'Cancels a pending order. Shipped orders cannot be cancelled.',
   params: OrderIdParamsSchema,
   response: {
     204: Type.Null({ description: 'The order was pending and is now cancelled.' }),
-    400: ErrorRecordSchema,
-    401: ErrorRecordSchema,
-    404: ErrorRecordSchema,
-    409: ErrorRecordSchema,
+    ...commonErrorResponses(),
+    400: errorResponse('The orderId is not a decimal int64 (validation_failed), or the request has a body with a Content-Type other than JSON, or invalid JSON (malformed_request).', {
+      code: 'validation_failed',
+      message: `Path parameter orderId is not valid. Expected: ${ORDER_ID_DESCRIPTION}`,
+    }),
+    404: errorResponse('No such order for this account; a cancelled order is not found either (order_not_found).', {
+      code: 'order_not_found',
+      message: 'Order 1001 was not found.',
+    }),
+    409: errorResponse('The order has already shipped and cannot be cancelled (order_already_shipped).', {
+      code: 'order_already_shipped',
+      message: 'Order 1001 has already shipped and cannot be cancelled.',
+    }),
   },
 } as const;

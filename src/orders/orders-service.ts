@@ -3,7 +3,7 @@ import type { Clock } from '../shared/clock.js';
 import { normalizeDateTime } from '../shared/date-time.js';
 import { isInt64 } from '../shared/int64.js';
 import { createGroupCommit } from './group-commit.js';
-import { createOrdersListing, type ListingBody, type ListingOptions } from './orders-listing.js';
+import { createOrdersListing, type ListingOptions, type OpenedListing } from './orders-listing.js';
 import { parseOrderLine } from './orders-import.js';
 import {
   ImportRejectedError,
@@ -25,6 +25,36 @@ export interface CreateOrderInput {
   /** Any RFC 3339 date-time; stored normalised to UTC. */
   shipDate?: string;
   complete?: boolean;
+}
+
+/** A conditional status change, answered once it is durably committed. */
+export type ChangeStatus = (change: StatusChange) => Promise<StatusChangeResult>;
+
+/**
+ * Durable status changes that arrive together share one transaction and one
+ * commit (changeStatusMany), each still decided by its own conditional write.
+ * Create one per storage and hand it to every service that cancels, so v1 and
+ * v2 cancels share commits too.
+ */
+export function createGroupedStatusChanges(ordersRepository: Pick<OrdersRepository, 'changeStatusMany'>): ChangeStatus {
+  return createGroupCommit<StatusChange, StatusChangeResult>((batch) => ordersRepository.changeStatusMany(batch));
+}
+
+/**
+ * The one pending -> cancelled transition every API version uses: a single
+ * conditional write, so of concurrent cancels exactly one changes the order.
+ * Each version maps the refusal to its own answer.
+ */
+export function cancelPendingOrder(
+  { changeStatus, clock }: { changeStatus: ChangeStatus; clock: Clock },
+  accountId: number,
+  orderId: bigint,
+): Promise<StatusChangeResult> {
+  return changeStatus({ id: orderId, accountId, from: 'pending', to: 'cancelled', at: clock.now().toISOString() });
+}
+
+export function alreadyShipped(orderId: bigint): ConflictError {
+  return new ConflictError('order_already_shipped', `Order ${orderId} has already shipped and cannot be cancelled.`);
 }
 
 const IMPORT_BATCH = 1000;
@@ -63,15 +93,16 @@ export function createOrdersService({
   ordersRepository,
   clock,
   listing: listingOptions,
+  changeStatus = createGroupedStatusChanges(ordersRepository),
 }: {
   ordersRepository: OrdersRepository;
   clock: Clock;
   listing?: ListingOptions;
+  /** Shared with the other services that cancel; its own group commit when absent. */
+  changeStatus?: ChangeStatus;
 }) {
   const notFound = (orderId: bigint) => new NotFoundError('order_not_found', `Order ${orderId} was not found.`);
   const listing = createOrdersListing(ordersRepository, listingOptions);
-  // Durable cancels that arrive together share one commit.
-  const changeStatusGrouped = createGroupCommit<StatusChange, StatusChangeResult>((batch) => ordersRepository.changeStatusMany(batch));
 
   return {
     /** The v1 collection: the account's orders that have not been cancelled, by id. */
@@ -80,11 +111,13 @@ export function createOrdersService({
     },
 
     /**
-     * The v1 collection already serialized as the response body: bytes
-     * (cached until the next commit) or, for a large listing, a stream.
+     * The v1 collection as a response: its validator (for ETag and 304),
+     * known from the account's change counter without listing, and its body
+     * already serialized, from cache while that counter is unchanged or
+     * streamed when large.
      */
-    async listOrdersBody(accountId: number): Promise<ListingBody> {
-      return listing.body(accountId);
+    async openListing(accountId: number): Promise<OpenedListing> {
+      return listing.open(accountId);
     },
 
     /** Every order of the account in any status (operator view). */
@@ -98,17 +131,9 @@ export function createOrdersService({
      * reported identically as not found, so no other tenant's data leaks.
      */
     async cancelOrder(accountId: number, orderId: bigint): Promise<void> {
-      const result = await changeStatusGrouped({
-        id: orderId,
-        accountId,
-        from: 'pending',
-        to: 'cancelled',
-        at: clock.now().toISOString(),
-      });
+      const result = await cancelPendingOrder({ changeStatus, clock }, accountId, orderId);
       if (result.changed) return;
-      if (result.current === 'shipped') {
-        throw new ConflictError('order_already_shipped', `Order ${orderId} has already shipped and cannot be cancelled.`);
-      }
+      if (result.current === 'shipped') throw alreadyShipped(orderId);
       throw notFound(orderId);
     },
 

@@ -1,7 +1,11 @@
 export const INT64_MIN = -(2n ** 63n);
 export const INT64_MAX = 2n ** 63n - 1n;
 
-/** Canonical decimal: optional minus, no leading zeros, no plus sign, no spaces, at most 19 digits. */
+/**
+ * Canonical decimal: optional minus, no leading zeros, no plus sign, no spaces, at most 19 digits.
+ * Path parameters use this pattern so that an int64 never passes through a JS
+ * number; the OpenAPI generator recognises it and documents integer/int64.
+ */
 export const INT64_DECIMAL_PATTERN = '^(?:0|-?[1-9][0-9]{0,18})$';
 const DECIMAL = new RegExp(INT64_DECIMAL_PATTERN);
 

@@ -1,7 +1,10 @@
 import type { AccountsRepository } from '../accounts/accounts-repository.js';
 import type { ApiKeysRepository } from '../api-keys/api-keys-repository.js';
 import type { DatabaseConfig } from '../config/config.js';
+import type { MessagesRepository } from '../messages/messages-repository.js';
 import type { OrdersRepository } from '../orders/orders-repository.js';
+import type { SecretsRepository } from '../secrets/secrets-repository.js';
+import type { PetsRepository } from '../pets/pets-repository.js';
 import { openPostgresStorage } from './postgres/postgres-storage.js';
 import { openSqliteStorage } from './sqlite/sqlite-storage.js';
 
@@ -18,6 +21,9 @@ export interface Storage {
   readonly accounts: AccountsRepository;
   readonly apiKeys: ApiKeysRepository;
   readonly orders: OrdersRepository;
+  readonly secrets: SecretsRepository;
+  readonly pets: PetsRepository;
+  readonly messages: MessagesRepository;
   /** Creates or upgrades the schema; safe to call from several processes at once. */
   migrate(): Promise<MigrationReport>;
   /** Resolves when the database answers a trivial query. */

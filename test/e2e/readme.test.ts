@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { ROOT, startServer } from '../support/process.js';
+import { ROOT, startServer, runShellBlock } from '../support/process.js';
 
 test('when the README walkthrough is run verbatim against a fresh server, then it answers what the README says', async (t) => {
   const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
@@ -20,14 +19,7 @@ test('when the README walkthrough is run verbatim against a fresh server, then i
   const server = await startServer(t, env);
   const port = new URL(server.baseUrl).port;
 
-  const output = await new Promise<string>((resolve, reject) => {
-    execFile(
-      'bash',
-      ['-euo', 'pipefail', '-c', script.replaceAll('127.0.0.1:3000', `127.0.0.1:${port}`)],
-      { cwd: ROOT, env: { ...process.env, ...env } },
-      (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)),
-    );
-  });
+  const output = await runShellBlock(script.replaceAll('127.0.0.1:3000', `127.0.0.1:${port}`), env);
 
   for (const claim of claims) assert.ok(output.includes(claim), `README claims ${claim}; the run printed:\n${output}`);
   assert.match(output, /HTTP\/1\.1 204 No Content/);

@@ -35,7 +35,10 @@ function errorCode(reply: Reply): string {
 
 /** Two servers started at the same moment on one empty database: both migrate. */
 async function twoServers(t: TestContext, database: SharedDatabase): Promise<[RunningServer, RunningServer]> {
-  const env = { DATABASE_URL: database.url };
+  // One key fires many racing requests here, and on SQLite a process waiting
+  // for the other's write lock blocks its event loop, which load shedding
+  // would rightly answer with 503. Both bounds have their own tests.
+  const env = { DATABASE_URL: database.url, RATE_LIMIT_REQUESTS: '0', LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '0' };
   return Promise.all([startServer(t, env), startServer(t, env)]);
 }
 
@@ -138,7 +141,7 @@ for (const makeDatabase of sharedDatabases) {
       }
     });
 
-    test(`when a key is revoked with the CLI on ${makeDatabase.name}, then every running server refuses it at once`, async (t) => {
+    test(`when a key is revoked with the CLI on ${makeDatabase.name}, then every running server refuses it within 1 s`, async (t) => {
       const database = await makeDatabase.create(t);
       const [a, b] = await twoServers(t, database);
       const { keyId, key } = await tenant(database);
@@ -147,8 +150,9 @@ for (const makeDatabase of sharedDatabases) {
       const revoke = await runBin(['keys', 'revoke', String(keyId)], { DATABASE_URL: database.url });
       assert.equal(revoke.code, 0, revoke.stderr);
 
-      // No server caches keys, so the very next request after the revoke
-      // commits is refused: well within the promised second.
+      // Each server keeps a key it has verified for at most 1 s (issue 7's
+      // in-memory key cache), so once that second has passed both refuse it.
+      await new Promise((resolve) => setTimeout(resolve, 1100));
       for (const server of [a, b]) {
         const reply = await request(server, 'GET', '/v1/store/orders', key);
         assert.equal(reply.status, 401);

@@ -11,7 +11,7 @@ for (const backend of testBackends()) {
     test('when a path matches no route, then 404 route_not_found as an Error record', async (t) => {
       const { app, tenant } = await createTestApp(t, backend);
       const { auth } = await tenant();
-      for (const url of ['/', '/nope', '/v1', '/v1/store', '/v1/store/orders/1/extra', '/v2/store/orders', '/store/orders']) {
+      for (const url of ['/', '/nope', '/v1', '/v1/store', '/v1/store/orders/1/extra', '/v2/store/orders/1/extra', '/v3/store/orders', '/store/orders']) {
         const response = await app.inject({ method: 'GET', url, headers: auth });
         assert.equal(response.statusCode, 404, url);
         assert.equal(errorBody(response).code, 'route_not_found', url);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
 import { cacheApiKeyLookups } from '../../src/api-keys/api-key-cache.js';
 import { generateApiKey, hashApiKey } from '../../src/api-keys/api-key-format.js';
+import { API_KEY_SCOPES } from '../../src/api-keys/api-key-scopes.js';
 import { createServices } from '../../src/composition.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { openStorage } from '../../src/storage/storage.js';
@@ -53,10 +54,10 @@ for (const backend of testBackends()) {
       const generated = generateApiKey('production');
       assert.equal((await here.apiKeys.authenticate(generated.key)).ok, false);
 
-      await other.apiKeys.create({ accountId: account.id, hash: generated.hash, start: generated.start, createdAt: new Date().toISOString() });
+      await other.apiKeys.create({ accountId: account.id, hash: generated.hash, start: generated.start, createdAt: new Date().toISOString(), scopes: API_KEY_SCOPES });
       clock.advance(1000);
 
-      assert.deepEqual(await here.apiKeys.authenticate(generated.key), { ok: true, principal: { keyId: 1, accountId: account.id } });
+      assert.deepEqual(await here.apiKeys.authenticate(generated.key), { ok: true, principal: { keyId: 1, accountId: account.id, scopes: API_KEY_SCOPES } });
     });
 
     test('when this process creates a key that was just refused as unknown, then it is accepted at once', async (t) => {
@@ -65,9 +66,32 @@ for (const backend of testBackends()) {
       const generated = generateApiKey('production');
       assert.equal(await cached.findActiveByHash(generated.hash), undefined);
 
-      await cached.create({ accountId: account.id, hash: generated.hash, start: generated.start, createdAt: new Date().toISOString() });
+      await cached.create({ accountId: account.id, hash: generated.hash, start: generated.start, createdAt: new Date().toISOString(), scopes: API_KEY_SCOPES });
 
       assert.ok(await cached.findActiveByHash(generated.hash));
+    });
+
+    test('when a cached key reaches its expiry, then it is refused at once as expired', async (t) => {
+      const { clock, here, account } = await twoProcesses(t, backend);
+      const expiresAt = new Date(clock.now().getTime() + 500).toISOString();
+      const { secret } = await here.apiKeys.createKey({ accountId: account.id, expiresAt });
+      assert.equal((await here.apiKeys.authenticate(secret)).ok, true);
+
+      clock.advance(500);
+
+      assert.deepEqual(await here.apiKeys.authenticate(secret), { ok: false, code: 'expired_api_key', message: `The API key expired at ${expiresAt}.` });
+    });
+
+    test('when this process rolls a cached key with no grace, then the old key is refused at once and the new one accepted', async (t) => {
+      const { clock, here, account } = await twoProcesses(t, backend);
+      const { apiKey, secret } = await here.apiKeys.createKey({ accountId: account.id });
+      assert.equal((await here.apiKeys.authenticate(secret)).ok, true);
+
+      const rolled = await here.apiKeys.rollKey({ keyId: apiKey.id, graceMs: 0 });
+      clock.advance(1);
+
+      assert.equal((await here.apiKeys.authenticate(secret)).ok, false);
+      assert.equal((await here.apiKeys.authenticate(rolled.secret)).ok, true);
     });
 
     test('when a flood of made-up keys arrives, then known keys stay cached (a revocation elsewhere is not seen before its 1 s)', async (t) => {

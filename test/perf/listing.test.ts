@@ -36,7 +36,7 @@ async function setup(t: TestContext, backend: TestBackend, listing?: ListingOpti
     assert.equal(response.headers['content-type'], 'application/json; charset=utf-8');
     return response.body;
   };
-  return { config, storage, services, account, list };
+  return { config, storage, services, account, secret, app, list };
 }
 
 for (const backend of testBackends()) {
@@ -120,6 +120,55 @@ for (const backend of testBackends()) {
       assert.equal(await list(), '[{"id":1,"petId":1,"quantity":1,"complete":false}]');
       await services.orders.createOrder({ accountId: other.id, id: 2n, petId: 1n, quantity: 1 });
       assert.equal(await list(), '[{"id":1,"petId":1,"quantity":1,"complete":false}]');
+    });
+
+    test('when a streamed listing is revalidated, then its ETag gives 304 with no body until an order changes, and HEAD sends no body', async (t) => {
+      const { services, account, secret, app } = await setup(t, backend, { wholeLimit: 2, streamPage: 2 });
+      for (let i = 1; i <= 7; i++) await services.orders.createOrder({ accountId: account.id, id: BigInt(i), petId: 1n, quantity: i });
+      const get = (headers: Record<string, string> = {}, method: 'GET' | 'HEAD' = 'GET') =>
+        app.inject({ method, url: '/v1/store/orders', headers: { authorization: `Bearer ${secret}`, ...headers } });
+
+      const first = await get();
+      assert.equal(first.statusCode, 200);
+      const etag = first.headers.etag;
+      assert.equal(typeof etag, 'string');
+      assert.equal((JSON.parse(first.body) as unknown[]).length, 7);
+
+      const unchanged = await get({ 'if-none-match': String(etag) });
+      assert.equal(unchanged.statusCode, 304);
+      assert.equal(unchanged.body, '');
+      assert.equal(unchanged.headers.etag, etag);
+
+      const head = await get({}, 'HEAD');
+      assert.equal(head.statusCode, 200);
+      assert.equal(head.body, '');
+      assert.equal(head.headers['content-type'], 'application/json; charset=utf-8');
+
+      await services.orders.cancelOrder(account.id, 4n);
+      const changed = await get({ 'if-none-match': String(etag) });
+      assert.equal(changed.statusCode, 200);
+      assert.notEqual(changed.headers.etag, etag);
+      assert.deepEqual(
+        (JSON.parse(changed.body) as { id: number }[]).map((o) => o.id),
+        [1, 2, 3, 5, 6, 7],
+      );
+    });
+
+    test('when a cached listing is revalidated, then a write by another connection changes its ETag', async (t) => {
+      const { config, services, account, secret, app } = await setup(t, backend);
+      await services.orders.createOrder({ accountId: account.id, id: 1n, petId: 1n, quantity: 1 });
+      const get = (headers: Record<string, string> = {}) =>
+        app.inject({ method: 'GET', url: '/v1/store/orders', headers: { authorization: `Bearer ${secret}`, ...headers } });
+      const etag = String((await get()).headers.etag);
+      assert.equal((await get({ 'if-none-match': etag })).statusCode, 304);
+
+      const other = openStorage(config);
+      t.after(() => other.close());
+      await createServices(other, { environment: 'production' }).orders.shipOrder(1n);
+
+      const after = await get({ 'if-none-match': etag });
+      assert.equal(after.statusCode, 200);
+      assert.equal(after.body, '[{"id":1,"petId":1,"quantity":1,"complete":false}]');
     });
   });
 }

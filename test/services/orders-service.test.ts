@@ -99,7 +99,10 @@ for (const backend of testBackends()) {
       const listed = await services.apiKeys.listKeys(account.id);
       assert.ok(!JSON.stringify(listed).includes(secret.slice(12)));
 
-      assert.deepEqual(await services.apiKeys.authenticate(secret), { ok: true, principal: { keyId: apiKey.id, accountId: account.id } });
+      assert.deepEqual(await services.apiKeys.authenticate(secret), {
+        ok: true,
+        principal: { keyId: apiKey.id, accountId: account.id, scopes: ['orders:read', 'orders:write', 'pets:read', 'messages:write'] },
+      });
       assert.equal(await services.apiKeys.revokeKey(apiKey.id), 'revoked');
       assert.equal(await services.apiKeys.revokeKey(apiKey.id), 'already_revoked');
       assert.equal((await services.apiKeys.authenticate(secret)).ok, false);

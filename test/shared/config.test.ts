@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
+import { DEFAULT_LIMITS } from '../../src/config/limits.js';
 
 describe('configuration', () => {
   test('when the environment is empty, then the documented defaults apply', () => {
@@ -13,6 +14,14 @@ describe('configuration', () => {
       environment: 'production',
       shutdownGraceMs: 10000,
       database: { kind: 'sqlite', path: path.resolve('/srv/app', 'data/store.db'), synchronous: 'full' },
+      cursorSecrets: [],
+      quickstart: { port: 3001, publicUrl: 'https://quickstart.store.example.com' },
+      messages: { webhookTimeoutMs: 10000, retryBaseMs: 1000, retryMaxMs: 300000, maxAttempts: 10, pollIntervalMs: 1000 },
+      // Spelled out in test/shared/limits.test.ts.
+      limits: DEFAULT_LIMITS,
+      publicBaseUrl: 'https://store.example.com/v1',
+      stagingBaseUrl: 'https://staging.store.example.com/v1',
+      pets: { deprecatedAt: new Date('2026-07-01T00:00:00Z'), sunsetAt: new Date('2027-07-01T00:00:00Z') },
     });
     assert.ok(Object.isFrozen(config));
   });

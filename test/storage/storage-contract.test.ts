@@ -5,16 +5,21 @@
 import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
 import type { Account } from '../../src/accounts/accounts-repository.js';
+import { API_KEY_SCOPES } from '../../src/api-keys/api-key-scopes.js';
 import { AppError } from '../../src/errors/errors.js';
 import type { NewOrder } from '../../src/orders/orders-repository.js';
 import { INT64_MAX, INT64_MIN } from '../../src/shared/int64.js';
 import { openStorage, type Storage } from '../../src/storage/storage.js';
+import { allMigrations } from '../support/migrations.js';
 import { testBackends } from '../support/storage.js';
 
 const AT = '2026-11-22T10:00:00.000Z';
 const LATER = '2026-11-22T11:30:15.123Z';
 const HASH_A = 'a'.repeat(64);
 const HASH_B = 'b'.repeat(64);
+const HASH_C = 'c'.repeat(64);
+const ALL = API_KEY_SCOPES;
+
 
 function rejectsWith(code: string) {
   return (error: unknown) => {
@@ -56,38 +61,98 @@ for (const backend of testBackends()) {
     describe('api keys', () => {
       test('when a key is created without a name, then name and revokedAt are absent, not null', async (t) => {
         const { storage, account } = await setUp(t);
-        const key = await storage.apiKeys.create({ accountId: account.id, hash: HASH_A, start: 'sk_live_abc', createdAt: AT });
-        assert.deepEqual(key, { id: key.id, accountId: account.id, start: 'sk_live_abc', createdAt: AT });
-        assert.deepEqual(Object.keys(key).sort(), ['accountId', 'createdAt', 'id', 'start']);
+        const key = await storage.apiKeys.create({ accountId: account.id, hash: HASH_A, start: 'sk_live_abc', createdAt: AT, scopes: ALL });
+        assert.deepEqual(key, { id: key.id, accountId: account.id, start: 'sk_live_abc', createdAt: AT, scopes: [...ALL] });
+        assert.deepEqual(Object.keys(key).sort(), ['accountId', 'createdAt', 'id', 'scopes', 'start']);
       });
 
       test('when keys are created, then each account lists only its own, by id, and finds them by hash', async (t) => {
         const { storage, account, other } = await setUp(t);
-        const first = await storage.apiKeys.create({ accountId: account.id, name: 'till', hash: HASH_A, start: 'sk_live_aaa', createdAt: AT });
-        const second = await storage.apiKeys.create({ accountId: other.id, hash: HASH_B, start: 'sk_live_bbb', createdAt: LATER });
+        const first = await storage.apiKeys.create({ accountId: account.id, name: 'till', hash: HASH_A, start: 'sk_live_aaa', createdAt: AT, scopes: ALL });
+        const second = await storage.apiKeys.create({ accountId: other.id, hash: HASH_B, start: 'sk_live_bbb', createdAt: LATER, scopes: ALL });
         assert.equal(first.name, 'till');
         assert.deepEqual(await storage.apiKeys.listByAccount(account.id), [first]);
         assert.deepEqual(await storage.apiKeys.listByAccount(other.id), [second]);
-        assert.deepEqual(await storage.apiKeys.findActiveByHash(HASH_A), { keyId: first.id, accountId: account.id });
+        assert.deepEqual(await storage.apiKeys.findActiveByHash(HASH_A), { keyId: first.id, accountId: account.id, scopes: [...ALL] });
         assert.equal(await storage.apiKeys.findActiveByHash('c'.repeat(64)), undefined);
       });
 
       test('when a key is created for an unknown account, then it fails with account_not_found', async (t) => {
         const { storage } = await setUp(t);
         await assert.rejects(
-          storage.apiKeys.create({ accountId: 999_999, hash: HASH_A, start: 'sk_live_abc', createdAt: AT }),
+          storage.apiKeys.create({ accountId: 999_999, hash: HASH_A, start: 'sk_live_abc', createdAt: AT, scopes: ALL }),
           rejectsWith('account_not_found'),
         );
       });
 
       test('when a key is revoked, then it is revoked once, already revoked after, and no longer found by hash', async (t) => {
         const { storage, account } = await setUp(t);
-        const key = await storage.apiKeys.create({ accountId: account.id, hash: HASH_A, start: 'sk_live_abc', createdAt: AT });
+        const key = await storage.apiKeys.create({ accountId: account.id, hash: HASH_A, start: 'sk_live_abc', createdAt: AT, scopes: ALL });
         assert.equal(await storage.apiKeys.revoke(key.id, LATER), 'revoked');
         assert.equal(await storage.apiKeys.revoke(key.id, LATER), 'already_revoked');
         assert.equal(await storage.apiKeys.revoke(999_999, LATER), 'not_found');
         assert.equal(await storage.apiKeys.findActiveByHash(HASH_A), undefined);
         assert.deepEqual(await storage.apiKeys.listByAccount(account.id), [{ ...key, revokedAt: LATER }]);
+      });
+
+      test('when a key has an expiry and scopes, then they are stored in canonical order and returned by the hash lookup', async (t) => {
+        const { storage, account } = await setUp(t);
+        const key = await storage.apiKeys.create({
+          accountId: account.id, hash: HASH_A, start: 'so_prod_abcd', createdAt: AT, expiresAt: LATER, scopes: ['pets:read', 'orders:read'],
+        });
+        assert.deepEqual(key.scopes, ['orders:read', 'pets:read']);
+        assert.equal(key.expiresAt, LATER);
+        assert.deepEqual(await storage.apiKeys.findActiveByHash(HASH_A), {
+          keyId: key.id, accountId: account.id, scopes: ['orders:read', 'pets:read'], expiresAt: LATER,
+        });
+      });
+
+      test('when a key is rolled, then the new key copies what replace() gives and the old key expires no later than before', async (t) => {
+        const { storage, account } = await setUp(t);
+        const old = await storage.apiKeys.create({ accountId: account.id, name: 'ci', hash: HASH_A, start: 'so_prod_aaaa', createdAt: AT, expiresAt: '2026-11-23T00:00:00.000Z', scopes: ['orders:read'] });
+        const result = await storage.apiKeys.roll(old.id, LATER, (seen) => {
+          assert.deepEqual(seen, old);
+          return {
+            key: { accountId: seen.accountId, name: seen.name, hash: HASH_B, start: 'so_prod_bbbb', createdAt: LATER, scopes: seen.scopes },
+            oldExpiresAt: '2026-11-30T00:00:00.000Z',
+          };
+        });
+        assert.equal(result.outcome, 'rolled');
+        if (result.outcome !== 'rolled') return;
+        assert.equal(result.old.expiresAt, '2026-11-23T00:00:00.000Z', 'a grace beyond the old expiry does not extend it');
+        assert.deepEqual(result.created, { id: result.created.id, accountId: account.id, name: 'ci', start: 'so_prod_bbbb', createdAt: LATER, scopes: ['orders:read'] });
+        assert.deepEqual(await storage.apiKeys.listByAccount(account.id), [{ ...old, expiresAt: '2026-11-23T00:00:00.000Z' }, result.created]);
+
+        const shortened = await storage.apiKeys.roll(result.created.id, LATER, (seen) => ({
+          key: { accountId: seen.accountId, hash: HASH_C, start: 'so_prod_cccc', createdAt: LATER, scopes: seen.scopes },
+          oldExpiresAt: LATER,
+        }));
+        assert.equal(shortened.outcome, 'rolled');
+        assert.equal((await storage.apiKeys.findActiveByHash(HASH_B))?.expiresAt, LATER);
+      });
+
+      test('when a missing, revoked or expired key is rolled, then nothing is written and the outcome says why', async (t) => {
+        const { storage, account } = await setUp(t);
+        const never = () => {
+          throw new Error('replace() must not be called');
+        };
+        assert.deepEqual(await storage.apiKeys.roll(999_999, LATER, never), { outcome: 'not_found' });
+        const revoked = await storage.apiKeys.create({ accountId: account.id, hash: HASH_A, start: 'so_prod_aaaa', createdAt: AT, scopes: ALL });
+        await storage.apiKeys.revoke(revoked.id, AT);
+        assert.deepEqual(await storage.apiKeys.roll(revoked.id, LATER, never), { outcome: 'revoked' });
+        const expired = await storage.apiKeys.create({ accountId: account.id, hash: HASH_B, start: 'so_prod_bbbb', createdAt: AT, expiresAt: LATER, scopes: ALL });
+        assert.deepEqual(await storage.apiKeys.roll(expired.id, LATER, never), { outcome: 'expired' });
+        assert.equal((await storage.apiKeys.listByAccount(account.id)).length, 2);
+      });
+
+      test('when last-use times are recorded in a batch, then each key keeps the latest and never moves back', async (t) => {
+        const { storage, account } = await setUp(t);
+        const a = await storage.apiKeys.create({ accountId: account.id, hash: HASH_A, start: 'so_prod_aaaa', createdAt: AT, scopes: ALL });
+        const b = await storage.apiKeys.create({ accountId: account.id, hash: HASH_B, start: 'so_prod_bbbb', createdAt: AT, scopes: ALL });
+        await storage.apiKeys.recordLastUsed([]);
+        await storage.apiKeys.recordLastUsed([{ id: a.id, at: LATER }, { id: b.id, at: AT }, { id: 999_999, at: AT }]);
+        await storage.apiKeys.recordLastUsed([{ id: a.id, at: AT }]);
+        assert.deepEqual((await storage.apiKeys.listByAccount(account.id)).map((k) => k.lastUsedAt), [LATER, AT]);
       });
     });
 
@@ -274,8 +339,9 @@ for (const backend of testBackends()) {
       test('when migrate runs again, then it applies nothing and reports the same version', async (t) => {
         const { storage } = await backend.freshDatabase(t, { migrate: false });
         const first = await storage.migrate();
-        assert.deepEqual(first, { applied: ['0001-initial'], version: 1 });
-        assert.deepEqual(await storage.migrate(), { applied: [], version: 1 });
+        const all = allMigrations(backend.name);
+        assert.deepEqual(first, { applied: all.names, version: all.version });
+        assert.deepEqual(await storage.migrate(), { applied: [], version: all.version });
       });
 
       test('when several handles migrate one empty database at once, then exactly one applies each migration', async (t) => {
@@ -283,8 +349,9 @@ for (const backend of testBackends()) {
         const handles = [storage, ...Array.from({ length: 4 }, () => openStorage(config))];
         t.after(() => Promise.all(handles.slice(1).map((h) => h.close())));
         const reports = await Promise.all(handles.map((h) => h.migrate()));
-        assert.deepEqual(reports.flatMap((r) => r.applied), ['0001-initial']);
-        assert.ok(reports.every((r) => r.version === 1));
+        const all = allMigrations(backend.name);
+        assert.deepEqual(reports.flatMap((r) => r.applied).sort(), all.names);
+        assert.ok(reports.every((r) => r.version === all.version));
         await storage.accounts.create({ name: 'works', createdAt: AT });
       });
     });

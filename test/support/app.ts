@@ -4,7 +4,9 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import type { Account } from '../../src/accounts/accounts-repository.js';
 import { createServices, type Services } from '../../src/composition.js';
-import type { DatabaseConfig, DeploymentEnvironment } from '../../src/config/config.js';
+import type { Config, DatabaseConfig, DeploymentEnvironment } from '../../src/config/config.js';
+import type { Limits } from '../../src/config/limits.js';
+import type { Clock } from '../../src/shared/clock.js';
 import { createLogger } from '../../src/http/logging.js';
 import type { Storage } from '../../src/storage/storage.js';
 import type { TestBackend } from './storage.js';
@@ -25,10 +27,24 @@ export interface TestApp {
 export async function createTestApp(
   t: TestContext,
   backend: TestBackend,
-  { environment = 'production' as DeploymentEnvironment } = {},
+  {
+    environment = 'production' as DeploymentEnvironment,
+    config,
+    pets,
+    clock,
+    limits,
+  }: {
+    environment?: DeploymentEnvironment;
+    /** The OpenAPI servers; the documented defaults when absent. */
+    config?: Pick<Config, 'publicBaseUrl' | 'stagingBaseUrl'>;
+    /** The pet lookup's deprecation and sunset; the documented defaults when absent. */
+    pets?: Config['pets'];
+    clock?: Clock;
+    limits?: Limits;
+  } = {},
 ): Promise<TestApp> {
   const { storage, config: database } = await backend.freshDatabase(t);
-  const services = createServices(storage, { environment });
+  const services = createServices(storage, { environment, ...(pets === undefined ? {} : { pets }) }, clock);
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -36,7 +52,13 @@ export async function createTestApp(
       done();
     },
   });
-  const app = await buildApp({ logger: createLogger('trace', sink), services, storage });
+  const app = await buildApp({
+    logger: createLogger('trace', sink),
+    services,
+    storage,
+    ...(limits === undefined ? {} : { limits }),
+    ...(config === undefined ? {} : { config }),
+  });
   t.after(() => app.close());
   let tenants = 0;
   return {

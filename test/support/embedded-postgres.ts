@@ -36,7 +36,7 @@ export async function freePort(): Promise<number> {
  * run, so the package runs it as a `postgres` system user it creates if
  * needed.
  */
-export async function startEmbeddedPostgres(): Promise<EmbeddedServer> {
+export async function startEmbeddedPostgres({ durable = false }: { durable?: boolean } = {}): Promise<EmbeddedServer> {
   const dir = mkdtempSync(path.join(tmpdir(), 'store-orders-pg-'));
   // The postgres user must be able to reach the data directory inside.
   chmodSync(dir, 0o711);
@@ -51,8 +51,9 @@ export async function startEmbeddedPostgres(): Promise<EmbeddedServer> {
     persistent: true,
     createPostgresUser: userInfo().uid === 0,
     // Tests never crash the machine, so skipping fsync loses nothing they
-    // check and makes CREATE DATABASE fast. Commits still wait for WAL.
-    postgresFlags: ['-c', 'fsync=off', '-c', 'max_connections=300', '-c', 'listen_addresses=127.0.0.1'],
+    // check and makes CREATE DATABASE fast. Benchmarks of durable writes
+    // ask for the real thing.
+    postgresFlags: [...(durable ? [] : ['-c', 'fsync=off']), '-c', 'max_connections=300', '-c', 'listen_addresses=127.0.0.1'],
     onLog: (message) => {
       logs.push(message);
     },

@@ -27,17 +27,19 @@ export function runBin(args: string[], env: Record<string, string>): Promise<{ c
 export interface RunningServer {
   child: ChildProcess;
   baseUrl: string;
+  /** The quickstart host's address; absent when QUICKSTART_PORT=off. */
+  quickstartUrl?: string;
   stdout: () => string;
   stderr: () => string;
   /** Resolves with the exit code once the process has exited. */
   exited: Promise<number | null>;
 }
 
-/** Starts `store-orders serve` on an ephemeral port and waits for its greeting. */
+/** Starts `store-orders serve` on ephemeral ports (store and quickstart hosts) and waits for its greeting. */
 export async function startServer(t: TestContext, env: Record<string, string>, args: readonly string[] = []): Promise<RunningServer> {
   assertBuilt();
   const child = spawn(process.execPath, [BIN, 'serve', ...args], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
+    env: { ...process.env, PORT: '0', QUICKSTART_PORT: '0', HOST: '127.0.0.1', ...env },
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -49,11 +51,12 @@ export async function startServer(t: TestContext, env: Record<string, string>, a
   t.after(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
+  const quickstartOff = env.QUICKSTART_PORT?.toLowerCase() === 'off';
   const baseUrl = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start in 15 s; stderr: ${err}`)), 15_000);
     const check = () => {
       const match = /listening on (http:\/\/[^\s]+)/.exec(err);
-      if (match?.[1] !== undefined) {
+      if (match?.[1] !== undefined && (quickstartOff || /Quickstart host listening on/.test(err))) {
         clearTimeout(timer);
         resolve(match[1]);
       }
@@ -64,7 +67,8 @@ export async function startServer(t: TestContext, env: Record<string, string>, a
       reject(new Error(`server exited with ${code}; stderr: ${err}`));
     });
   });
-  return { child, baseUrl, stdout: () => out, stderr: () => err, exited };
+  const quickstartUrl = /Quickstart host listening on (http:\/\/[^\s]+)/.exec(err)?.[1];
+  return { child, baseUrl, ...(quickstartUrl === undefined ? {} : { quickstartUrl }), stdout: () => out, stderr: () => err, exited };
 }
 
 /** Polls `condition` until it holds; fails after `timeoutMs`. Waits on events, asserts nothing about speed. */
@@ -74,4 +78,16 @@ export async function waitFor(condition: () => boolean | Promise<boolean>, what:
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/**
+ * Runs a documentation shell block as a reader would (bash, errexit,
+ * pipefail, from the project folder) and resolves with its stdout.
+ */
+export function runShellBlock(script: string, env: Record<string, string>): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile('bash', ['-euo', 'pipefail', '-c', script], { cwd: ROOT, env: { ...process.env, ...env } }, (error, stdout, stderr) =>
+      error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout),
+    );
+  });
 }

@@ -1,40 +1,34 @@
-import type { ApiKey, ApiKeysRepository } from '../../api-keys/api-keys-repository.js';
+import { formatScopes, readStoredScopes } from '../../api-keys/api-key-scopes.js';
+import type { ApiKeysRepository, NewApiKey } from '../../api-keys/api-keys-repository.js';
 import { NotFoundError } from '../../errors/errors.js';
 import { FOREIGN_KEY_VIOLATION, sqlState } from './postgres-errors.js';
 import { isoTimestamp, type Sql } from './postgres-sql.js';
+import { toApiKey, type ApiKeyRow } from '../row-mappers.js';
 
-interface ApiKeyRow {
-  id: bigint;
-  account_id: bigint;
-  name: string | null;
-  start: string;
-  created_at: string;
-  revoked_at: string | null;
-}
 
-const COLUMNS = `id, account_id, name, start, ${isoTimestamp('created_at')}, ${isoTimestamp('revoked_at')}`;
+const COLUMNS =
+  `id, account_id, name, start, ${isoTimestamp('created_at')}, ${isoTimestamp('revoked_at')}, ` +
+  `${isoTimestamp('expires_at')}, scopes, ${isoTimestamp('last_used_at')}`;
 
-function toApiKey(row: ApiKeyRow): ApiKey {
-  const key: ApiKey = { id: Number(row.id), accountId: Number(row.account_id), start: row.start, createdAt: row.created_at };
-  if (row.name !== null) key.name = row.name;
-  if (row.revoked_at !== null) key.revokedAt = row.revoked_at;
-  return key;
-}
+/** A roll retries this often when another process changes the key between its read and its write. */
+const ROLL_ATTEMPTS = 5;
+
 
 export function createPostgresApiKeysRepository(sql: Sql): ApiKeysRepository {
+  const accountMissing = (key: NewApiKey) => new NotFoundError('account_not_found', `Account ${key.accountId} does not exist.`);
+
   return {
     async create(key) {
       try {
         const [row] = await sql<ApiKeyRow>(
-          `INSERT INTO api_keys (account_id, name, hash, start, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
-          [key.accountId, key.name ?? null, key.hash, key.start, key.createdAt],
+          `INSERT INTO api_keys (account_id, name, hash, start, created_at, expires_at, scopes)
+           VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${COLUMNS}`,
+          [key.accountId, key.name ?? null, key.hash, key.start, key.createdAt, key.expiresAt ?? null, formatScopes(key.scopes)],
         );
         if (row === undefined) throw new Error('INSERT … RETURNING returned no row');
         return toApiKey(row);
       } catch (error) {
-        if (sqlState(error) === FOREIGN_KEY_VIOLATION) {
-          throw new NotFoundError('account_not_found', `Account ${key.accountId} does not exist.`);
-        }
+        if (sqlState(error) === FOREIGN_KEY_VIOLATION) throw accountMissing(key);
         throw error;
       }
     },
@@ -43,17 +37,60 @@ export function createPostgresApiKeysRepository(sql: Sql): ApiKeysRepository {
       return rows.map(toApiKey);
     },
     async findActiveByHash(hash) {
-      const [row] = await sql<{ id: bigint; account_id: bigint }>(
-        'SELECT id, account_id FROM api_keys WHERE hash = $1 AND revoked_at IS NULL',
+      const [row] = await sql<{ id: bigint; account_id: bigint; scopes: string; expires_at: string | null }>(
+        `SELECT id, account_id, scopes, ${isoTimestamp('expires_at')} FROM api_keys WHERE hash = $1 AND revoked_at IS NULL`,
         [hash],
       );
-      return row && { keyId: Number(row.id), accountId: Number(row.account_id) };
+      if (row === undefined) return undefined;
+      const principal = { keyId: Number(row.id), accountId: Number(row.account_id), scopes: readStoredScopes(row.scopes) };
+      return row.expires_at === null ? principal : { ...principal, expiresAt: row.expires_at };
     },
     async revoke(id, revokedAt) {
       const updated = await sql('UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL RETURNING id', [revokedAt, id]);
       if (updated.length > 0) return 'revoked';
       const exists = (await sql('SELECT 1 FROM api_keys WHERE id = $1', [id])).length > 0;
       return exists ? 'already_revoked' : 'not_found';
+    },
+    async roll(id, now, replace) {
+      for (let attempt = 0; attempt < ROLL_ATTEMPTS; attempt++) {
+        const [row] = await sql<ApiKeyRow>(`SELECT ${COLUMNS} FROM api_keys WHERE id = $1`, [id]);
+        if (row === undefined) return { outcome: 'not_found' };
+        if (row.revoked_at !== null) return { outcome: 'revoked' };
+        if (row.expires_at !== null && row.expires_at <= now) return { outcome: 'expired' };
+        const old = toApiKey(row);
+        const { key, oldExpiresAt } = replace(old);
+        const expiresAt = row.expires_at !== null && row.expires_at < oldExpiresAt ? row.expires_at : oldExpiresAt;
+        // One statement, so atomic: the old key's expiry moves only if the key
+        // is still as read (not revoked, same expiry), and the new key is
+        // inserted only if it moved.
+        try {
+          const [created] = await sql<ApiKeyRow>(
+            `WITH moved AS (
+               UPDATE api_keys SET expires_at = $2
+               WHERE id = $1 AND revoked_at IS NULL AND expires_at IS NOT DISTINCT FROM $3::timestamptz
+               RETURNING id
+             )
+             INSERT INTO api_keys (account_id, name, hash, start, created_at, expires_at, scopes)
+             SELECT $4, $5, $6, $7, $8, $9, $10 FROM moved
+             RETURNING ${COLUMNS}`,
+            [id, expiresAt, row.expires_at, key.accountId, key.name ?? null, key.hash, key.start, key.createdAt, key.expiresAt ?? null, formatScopes(key.scopes)],
+          );
+          if (created !== undefined) return { outcome: 'rolled', old: { ...old, expiresAt }, created: toApiKey(created) };
+        } catch (error) {
+          if (sqlState(error) === FOREIGN_KEY_VIOLATION) throw accountMissing(key);
+          throw error;
+        }
+      }
+      throw new Error(`API key ${id} kept changing while it was being rolled; try again`);
+    },
+    async recordLastUsed(uses) {
+      if (uses.length === 0) return;
+      await sql(
+        `UPDATE api_keys AS k SET last_used_at = u.at
+         FROM unnest($1::bigint[], $2::timestamptz[]) AS u(id, at)
+         WHERE k.id = u.id AND (k.last_used_at IS NULL OR k.last_used_at < u.at)`,
+        [uses.map((use) => String(use.id)), uses.map((use) => use.at)],
+      );
     },
   };
 }

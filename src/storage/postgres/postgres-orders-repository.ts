@@ -4,6 +4,7 @@ import {
   type ListedOrder,
   type NewOrder,
   type Order,
+  type OrderPageQuery,
   type OrderStatus,
   type OrdersRepository,
   type StatusChange,
@@ -158,12 +159,6 @@ export function createPostgresOrdersRepository(sql: Sql, transaction: Transactio
         return order;
       });
     },
-    async changeToken() {
-      // The snapshot (xmin:xmax:in-progress xids) differs from an earlier one
-      // whenever any transaction committed in between, here or elsewhere.
-      const [row] = await sql<{ token: string }>('SELECT pg_current_snapshot()::text AS token');
-      return row?.token ?? '';
-    },
     async importOrders(batches) {
       return transaction(async (tx) => {
         let position = 0;
@@ -189,6 +184,14 @@ export function createPostgresOrdersRepository(sql: Sql, transaction: Transactio
         return { imported: position };
       });
     },
+    async listPage(query) {
+      const { text, values } = pageSql(query);
+      return (await sql<OrderRow>(text, values)).map(toOrder);
+    },
+    async ordersVersion(accountId) {
+      const [row] = await sql<{ orders_version: bigint }>('SELECT orders_version FROM accounts WHERE id = $1', [accountId]);
+      return row?.orders_version ?? 0n;
+    },
   };
 
   async function insertMany(tx: Sql, batch: readonly NewOrder[]): Promise<void> {
@@ -212,4 +215,23 @@ export function createPostgresOrdersRepository(sql: Sql, transaction: Transactio
       );
     }
   }
+}
+
+/** The keyset page query; its text depends only on which filters are present. */
+export function pageSql({ accountId, filter, afterId, limit }: OrderPageQuery): { text: string; values: unknown[] } {
+  const values: unknown[] = [accountId];
+  const param = (value: unknown) => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  const where = ['account_id = $1'];
+  if (afterId !== undefined) where.push(`id > ${param(afterId)}`);
+  // IN with one parameter per status (not = ANY(array)): with a single status
+  // the planner then walks (account_id, status, id) in id order.
+  if (filter.statuses !== undefined) where.push(`status IN (${filter.statuses.map((status) => param(status)).join(', ')})`);
+  if (filter.petId !== undefined) where.push(`pet_id = ${param(filter.petId)}`);
+  if (filter.complete !== undefined) where.push(`complete = ${param(filter.complete)}`);
+  if (filter.shipDateFrom !== undefined) where.push(`ship_date >= ${param(filter.shipDateFrom)}::timestamptz`);
+  if (filter.shipDateTo !== undefined) where.push(`ship_date < ${param(filter.shipDateTo)}::timestamptz`);
+  return { text: `SELECT ${COLUMNS} FROM orders WHERE ${where.join(' AND ')} ORDER BY id LIMIT ${param(limit)}`, values };
 }

@@ -7,7 +7,10 @@ import type { MigrationReport, Storage } from '../storage.js';
 import { createPostgresAccountsRepository } from './postgres-accounts-repository.js';
 import { createPostgresApiKeysRepository } from './postgres-api-keys-repository.js';
 import { toStorageError } from './postgres-errors.js';
+import { createPostgresMessagesRepository } from './postgres-messages-repository.js';
 import { createPostgresOrdersRepository } from './postgres-orders-repository.js';
+import { createPostgresSecretsRepository } from './postgres-secrets-repository.js';
+import { createPostgresPetsRepository } from './postgres-pets-repository.js';
 import type { Sql, Transaction } from './postgres-sql.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations/postgres/', import.meta.url));
@@ -101,6 +104,9 @@ export function openPostgresStorage(config: Pick<PostgresDatabaseConfig, 'url' |
     accounts: createPostgresAccountsRepository(sql),
     apiKeys: createPostgresApiKeysRepository(sql),
     orders: createPostgresOrdersRepository(sql, transaction),
+    secrets: createPostgresSecretsRepository(sql),
+    pets: createPostgresPetsRepository(sql),
+    messages: createPostgresMessagesRepository(sql),
     migrate: async () => {
       // Its own connection, without the request timeouts: it may wait for
       // another process's migrations and a migration may run long.

@@ -1,56 +1,79 @@
 import type Database from 'better-sqlite3';
-import type { ApiKey, ApiKeysRepository } from '../../api-keys/api-keys-repository.js';
+import { formatScopes, readStoredScopes } from '../../api-keys/api-key-scopes.js';
+import type { ApiKey, ApiKeysRepository, NewApiKey, RollOutcome } from '../../api-keys/api-keys-repository.js';
 import { NotFoundError } from '../../errors/errors.js';
 import { sqliteConstraint, statementCache } from './sqlite-util.js';
+import { toApiKey, type ApiKeyRow } from '../row-mappers.js';
 
-interface ApiKeyRow {
-  id: bigint;
-  account_id: bigint;
-  name: string | null;
-  start: string;
-  created_at: string;
-  revoked_at: string | null;
-}
 
-const COLUMNS = 'id, account_id, name, start, created_at, revoked_at';
+const COLUMNS = 'id, account_id, name, start, created_at, revoked_at, expires_at, scopes, last_used_at';
 
-function toApiKey(row: ApiKeyRow): ApiKey {
-  const key: ApiKey = { id: Number(row.id), accountId: Number(row.account_id), start: row.start, createdAt: row.created_at };
-  if (row.name !== null) key.name = row.name;
-  if (row.revoked_at !== null) key.revokedAt = row.revoked_at;
-  return key;
-}
 
 export function createSqliteApiKeysRepository(db: Database.Database): ApiKeysRepository {
   const sql = statementCache(db);
+
+  function insert(key: NewApiKey): ApiKey {
+    try {
+      const row = sql(
+        `INSERT INTO api_keys (account_id, name, hash, start, created_at, expires_at, scopes)
+         VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
+      ).get(key.accountId, key.name ?? null, key.hash, key.start, key.createdAt, key.expiresAt ?? null, formatScopes(key.scopes)) as ApiKeyRow;
+      return toApiKey(row);
+    } catch (error) {
+      if (sqliteConstraint(error) === 'SQLITE_CONSTRAINT_FOREIGNKEY') {
+        throw new NotFoundError('account_not_found', `Account ${key.accountId} does not exist.`);
+      }
+      throw error;
+    }
+  }
+
+  // Runs inside BEGIN IMMEDIATE: the write lock is held from the read of the
+  // old key to the last write, so no other process can revoke or roll it between.
+  const roll = db.transaction((id: number, now: string, replace: Parameters<ApiKeysRepository['roll']>[2]): RollOutcome => {
+    const row = sql(`SELECT ${COLUMNS} FROM api_keys WHERE id = ?`).get(id) as ApiKeyRow | undefined;
+    if (row === undefined) return { outcome: 'not_found' };
+    if (row.revoked_at !== null) return { outcome: 'revoked' };
+    if (row.expires_at !== null && row.expires_at <= now) return { outcome: 'expired' };
+    const old = toApiKey(row);
+    const { key, oldExpiresAt } = replace(old);
+    const created = insert(key);
+    const expiresAt = row.expires_at !== null && row.expires_at < oldExpiresAt ? row.expires_at : oldExpiresAt;
+    sql('UPDATE api_keys SET expires_at = ? WHERE id = ?').run(expiresAt, id);
+    return { outcome: 'rolled', old: { ...old, expiresAt }, created };
+  });
+
+  const recordLastUsed = db.transaction((uses: readonly { id: number; at: string }[]) => {
+    const update = sql('UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)');
+    for (const use of uses) update.run(use.at, use.id, use.at);
+  });
+
   return {
     async create(key) {
-      try {
-        const row = sql(`INSERT INTO api_keys (account_id, name, hash, start, created_at) VALUES (?, ?, ?, ?, ?) RETURNING ${COLUMNS}`)
-          .get(key.accountId, key.name ?? null, key.hash, key.start, key.createdAt) as ApiKeyRow;
-        return toApiKey(row);
-      } catch (error) {
-        if (sqliteConstraint(error) === 'SQLITE_CONSTRAINT_FOREIGNKEY') {
-          throw new NotFoundError('account_not_found', `Account ${key.accountId} does not exist.`);
-        }
-        throw error;
-      }
+      return insert(key);
     },
     async listByAccount(accountId) {
       const rows = sql(`SELECT ${COLUMNS} FROM api_keys WHERE account_id = ? ORDER BY id`).all(accountId) as ApiKeyRow[];
       return rows.map(toApiKey);
     },
     async findActiveByHash(hash) {
-      const row = sql('SELECT id, account_id FROM api_keys WHERE hash = ? AND revoked_at IS NULL').get(hash) as
-        | { id: bigint; account_id: bigint }
+      const row = sql('SELECT id, account_id, scopes, expires_at FROM api_keys WHERE hash = ? AND revoked_at IS NULL').get(hash) as
+        | { id: bigint; account_id: bigint; scopes: string; expires_at: string | null }
         | undefined;
-      return row && { keyId: Number(row.id), accountId: Number(row.account_id) };
+      if (row === undefined) return undefined;
+      const principal = { keyId: Number(row.id), accountId: Number(row.account_id), scopes: readStoredScopes(row.scopes) };
+      return row.expires_at === null ? principal : { ...principal, expiresAt: row.expires_at };
     },
     async revoke(id, revokedAt) {
       const result = sql('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(revokedAt, id);
       if (result.changes > 0) return 'revoked';
       const exists = sql('SELECT 1 FROM api_keys WHERE id = ?').get(id) !== undefined;
       return exists ? 'already_revoked' : 'not_found';
+    },
+    async roll(id, now, replace) {
+      return roll.immediate(id, now, replace);
+    },
+    async recordLastUsed(uses) {
+      if (uses.length > 0) recordLastUsed(uses);
     },
   };
 }

@@ -5,6 +5,7 @@ import {
   type ListedOrder,
   type NewOrder,
   type Order,
+  type OrderPageQuery,
   type OrderStatus,
   type OrdersRepository,
   type StatusChange,
@@ -68,9 +69,6 @@ function createError(order: NewOrder, error: unknown): unknown {
  */
 export function createSqliteOrdersRepository(db: Database.Database, openImportConnection: () => Database.Database): OrdersRepository {
   const sql = statementCache(db);
-  const dataVersion = db.prepare('PRAGMA data_version').pluck();
-  // data_version only moves for other connections' commits; this counts ours.
-  let localCommits = 0;
 
   function changeOne({ id, accountId, from, to, at }: StatusChange): StatusChangeResult {
     const scope = accountId === undefined ? '' : ' AND account_id = ?';
@@ -102,7 +100,6 @@ export function createSqliteOrdersRepository(db: Database.Database, openImportCo
     async create(order) {
       try {
         const row = sql(`${INSERT} RETURNING ${COLUMNS}`).get(...insertArgs(order)) as OrderRow;
-        localCommits++;
         return toOrder(row);
       } catch (error) {
         throw createError(order, error);
@@ -122,15 +119,11 @@ export function createSqliteOrdersRepository(db: Database.Database, openImportCo
       return row && toOrder(row);
     },
     async changeStatus(change) {
-      const result = changeOne(change);
-      if (result.changed) localCommits++;
-      return result;
+      return changeOne(change);
     },
     async changeStatusMany(changes) {
       if (changes.length === 0) return [];
-      const results = changeMany.immediate(changes);
-      localCommits++;
-      return results;
+      return changeMany.immediate(changes);
     },
     async listActivePage(accountId, afterId, limit) {
       const rows = (afterId === undefined ? firstPage().all(accountId, limit) : nextPage().all(accountId, afterId, limit)) as PageRow;
@@ -143,9 +136,6 @@ export function createSqliteOrdersRepository(db: Database.Database, openImportCo
         orders.push(order);
       }
       return orders;
-    },
-    async changeToken() {
-      return `${String(dataVersion.get())}.${localCommits}`;
     },
     async importOrders(batches) {
       const connection = openImportConnection();
@@ -170,11 +160,54 @@ export function createSqliteOrdersRepository(db: Database.Database, openImportCo
           if (connection.inTransaction) connection.exec('ROLLBACK');
           throw error;
         }
-        localCommits++;
         return { imported: position };
       } finally {
         connection.close();
       }
     },
+    async listPage(query) {
+      const { text, args } = pageSql(query);
+      return (sql(text).all(...args) as OrderRow[]).map(toOrder);
+    },
+    async ordersVersion(accountId) {
+      const row = sql('SELECT orders_version FROM accounts WHERE id = ?').get(accountId) as { orders_version: bigint } | undefined;
+      return row?.orders_version ?? 0n;
+    },
   };
+}
+
+/**
+ * The keyset page query. Its text depends only on which filters are present
+ * (and how many statuses), so the statement cache stays small.
+ */
+export function pageSql({ accountId, filter, afterId, limit }: OrderPageQuery): { text: string; args: unknown[] } {
+  const where = ['account_id = ?'];
+  const args: unknown[] = [accountId];
+  if (afterId !== undefined) {
+    where.push('id > ?');
+    args.push(afterId);
+  }
+  if (filter.statuses !== undefined) {
+    where.push(`status IN (${filter.statuses.map(() => '?').join(', ')})`);
+    args.push(...filter.statuses);
+  }
+  if (filter.petId !== undefined) {
+    where.push('pet_id = ?');
+    args.push(filter.petId);
+  }
+  if (filter.complete !== undefined) {
+    where.push('complete = ?');
+    args.push(filter.complete ? 1 : 0);
+  }
+  // ship_date is normalised ISO 8601 UTC text of fixed width: text order is time order.
+  if (filter.shipDateFrom !== undefined) {
+    where.push('ship_date >= ?');
+    args.push(filter.shipDateFrom);
+  }
+  if (filter.shipDateTo !== undefined) {
+    where.push('ship_date < ?');
+    args.push(filter.shipDateTo);
+  }
+  args.push(limit);
+  return { text: `SELECT ${COLUMNS} FROM orders WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`, args };
 }

@@ -8,7 +8,10 @@ import { AppError } from '../../errors/errors.js';
 import type { MigrationReport, Storage } from '../storage.js';
 import { createSqliteAccountsRepository } from './sqlite-accounts-repository.js';
 import { createSqliteApiKeysRepository } from './sqlite-api-keys-repository.js';
+import { createSqliteMessagesRepository } from './sqlite-messages-repository.js';
 import { createSqliteOrdersRepository } from './sqlite-orders-repository.js';
+import { createSqliteSecretsRepository } from './sqlite-secrets-repository.js';
+import { createSqlitePetsRepository } from './sqlite-pets-repository.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations/sqlite/', import.meta.url));
 /*
@@ -35,6 +38,9 @@ export function openSqliteStorage(file: string, { synchronous = 'full' }: { sync
     apiKeys: mapUnavailable(createSqliteApiKeysRepository(db)),
     // A bulk import is an operator's command: it may wait longer for the write lock.
     orders: mapUnavailable(createSqliteOrdersRepository(db, () => openConnection(file, synchronous, MIGRATION_BUSY_TIMEOUT_MS))),
+    secrets: mapUnavailable(createSqliteSecretsRepository(db)),
+    pets: mapUnavailable(createSqlitePetsRepository(db)),
+    messages: mapUnavailable(createSqliteMessagesRepository(db)),
     migrate: async () => {
       db.pragma(`busy_timeout = ${MIGRATION_BUSY_TIMEOUT_MS}`);
       try {

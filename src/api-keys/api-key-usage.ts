@@ -1,0 +1,47 @@
+import type { Clock } from '../shared/clock.js';
+import type { ApiKeysRepository } from './api-keys-repository.js';
+
+/**
+ * Remembers when each key was last used and writes the times to storage in
+ * one batch per interval, so authentication costs no database write. After a
+ * crash at most one interval of last-used times is lost; they are advisory.
+ */
+export function createKeyUsageRecorder({ apiKeysRepository, clock }: { apiKeysRepository: ApiKeysRepository; clock: Clock }) {
+  let pending = new Map<number, string>();
+  let timer: NodeJS.Timeout | undefined;
+
+  async function flush(): Promise<void> {
+    if (pending.size === 0) return;
+    const batch = pending;
+    pending = new Map();
+    try {
+      await apiKeysRepository.recordLastUsed([...batch].map(([id, at]) => ({ id, at })));
+    } catch (error) {
+      // Keep the times for the next attempt, unless a newer use replaced them.
+      for (const [id, at] of batch) if (!pending.has(id)) pending.set(id, at);
+      throw error;
+    }
+  }
+
+  return {
+    /** Notes a use of `keyId` now. Memory only. */
+    touch(keyId: number): void {
+      pending.set(keyId, clock.now().toISOString());
+    },
+    flush,
+    /** Flushes every `intervalMs` until stop(); failures are reported to `onError` and retried next time. */
+    start(intervalMs: number, onError: (error: unknown) => void): void {
+      if (timer !== undefined) return;
+      timer = setInterval(() => flush().catch(onError), intervalMs);
+      timer.unref();
+    },
+    /** Stops the timer and writes what is pending. */
+    async stop(): Promise<void> {
+      if (timer !== undefined) clearInterval(timer);
+      timer = undefined;
+      await flush();
+    },
+  };
+}
+
+export type KeyUsageRecorder = ReturnType<typeof createKeyUsageRecorder>;

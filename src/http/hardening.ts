@@ -1,0 +1,99 @@
+import underPressure from '@fastify/under-pressure';
+import type { FastifyInstance } from 'fastify';
+import type { ServerOptions } from 'node:http';
+import type { Limits } from '../config/limits.js';
+import { AppError } from '../errors/errors.js';
+import { enforceRateLimit } from './authentication.js';
+import type { RateLimiter } from './rate-limit.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** false: never rate limited (health probes must answer whoever asks, however often). */
+    rateLimit?: boolean;
+    /** false: never shed under load (liveness must not fail because the process is busy). */
+    shed?: boolean;
+  }
+}
+
+/** Node's own default, stated so the bound is ours: larger request headers get 431. */
+export const MAX_HEADER_BYTES = 16 * 1024;
+
+/**
+ * Server options that bound what one client can hold: a request must deliver
+ * its headers within headersTimeoutMs and its whole body within
+ * requestTimeoutMs, however slowly it dribbles bytes (Node checks every
+ * connection on an interval, so a slow-loris client is cut off within about
+ * one interval of its deadline).
+ */
+export function hardenedServerOptions(limits: Limits): {
+  requestTimeout: number;
+  keepAliveTimeout: number;
+  http: ServerOptions;
+  trustProxy?: string[];
+} {
+  return {
+    ...(limits.trustProxy.length === 0 ? {} : { trustProxy: [...limits.trustProxy] }),
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    http: {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(limits.headersTimeoutMs / 4))),
+      maxHeaderSize: MAX_HEADER_BYTES,
+    },
+  };
+}
+
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'x-content-type-options': 'nosniff',
+  // JSON is never a document: nothing may load, frame or embed it.
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+};
+
+/**
+ * Installs the abuse bounds on one host: connection cap, load shedding (503
+ * `overloaded` with Retry-After), per-address rate limiting of requests that
+ * are not authenticated (authenticated ones are counted per key by
+ * requireApiKey), and security headers on every response.
+ */
+export async function installHardening(app: FastifyInstance, { limits, rateLimiter }: { limits: Limits; rateLimiter: RateLimiter }): Promise<void> {
+  app.server.maxConnections = limits.maxConnections;
+
+  const shedding = limits.loadShedding;
+  await app.register(underPressure, {
+    maxEventLoopDelay: shedding.maxEventLoopDelayMs,
+    maxEventLoopUtilization: shedding.maxEventLoopUtilization,
+    // Per sample, not since start: a busy start-up must not shed the first requests.
+    eventLoopUtilizationMode: 'interval',
+    maxHeapUsedBytes: shedding.maxHeapUsedBytes,
+    sampleInterval: shedding.sampleIntervalMs,
+    retryAfter: shedding.retryAfterSeconds,
+    pressureHandler: async (request, reply) => {
+      if (request.routeOptions.config.shed === false) return;
+      reply.header('connection', 'close');
+      throw new AppError('overloaded', 'The server is overloaded; retry the request later.', {
+        'retry-after': String(shedding.retryAfterSeconds),
+      });
+    },
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    const config = request.routeOptions.config;
+    // Protected routes count per key (or per address on a failed authentication) in requireApiKey.
+    if (config.scope !== undefined || config.rateLimit === false) return;
+    enforceRateLimit(rateLimiter, `ip:${request.ip}`, reply);
+  });
+
+  app.addHook('onSend', async (_request, reply, payload) => {
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) {
+      if (!reply.hasHeader(name)) reply.header(name, value);
+    }
+    // Answers carry account data or say something about a key: no cache may
+    // keep them. A route with its own caching (an ETag flow) sets the header itself.
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+    reply.removeHeader('x-powered-by');
+    return payload;
+  });
+}

@@ -1,0 +1,73 @@
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Limits } from '../config/limits.js';
+import { AppError } from '../errors/errors.js';
+import { installErrorHandling, sendError } from './error-handler.js';
+import { hardenedServerOptions, installHardening } from './hardening.js';
+import type { RateLimiter } from './rate-limit.js';
+import { installRawServerGuards, writeClientError } from './raw-responses.js';
+import { requestIdFor } from './request-id.js';
+import { formatSchemaError } from './schema-errors.js';
+
+export interface HttpAppOptions {
+  logger: FastifyBaseLogger;
+  /** The largest request body the host reads; larger ones get 413. */
+  bodyLimit: number;
+  /** Ajv options beyond the shared ones (verbose, for schema error messages). */
+  ajv?: Record<string, unknown>;
+  /** Timeouts, connection cap, load shedding and rate limits (config/limits.ts). */
+  limits: Limits;
+  /**
+   * Counts requests per key and per unauthenticated client address. Hosts in
+   * one process share one, so a key has one budget whichever host it calls.
+   */
+  rateLimiter: RateLimiter;
+}
+
+/**
+ * The plumbing every host shares: request ids (header and log label), pino
+ * logging, Error records for every failure (including Fastify's own and the
+ * HTTP parser's), 404/405, 503 while closing, and the hardening (request and
+ * headers timeouts, connection cap, load shedding, per-address rate limits of
+ * unauthenticated routes, security headers). Routes are added by the caller;
+ * each host (store, quickstart) is one of these.
+ */
+export async function createHttpApp({ logger, bodyLimit, ajv = {}, limits, rateLimiter }: HttpAppOptions): Promise<FastifyInstance> {
+  const hardened = hardenedServerOptions(limits);
+  const app = Fastify({
+    ...hardened,
+    loggerInstance: logger,
+    genReqId: requestIdFor,
+    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    bodyLimit,
+    // Our own onRequest hook answers with an Error record while closing.
+    return503OnClosing: false,
+    schemaErrorFormatter: formatSchemaError,
+    ajv: { customOptions: { verbose: true, ...ajv } },
+    frameworkErrors: (error, request, reply) => {
+      sendError(request, reply, error);
+    },
+    clientErrorHandler: writeClientError,
+    // Node would answer a missing Host with a bare 400; onRequest answers with an Error record.
+    http: { ...hardened.http, requireHostHeader: false },
+  });
+  installRawServerGuards(app.server);
+
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
+      throw new AppError('malformed_request', 'HTTP/1.1 requests must carry a Host header.');
+    }
+    if (closing) {
+      reply.header('connection', 'close');
+      throw new AppError('service_unavailable', 'The server is shutting down; retry the request.', { 'retry-after': '1' });
+    }
+  });
+
+  installErrorHandling(app);
+  await installHardening(app, { limits, rateLimiter });
+  return app;
+}

@@ -1,0 +1,95 @@
+export const MESSAGE_STATUSES = ['queued', 'sent', 'failed'] as const;
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
+
+/** A quickstart message as stored. Timestamps are ISO 8601 UTC with milliseconds. */
+export interface Message {
+  id: string;
+  accountId: number;
+  message: string;
+  status: MessageStatus;
+  createdAt: string;
+  /** Delivery attempts started so far. */
+  attempts: number;
+  sentAt?: string;
+}
+
+/** Binds a message to a client's Idempotency-Key until `expiresAt`. */
+export interface IdempotencyBinding {
+  key: string;
+  /** Hash of the request body the key was first used with. */
+  fingerprint: string;
+  expiresAt: string;
+}
+
+export interface NewMessage {
+  id: string;
+  accountId: number;
+  message: string;
+  createdAt: string;
+  idempotency?: IdempotencyBinding;
+}
+
+/**
+ * Either the message was inserted, or the account already holds an unexpired
+ * binding for the idempotency key, in which case that message and the
+ * fingerprint it was created with are returned and nothing is written.
+ */
+export type CreateMessageResult =
+  | { created: true; message: Message }
+  | { created: false; message: Message; fingerprint: string };
+
+/** A message a dispatcher holds until `claimedUntil`; only that claimant can settle it. */
+export interface ClaimedMessage {
+  id: string;
+  accountId: number;
+  message: string;
+  createdAt: string;
+  /** Including the attempt this claim starts. */
+  attempts: number;
+}
+
+export interface ClaimRequest {
+  /** Identifies the claiming dispatcher (unique per process run). */
+  claimant: string;
+  now: string;
+  /** After this instant an unsettled claim lapses and another dispatcher may take the message. */
+  claimedUntil: string;
+  limit: number;
+}
+
+export interface Settlement {
+  id: string;
+  claimant: string;
+  at: string;
+}
+
+/** Storage of quickstart messages and their delivery queue. Adapters live in src/storage/<database>/. */
+export interface MessagesRepository {
+  /**
+   * Inserts a queued message, due at once. With `idempotency`, binding the
+   * key and inserting the message are one atomic step guarded by a unique
+   * constraint on (account, key): of concurrent requests with one key
+   * exactly one inserts; an expired binding is taken over in the same step.
+   * Throws NotFoundError('account_not_found') for an unknown account.
+   */
+  create(message: NewMessage, now: string): Promise<CreateMessageResult>;
+  /** The message if it exists and belongs to the account. */
+  findForAccount(accountId: number, id: string): Promise<Message | undefined>;
+  /**
+   * Atomically claims up to `limit` queued messages that are due (never
+   * attempted, due for retry, or whose previous claim lapsed), oldest due
+   * first, and counts an attempt on each. Concurrent claimers — in this
+   * process or another one on the same database — never get the same
+   * message while its claim holds.
+   */
+  claimDue(request: ClaimRequest): Promise<ClaimedMessage[]>;
+  /** queued -> sent, if the claim is still held. Returns whether it was. */
+  markSent(settlement: Settlement): Promise<boolean>;
+  /**
+   * Records a failed attempt: due again at `retryAt`, or `failed` for good
+   * when `retryAt` is undefined. Returns whether the claim was still held.
+   */
+  markAttemptFailed(settlement: Settlement & { error: string; retryAt?: string }): Promise<boolean>;
+  /** Gives a claimed message back unattempted (shutdown interrupted it): due at `at`, attempt not counted. */
+  release(settlement: Settlement): Promise<boolean>;
+}

@@ -1,0 +1,151 @@
+import fastifySwagger from '@fastify/swagger';
+import type { FastifyInstance, FastifySchema } from 'fastify';
+import { INT64_DECIMAL_PATTERN } from '../shared/int64.js';
+
+/**
+ * What an operation promises about its future, in `x-stability`:
+ * - `stable`: no breaking change within the major version; removal only after
+ *   deprecation with Deprecation/Sunset headers and a sunset date.
+ * - `beta`: complete and supported, but its shape may still change in a
+ *   minor release, announced in the changelog.
+ * - `experimental`: may change or disappear in any release without notice.
+ */
+export const STABILITY_LEVELS = ['stable', 'beta', 'experimental'] as const;
+export type Stability = (typeof STABILITY_LEVELS)[number];
+
+export const STABILITY_MEANINGS: Readonly<Record<Stability, string>> = {
+  stable: 'No breaking change within this major version; removed only after deprecation headers and a published sunset date.',
+  beta: 'Complete and supported, but its request or response shape may still change in a minor release, announced in the changelog.',
+  experimental: 'May change or disappear in any release, without notice; do not depend on it in production.',
+};
+
+type Json = Record<string, unknown>;
+
+export interface OpenApiOptions {
+  info: {
+    title: string;
+    version: string;
+    description: string;
+    contact?: { name?: string; url?: string; email?: string };
+    license?: { name: string; identifier?: string; url?: string };
+  };
+  /** The first server's path (e.g. `/v1`) is the prefix every documented route lives under. */
+  servers: { url: string; description: string; 'x-internal'?: boolean }[];
+  tags: { name: string; description: string }[];
+  /** Defaults to one global HTTP bearer scheme named `bearerAuth`. */
+  securitySchemes?: Record<string, Json>;
+  security?: Record<string, string[]>[];
+}
+
+const BEARER: Record<string, Json> = {
+  bearerAuth: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'The API key, sent as `Authorization: Bearer <API key>`.',
+  },
+};
+
+/**
+ * Registers the OpenAPI 3.1 generator on `app` (before its routes, so it sees
+ * them). The route schemas stay the single source of truth; two transforms
+ * make the document exact:
+ *  - a path parameter validated as a canonical int64 decimal string (it must
+ *    never become a JS number) is documented as `integer`/`int64`;
+ *  - every schema with a `title` becomes a shared component, referenced by
+ *    `$ref` (`Order`, `Error`, ...).
+ * Routes outside the first server's path (health probes, the docs page) and
+ * routes with `hide: true` are left out; every other route must have an
+ * operationId, tags and `x-stability`, or generating the document throws.
+ */
+export async function registerOpenApi(app: FastifyInstance, options: OpenApiOptions): Promise<void> {
+  const basePath = new URL(options.servers[0]?.url ?? 'http://localhost/').pathname.replace(/\/+$/, '');
+  const securitySchemes = options.securitySchemes ?? BEARER;
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: options.info,
+      servers: options.servers,
+      tags: options.tags,
+      components: { securitySchemes: securitySchemes as never },
+      security: options.security ?? Object.keys(securitySchemes).map((name) => ({ [name]: [] })),
+    },
+    transform: ({ schema, url }) => {
+      const inside = url === basePath || url.startsWith(`${basePath}/`);
+      if (!inside || schema === undefined) return { schema: { ...schema, hide: true }, url };
+      if (schema.hide === true) return { schema, url };
+      assertDocumented(schema, url);
+      return { schema: { ...schema, params: documentInt64Params(schema.params) }, url };
+    },
+    transformObject: (documentObject) => {
+      if (!('openapiObject' in documentObject)) throw new Error('expected an OpenAPI document');
+      return hoistTitledSchemas(documentObject.openapiObject as Json) as never;
+    },
+  });
+}
+
+/** The document as JSON text, stable across runs: what is committed and served. */
+export function openApiJson(app: FastifyInstance): string {
+  return `${JSON.stringify(app.swagger(), null, 2)}\n`;
+}
+
+/** Serves the document at `path` (default /openapi.json) without a key. */
+export function registerOpenApiRoute(app: FastifyInstance, path = '/openapi.json'): void {
+  let cached: string | undefined;
+  app.get(path, { schema: { hide: true } }, async (_request, reply) => {
+    cached ??= openApiJson(app);
+    return reply.type('application/json; charset=utf-8').send(cached);
+  });
+}
+
+function assertDocumented(schema: FastifySchema, url: string): void {
+  const stability = (schema as Json)['x-stability'];
+  if (typeof schema.operationId !== 'string' || schema.tags === undefined || schema.tags.length === 0) {
+    throw new Error(`Route ${url} must declare an operationId and tags to be documented`);
+  }
+  if (typeof stability !== 'string' || !(STABILITY_LEVELS as readonly string[]).includes(stability)) {
+    throw new Error(`Route ${url} (${schema.operationId}) must declare x-stability: ${STABILITY_LEVELS.join(', ')}`);
+  }
+}
+
+/** Path parameters validated as int64 decimal strings are int64 integers on the wire. */
+function documentInt64Params(params: unknown): unknown {
+  if (!isObject(params) || !isObject(params.properties)) return params;
+  const properties: Json = {};
+  for (const [name, property] of Object.entries(params.properties)) {
+    properties[name] =
+      isObject(property) && property.type === 'string' && property.pattern === INT64_DECIMAL_PATTERN
+        ? { type: 'integer', format: 'int64', ...(typeof property.description === 'string' ? { description: property.description } : {}) }
+        : property;
+  }
+  return { ...params, properties };
+}
+
+/** What a response adds to a shared schema; not part of the component itself. */
+const PER_USE_KEYWORDS = new Set(['description', 'examples', 'example', 'headers']);
+
+function hoistTitledSchemas(document: Json): Json {
+  const components = isObject(document.components) ? document.components : {};
+  const schemas: Json = isObject(components.schemas) ? { ...components.schemas } : {};
+  const visit = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(visit);
+    if (!isObject(node)) return node;
+    const visited: Json = {};
+    for (const [key, value] of Object.entries(node)) visited[key] = visit(value);
+    if (typeof visited.title !== 'string' || visited.type !== 'object') return visited;
+    const component = Object.fromEntries(Object.entries(visited).filter(([key]) => !PER_USE_KEYWORDS.has(key)));
+    const name = visited.title;
+    const existing = schemas[name];
+    if (existing !== undefined && JSON.stringify(existing) !== JSON.stringify(component)) {
+      throw new Error(`Two different schemas are titled ${name}; give them distinct titles`);
+    }
+    schemas[name] = component;
+    return { $ref: `#/components/schemas/${name}` };
+  };
+  const visited = visit(Object.fromEntries(Object.entries(document).filter(([key]) => key !== 'components'))) as Json;
+  const sorted = Object.fromEntries(Object.keys(schemas).sort().map((name) => [name, schemas[name]]));
+  return { ...visited, components: { ...components, schemas: sorted } };
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,125 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { redactApiKeys } from '../api-keys/api-key-format.js';
+import { ValidationError } from '../errors/errors.js';
+import { principalOf } from '../http/authentication.js';
+import { notModified, sendNotModified, strongEtag } from '../http/conditional-get.js';
+import { invalidParameterMessage } from '../http/schema-errors.js';
+import { normalizeDateTime } from '../shared/date-time.js';
+import { parseInt64 } from '../shared/int64.js';
+import type { Order, OrderFilter, OrderStatus } from './orders-repository.js';
+import { ORDER_ID_DESCRIPTION } from './orders-schemas.js';
+import {
+  cancelOrderV2Schema,
+  getOrderV2Schema,
+  LIMIT_DESCRIPTION,
+  LIST_ORDERS_V2_PARAMETERS,
+  listOrdersV2Schema,
+  SHIP_DATE_DESCRIPTION,
+  type ListOrdersV2Query,
+  type OrderV2Record,
+} from './orders-v2-schemas.js';
+import { V2_LIMIT_DEFAULT, V2_LIMIT_MAX, type ListOrdersV2Request, type OrdersV2Service } from './orders-v2-service.js';
+
+const LISTING_PATH = '/v2/store/orders';
+
+/** The v2 (beta) `orders` operations. Expects to be registered under /v2, behind requireApiKey. */
+export function registerOrdersV2Routes(scope: FastifyInstance, { ordersV2Service }: { ordersV2Service: OrdersV2Service }): void {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.get(
+    '/store/orders',
+    {
+      schema: listOrdersV2Schema,
+      config: { scope: 'orders:read' },
+      // Before validation: the validator silently drops unknown parameters.
+      preValidation: async (request) => rejectUnknownParameters(request.query),
+    },
+    async (request, reply) => {
+      const listing = await ordersV2Service.openListing(principalOf(request).accountId, parseListQuery(request.query));
+      if (notModified(request, reply, strongEtag(listing.validator))) return sendNotModified(reply);
+      const page = await ordersV2Service.readPage(listing);
+      if (page.nextCursor !== null) {
+        reply.header('link', `<${nextPageUrl(listing.filter, request.query.limit, page.nextCursor)}>; rel="next"`);
+      }
+      return { data: page.orders.map(toOrderV2Record), nextCursor: page.nextCursor };
+    },
+  );
+
+  app.get('/store/orders/:orderId', { schema: getOrderV2Schema, config: { scope: 'orders:read' } }, async (request) => {
+    const order = await ordersV2Service.getOrder(principalOf(request).accountId, orderIdOf(request.params.orderId));
+    return toOrderV2Record(order);
+  });
+
+  app.delete('/store/orders/:orderId', { schema: cancelOrderV2Schema, config: { scope: 'orders:write' } }, async (request, reply) => {
+    await ordersV2Service.cancelOrder(principalOf(request).accountId, orderIdOf(request.params.orderId));
+    return reply.code(204).send(null);
+  });
+}
+
+function orderIdOf(text: string): bigint {
+  const orderId = parseInt64(text);
+  if (orderId === undefined) throw new ValidationError(invalidParameterMessage('params', 'orderId', ORDER_ID_DESCRIPTION));
+  return orderId;
+}
+
+/** The stored order minus what the wire never shows (the owning account). */
+function toOrderV2Record(order: Order): OrderV2Record {
+  const record: OrderV2Record = { id: order.id, status: order.status, complete: order.complete };
+  if (order.petId !== undefined) record.petId = order.petId;
+  if (order.quantity !== undefined) record.quantity = order.quantity;
+  if (order.shipDate !== undefined) record.shipDate = order.shipDate;
+  return record;
+}
+
+function rejectUnknownParameters(query: unknown): void {
+  if (typeof query !== 'object' || query === null) return;
+  const unknown = Object.keys(query).find((name) => !LIST_ORDERS_V2_PARAMETERS.includes(name));
+  if (unknown === undefined) return;
+  // The name is the client's text: shown only when short and plain, and never a key.
+  const shown = /^[A-Za-z0-9_.[\]-]{1,64}$/.test(unknown) ? redactApiKeys(unknown) : '(unprintable name)';
+  throw new ValidationError(
+    `Query parameter ${shown} is not supported. Supported: ${LIST_ORDERS_V2_PARAMETERS.join(', ')}.`,
+  );
+}
+
+/**
+ * Turns the schema-checked query strings into typed filters, exactly: int64
+ * through BigInt, instants normalised to UTC. Each refusal names its parameter.
+ */
+export function parseListQuery(query: ListOrdersV2Query): ListOrdersV2Request {
+  const invalid = (name: string, expected: string) => new ValidationError(invalidParameterMessage('querystring', name, expected));
+  const filter: OrderFilter = {};
+  if (query.status !== undefined && query.status.length > 0) filter.statuses = query.status as OrderStatus[];
+  if (query.petId !== undefined) {
+    filter.petId = parseInt64(query.petId);
+    if (filter.petId === undefined) throw invalid('petId', 'a decimal int64.');
+  }
+  if (query.complete !== undefined) filter.complete = query.complete === 'true';
+  for (const name of ['shipDateFrom', 'shipDateTo'] as const) {
+    const text = query[name];
+    if (text === undefined) continue;
+    const instant = normalizeDateTime(text);
+    if (instant === undefined) throw invalid(name, SHIP_DATE_DESCRIPTION);
+    filter[name] = instant;
+  }
+  if (filter.shipDateFrom !== undefined && filter.shipDateTo !== undefined && filter.shipDateFrom > filter.shipDateTo) {
+    throw new ValidationError('Query parameter shipDateTo is not valid: it must not be earlier than shipDateFrom.');
+  }
+  const limit = query.limit === undefined ? V2_LIMIT_DEFAULT : Number(query.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > V2_LIMIT_MAX) throw invalid('limit', LIMIT_DESCRIPTION);
+  return { filter, limit, cursor: query.cursor };
+}
+
+/** The next page's URL: the same filters (normalised) and limit, and the cursor. */
+function nextPageUrl(filter: OrderFilter, limit: string | undefined, cursor: string): string {
+  const params = new URLSearchParams();
+  for (const status of filter.statuses ?? []) params.append('status', status);
+  if (filter.petId !== undefined) params.set('petId', filter.petId.toString());
+  if (filter.complete !== undefined) params.set('complete', String(filter.complete));
+  if (filter.shipDateFrom !== undefined) params.set('shipDateFrom', filter.shipDateFrom);
+  if (filter.shipDateTo !== undefined) params.set('shipDateTo', filter.shipDateTo);
+  if (limit !== undefined) params.set('limit', limit);
+  params.set('cursor', cursor);
+  return `${LISTING_PATH}?${params.toString()}`;
+}

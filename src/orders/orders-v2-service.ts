@@ -1,0 +1,136 @@
+import { AppError, ConflictError, NotFoundError, ValidationError } from '../errors/errors.js';
+import type { Clock } from '../shared/clock.js';
+import { digestOf } from '../shared/digest.js';
+import { canonicalFilter, filterDigest, type CursorCodec } from './orders-cursor.js';
+import type { Order, OrderFilter, OrdersRepository } from './orders-repository.js';
+import { alreadyShipped, cancelPendingOrder, createGroupedStatusChanges, type ChangeStatus } from './orders-service.js';
+
+export const V2_LIMIT_DEFAULT = 50;
+export const V2_LIMIT_MAX = 500;
+
+/**
+ * Bump when the serialised v2 Order or page changes shape, so that clients'
+ * ETags from an older release stop matching.
+ */
+const V2_REPRESENTATION_REVISION = 1;
+
+export interface ListOrdersV2Request {
+  filter: OrderFilter;
+  /** 1 to V2_LIMIT_MAX; checked by the caller's schema and again here. */
+  limit: number;
+  /** A nextCursor from an earlier page, as received. */
+  cursor?: string;
+}
+
+/** A validated listing request whose page has not been read yet. */
+export interface OrdersListing {
+  readonly accountId: number;
+  readonly filter: OrderFilter;
+  readonly limit: number;
+  readonly afterId?: bigint;
+  /**
+   * Changes whenever the page could: any write to the account's orders, other
+   * filters or position, a new signing key or release.
+   */
+  readonly validator: string;
+}
+
+export interface OrdersPage {
+  orders: Order[];
+  nextCursor: string | null;
+}
+
+const invalidCursor = () =>
+  new AppError('invalid_cursor', 'Query parameter cursor is not valid: pass the nextCursor of a previous page unchanged.');
+
+/** The v2 (beta) orders rules: every status is visible, listing is filtered and paged. */
+export function createOrdersV2Service({
+  ordersRepository,
+  cursors,
+  clock,
+  changeStatus = createGroupedStatusChanges(ordersRepository),
+}: {
+  ordersRepository: OrdersRepository;
+  cursors: CursorCodec;
+  clock: Clock;
+  /** Shared with the v1 service so that their cancels share commits. */
+  changeStatus?: ChangeStatus;
+}) {
+  const notFound = (orderId: bigint) => new NotFoundError('order_not_found', `Order ${orderId} was not found.`);
+
+  return {
+    /**
+     * Checks the request (the cursor must be ours, for this account and these
+     * filters) and computes the listing's validator without reading any order,
+     * so an unchanged listing is answered from one primary-key read.
+     */
+    async openListing(accountId: number, { filter, limit, cursor }: ListOrdersV2Request): Promise<OrdersListing> {
+      if (!Number.isInteger(limit) || limit < 1 || limit > V2_LIMIT_MAX) {
+        throw new ValidationError(`Query parameter limit is not valid. Expected: an integer from 1 to ${V2_LIMIT_MAX}.`);
+      }
+      let afterId: bigint | undefined;
+      if (cursor !== undefined) {
+        const position = await cursors.decode(cursor);
+        // A cursor of another account is refused exactly like a forged one.
+        if (position === undefined || position.accountId !== accountId) throw invalidCursor();
+        if (position.filterDigest !== filterDigest(filter)) {
+          throw new AppError(
+            'invalid_cursor',
+            'Query parameter cursor belongs to a listing with other filters: repeat the status, petId, complete, shipDateFrom and shipDateTo of the first page.',
+          );
+        }
+        afterId = position.afterId;
+      }
+      // Read before the page, never after: a write in between can then only
+      // make the ETag older than the body (a needless 200 later), never newer
+      // (a 304 for a body the client does not have).
+      const version = await ordersRepository.ordersVersion(accountId);
+      const validator = digestOf([
+        'orders-v2',
+        V2_REPRESENTATION_REVISION,
+        accountId,
+        version,
+        canonicalFilter(filter),
+        afterId ?? '',
+        limit,
+        await cursors.signingKeyId(),
+      ]);
+      return { accountId, filter, limit, afterId, validator };
+    },
+
+    /** One page by id, and a cursor when more orders may follow. */
+    async readPage({ accountId, filter, limit, afterId }: OrdersListing): Promise<OrdersPage> {
+      const rows = await ordersRepository.listPage({ accountId, filter, afterId, limit: limit + 1 });
+      const orders = rows.slice(0, limit);
+      const last = orders.at(-1);
+      const nextCursor =
+        rows.length > limit && last !== undefined
+          ? await cursors.encode({ accountId, filterDigest: filterDigest(filter), afterId: last.id })
+          : null;
+      return { orders, nextCursor };
+    },
+
+    /** An order of the account in any status; another account's is not found. */
+    async getOrder(accountId: number, orderId: bigint): Promise<Order> {
+      const order = await ordersRepository.findById(orderId);
+      if (order === undefined || order.accountId !== accountId) throw notFound(orderId);
+      return order;
+    },
+
+    /**
+     * Cancels a pending order. Unlike v1, which hides cancelled orders, v2
+     * shows them, so cancelling one again is a conflict (409), not a 404.
+     */
+    async cancelOrder(accountId: number, orderId: bigint): Promise<void> {
+      const result = await cancelPendingOrder({ changeStatus, clock }, accountId, orderId);
+      if (result.changed) return;
+      if (result.current === 'shipped') throw alreadyShipped(orderId);
+      if (result.current === 'cancelled') {
+        throw new ConflictError('order_already_cancelled', `Order ${orderId} is already cancelled.`);
+      }
+      throw notFound(orderId);
+    },
+  };
+}
+
+export type OrdersV2Service = ReturnType<typeof createOrdersV2Service>;

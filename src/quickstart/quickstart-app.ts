@@ -1,0 +1,59 @@
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { Services } from '../composition.js';
+import { DEFAULT_LIMITS, type Limits } from '../config/limits.js';
+import { loadConfig, type QuickstartConfig } from '../config/config.js';
+import { requireApiKey } from '../http/authentication.js';
+import { createHttpApp } from '../http/http-app.js';
+import { createRateLimiter, type RateLimiter } from '../http/rate-limit.js';
+import { registerMessagesRoutes } from '../messages/messages-routes.js';
+import { MESSAGES_BODY_LIMIT_BYTES } from '../messages/messages-schemas.js';
+import { registerOpenApi, registerOpenApiRoute } from '../openapi/openapi-document.js';
+import { quickstartOpenApiOptions } from './quickstart-openapi.js';
+
+export interface QuickstartAppDependencies {
+  logger: FastifyBaseLogger;
+  services: Pick<Services, 'apiKeys' | 'keyUsage' | 'messages'>;
+  /** Default: the documented defaults (config/limits.ts). */
+  limits?: Limits;
+  /** Pass the store host's, so a key has one budget per process across both hosts; default: a new one from `limits`. */
+  rateLimiter?: RateLimiter;
+  /** The OpenAPI server URL; the documented default when absent. */
+  config?: Pick<QuickstartConfig, 'publicUrl'>;
+}
+
+/**
+ * Builds the quickstart example host (spec section 4.3): only the messages
+ * operations, with the store host's accounts, keys, error records, request
+ * ids, logging and hardening. It never listens; server.ts does.
+ */
+export async function buildQuickstartApp({
+  logger,
+  services,
+  limits = DEFAULT_LIMITS,
+  rateLimiter = createRateLimiter(limits.rateLimit),
+  config,
+}: QuickstartAppDependencies): Promise<FastifyInstance> {
+  const app = await createHttpApp({
+    logger: logger.child({ host: 'quickstart' }),
+    bodyLimit: MESSAGES_BODY_LIMIT_BYTES,
+    // `message` must be a string as sent: no coercion of 42 to "42", and
+    // unknown fields are refused rather than silently dropped.
+    ajv: { coerceTypes: false, removeAdditional: false },
+    limits,
+    rateLimiter,
+  });
+  // Before any route: the generator collects routes as they are added.
+  await registerOpenApi(app, quickstartOpenApiOptions(config ?? defaultQuickstartConfig()));
+  registerOpenApiRoute(app);
+  await app.register(async (scope) => {
+    requireApiKey(scope, services.apiKeys, { rateLimiter, keyUsage: services.keyUsage });
+    registerMessagesRoutes(scope, { messagesService: services.messages });
+  });
+  return app;
+}
+
+function defaultQuickstartConfig(): Pick<QuickstartConfig, 'publicUrl'> {
+  const quickstart = loadConfig({}).quickstart;
+  if (quickstart === null) throw new Error('the default configuration enables the quickstart host');
+  return quickstart;
+}

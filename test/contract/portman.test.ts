@@ -1,0 +1,127 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { test, type TestContext } from 'node:test';
+import { promisify } from 'node:util';
+import { ROOT, runBin, startServer } from '../support/process.js';
+
+const exec = promisify(execFile);
+
+/** The part of newman's JSON report this test reads. */
+interface NewmanReport {
+  run: {
+    stats: { requests: { total: number; failed: number }; assertions: { total: number; failed: number } };
+    executions: { item: { name: string }; response?: { code: number }; assertions?: { assertion: string; error?: { message: string } }[] }[];
+    failures: { source?: { name?: string }; error: { test?: string; message: string } }[];
+  };
+}
+
+async function cli(args: string[], env: Record<string, string>): Promise<string> {
+  const result = await runBin(args, env);
+  assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
+  return result.stdout;
+}
+
+/**
+ * A fresh SQLite store per run, so the fixtures the Portman config points at
+ * (order 10 pending, order 11 shipped, pet 7) are always in the same state.
+ */
+async function seedStore(t: TestContext, dir: string): Promise<{ env: Record<string, string>; key: string }> {
+  const env = { DATABASE_URL: `sqlite:${path.join(dir, 'store.db')}`, LOG_LEVEL: 'warn', RATE_LIMIT_REQUESTS: '0' };
+  await cli(['migrate'], env);
+  const account = JSON.parse(await cli(['accounts', 'create', '--name', 'Portman Pets', '--json'], env)) as { id: number };
+  assert.equal(account.id, 1);
+  const { key } = JSON.parse(await cli(['keys', 'create', '--account', '1', '--json'], env)) as { key: string };
+  await cli(['orders', 'create', '--account', '1', '--pet-id', '7', '--quantity', '1', '--id', '10'], env);
+  await cli(['orders', 'create', '--account', '1', '--pet-id', '7', '--quantity', '2', '--id', '11'], env);
+  await cli(['orders', 'ship', '11'], env);
+  await cli(['pets', 'create', '--account', '1', '--name', 'Rex', '--id', '7'], env);
+  t.diagnostic(`fixtures in ${dir}`);
+  return { env, key };
+}
+
+test('when Portman turns openapi.json into contract and variation tests and newman runs them against a live server, then every assertion passes', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'store-orders-portman-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const { env, key } = await seedStore(t, dir);
+  const server = await startServer(t, env);
+
+  // Portman writes ./tmp/ under its working directory, so it runs in the
+  // scratch folder; --local and no --syncPostman keep it off the network.
+  const collection = path.join(dir, 'collection.json');
+  await exec(
+    process.execPath,
+    [
+      path.join(ROOT, 'node_modules/@apideck/portman/bin/portman'),
+      '--local', path.join(ROOT, 'openapi/openapi.json'),
+      '--portmanConfigFile', path.join(ROOT, 'portman/portman-config.json'),
+      '--baseUrl', '{{baseUrl}}',
+      '--output', collection,
+      '--syncPostman', 'false',
+      '--runNewman', 'false',
+      '--logAssignVariables', 'false',
+    ],
+    { cwd: dir, maxBuffer: 16 * 1024 * 1024 },
+  );
+
+  // The key goes in an environment file rather than on a command line.
+  const environment = path.join(dir, 'environment.json');
+  writeFileSync(
+    environment,
+    JSON.stringify({
+      name: 'portman-test',
+      values: [
+        { key: 'baseUrl', value: `${server.baseUrl}/v1`, enabled: true },
+        { key: 'bearerToken', value: key, enabled: true },
+      ],
+    }),
+  );
+  const reportFile = path.join(dir, 'newman.json');
+  const newman = await exec(
+    process.execPath,
+    [
+      path.join(ROOT, 'node_modules/newman/bin/newman.js'), 'run', collection,
+      '--environment', environment,
+      '--reporters', 'cli,json', '--reporter-json-export', reportFile,
+      '--color', 'off', '--disable-unicode', '--timeout-request', '10000',
+    ],
+    { cwd: dir, maxBuffer: 16 * 1024 * 1024 },
+  ).catch((error: { code?: number; stdout?: string; stderr?: string }) => {
+    // Exit code 1 means "assertions failed": the report below says which.
+    if (error.code === 1) return { stdout: error.stdout ?? '', stderr: error.stderr ?? '' };
+    throw new Error(`newman did not run: ${error.stderr ?? String(error)}`);
+  });
+  const { run } = JSON.parse(readFileSync(reportFile, 'utf8')) as NewmanReport;
+
+  const failures = run.failures.map((f) => `${f.source?.name ?? '?'}: ${f.error.test ?? ''} - ${f.error.message}`);
+  if (failures.length > 0) for (const line of newman.stdout.split('\n')) t.diagnostic(line);
+  assert.deepEqual(failures, []);
+
+  // The run really exercised the API: every main and variation request got an answer and was checked.
+  const statuses = run.executions.map((e) => `${e.item.name} -> ${String(e.response?.code)}`);
+  t.diagnostic(`${run.stats.requests.total} requests, ${run.stats.assertions.total} assertions`);
+  assert.equal(run.stats.requests.failed, 0);
+  assert.deepEqual(statuses, [
+    'List every order -> 200',
+    'Cancel an order -> 204',
+    'Find a pet by id (deprecated) -> 200',
+    'List every order[WithoutAuthorization] -> 401',
+    'List every order[WithUnknownBearerKey] -> 401',
+    'Cancel an order[WithoutAuthorization] -> 401',
+    'Cancel an order[WithUnknownBearerKey] -> 401',
+    'Cancel an order[MalformedOrderId] -> 400',
+    'Cancel an order[OrderIdWithLeadingZero] -> 400',
+    'Cancel an order[UnknownOrder] -> 404',
+    'Cancel an order[ShippedOrder] -> 409',
+    'Find a pet by id (deprecated)[WithoutAuthorization] -> 401',
+    'Find a pet by id (deprecated)[WithUnknownBearerKey] -> 401',
+    'Find a pet by id (deprecated)[MalformedPetId] -> 400',
+    'Find a pet by id (deprecated)[UnknownPet] -> 404',
+  ]);
+  for (const execution of run.executions) {
+    assert.ok((execution.assertions ?? []).length >= 2, `${execution.item.name} carries contract assertions`);
+  }
+  assert.ok(!newman.stdout.includes(key), 'the key must not reach the newman output');
+});

@@ -1,0 +1,146 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { request, type IncomingHttpHeaders } from 'node:http';
+import { createServer } from 'node:net';
+import Database from 'better-sqlite3';
+import { fileURLToPath } from 'node:url';
+import { test } from 'node:test';
+import type { TestContext } from 'node:test';
+import type { Clock } from '../../src/shared/clock.js';
+import { createTestApp } from '../support/app.js';
+import { sqliteBackend } from '../support/storage.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+/**
+ * Prism as a validating proxy in front of `upstream`: every response is
+ * checked against openapi/openapi.json; with --errors a violation turns into
+ * a Prism error, and every finding is listed in the sl-violations header.
+ */
+async function startPrism(t: TestContext, upstream: string): Promise<string> {
+  const port = await freePort();
+  const prism = spawn(
+    process.execPath,
+    [
+      'node_modules/@stoplight/prism-cli/dist/index.js', 'proxy', 'openapi/openapi.json', upstream,
+      '--errors', '--validate-request', 'false', '--host', '127.0.0.1', '--port', String(port),
+    ],
+    { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  t.after(() => {
+    prism.kill();
+  });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('Prism is listening')) resolve();
+    };
+    prism.stdout.on('data', onData);
+    prism.stderr.on('data', onData);
+    prism.on('exit', (code) => reject(new Error(`prism exited (${String(code)}) before listening:\n${output}`)));
+  });
+  return `http://127.0.0.1:${port}`;
+}
+
+/** node:http rather than fetch: fetch refuses a GET with a body, which a client may still send. */
+function send(url: string, { method, headers = {}, body }: Exchange): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const lengths = body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) };
+    const req = request(url, { method, headers: { ...headers, ...lengths } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+interface Exchange {
+  name: string;
+  method: 'GET' | 'DELETE';
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+  expect: number;
+}
+
+test('when real requests for every documented status go through Prism validating against openapi.json, then no response violates it', async (t) => {
+  let now = new Date('2026-11-22T00:00:00Z');
+  const clock: Clock = { now: () => new Date(now) };
+  const { app, services, storage, database, tenant } = await createTestApp(t, sqliteBackend, { clock });
+  // The document's servers end in /v1 and its paths do not; Prism appends the path to the upstream URL.
+  const prism = await startPrism(t, `${await app.listen({ host: '127.0.0.1', port: 0 })}/v1`);
+
+  const { account, auth } = await tenant();
+  const empty = await tenant();
+  // Prism, being JavaScript, checks int64 against 2^53 - 1; exactness above it is tested without Prism.
+  await services.orders.createOrder({ accountId: account.id, id: 9007199254740991n, petId: 9007199254740991n, quantity: 2147483647, shipDate: '2026-12-01T10:00:00+01:00', complete: true });
+  const pending = await services.orders.createOrder({ accountId: account.id, id: 1n, petId: 1n, quantity: 1 });
+  const shipped = await services.orders.createOrder({ accountId: account.id, id: 2n, petId: 2n, quantity: 3 });
+  await services.orders.shipOrder(shipped.id);
+  const pet = await services.pets.createPet({ accountId: account.id, name: 'Rex' });
+  const wrongKey = { authorization: 'Bearer sk_live_wrong' };
+
+  const run = async (exchanges: Exchange[]) => {
+    for (const exchange of exchanges) {
+      const response = await send(`${prism}${exchange.path}`, exchange);
+      const context = `${exchange.name}: HTTP ${response.status} ${response.body.slice(0, 500)}`;
+      assert.equal(response.headers['sl-violations'], undefined, `${context}\nviolations: ${String(response.headers['sl-violations'])}`);
+      assert.ok(response.headers['x-request-id'] !== undefined, `${context}\n(answered by Prism, not by the server)`);
+      assert.equal(response.status, exchange.expect, context);
+    }
+  };
+
+  await run([
+    { name: 'listOrders 200', method: 'GET', path: '/store/orders', headers: auth, expect: 200 },
+    { name: 'listOrders 200 (none)', method: 'GET', path: '/store/orders', headers: empty.auth, expect: 200 },
+    { name: 'listOrders 401', method: 'GET', path: '/store/orders', headers: wrongKey, expect: 401 },
+    { name: 'cancelOrder 204', method: 'DELETE', path: `/store/orders/${pending.id}`, headers: auth, expect: 204 },
+    { name: 'cancelOrder 404 (now cancelled)', method: 'DELETE', path: `/store/orders/${pending.id}`, headers: auth, expect: 404 },
+    { name: "cancelOrder 404 (another account's)", method: 'DELETE', path: `/store/orders/${shipped.id}`, headers: empty.auth, expect: 404 },
+    { name: 'cancelOrder 409', method: 'DELETE', path: `/store/orders/${shipped.id}`, headers: auth, expect: 409 },
+    { name: 'cancelOrder 400 (orderId)', method: 'DELETE', path: '/store/orders/9223372036854775808', headers: auth, expect: 400 },
+    { name: 'cancelOrder 400 (body)', method: 'DELETE', path: `/store/orders/${shipped.id}`, headers: { ...auth, 'content-type': 'application/xml' }, body: '<a/>', expect: 400 },
+    { name: 'cancelOrder 401', method: 'DELETE', path: `/store/orders/${shipped.id}`, headers: wrongKey, expect: 401 },
+    { name: 'getPet 200', method: 'GET', path: `/pets/${pet.id}`, headers: auth, expect: 200 },
+    { name: 'getPet 404', method: 'GET', path: `/pets/${pet.id}`, headers: empty.auth, expect: 404 },
+    { name: 'getPet 400', method: 'GET', path: '/pets/007', headers: auth, expect: 400 },
+    { name: 'getPet 401', method: 'GET', path: `/pets/${pet.id}`, headers: wrongKey, expect: 401 },
+  ]);
+
+  const etag = (await send(`${prism}/store/orders`, { name: 'etag', method: 'GET', path: '/store/orders', headers: auth, expect: 200 })).headers.etag;
+  assert.equal(typeof etag, 'string');
+  await run([{ name: 'listOrders 304', method: 'GET', path: '/store/orders', headers: { ...auth, 'if-none-match': String(etag) }, expect: 304 }]);
+
+  now = new Date('2027-07-01T00:00:00Z');
+  await run([{ name: 'getPet 410 (after sunset)', method: 'GET', path: `/pets/${pet.id}`, headers: auth, expect: 410 }]);
+
+  // A schema another process broke (a table and a column gone) is a real internal fault: 500.
+  if (database.kind !== 'sqlite') throw new Error('this test drives a SQLite file');
+  const intruder = new Database(database.path);
+  intruder.exec('DROP TABLE orders; ALTER TABLE accounts DROP COLUMN orders_version');
+  intruder.close();
+  await run([
+    { name: 'listOrders 500', method: 'GET', path: '/store/orders', headers: auth, expect: 500 },
+    { name: 'cancelOrder 500', method: 'DELETE', path: `/store/orders/${shipped.id}`, headers: auth, expect: 500 },
+  ]);
+
+  // A database that cannot answer is retryable: 503 with Retry-After.
+  await storage.close();
+  await run([
+    { name: 'listOrders 503', method: 'GET', path: '/store/orders', headers: auth, expect: 503 },
+    { name: 'cancelOrder 503', method: 'DELETE', path: `/store/orders/${shipped.id}`, headers: auth, expect: 503 },
+  ]);
+});

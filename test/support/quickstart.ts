@@ -1,0 +1,142 @@
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import type { TestContext } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import type { Account } from '../../src/accounts/accounts-repository.js';
+import type { ApiKeyScope } from '../../src/api-keys/api-key-scopes.js';
+import { createServices, type Services } from '../../src/composition.js';
+import type { Limits } from '../../src/config/limits.js';
+import type { QuickstartConfig } from '../../src/config/config.js';
+import { createLogger } from '../../src/http/logging.js';
+import type { RateLimiter } from '../../src/http/rate-limit.js';
+import { buildQuickstartApp } from '../../src/quickstart/quickstart-app.js';
+import type { Clock } from '../../src/shared/clock.js';
+import type { Storage } from '../../src/storage/storage.js';
+import type { TestBackend } from './storage.js';
+
+export interface TestQuickstartApp {
+  app: FastifyInstance;
+  storage: Storage;
+  services: Services;
+  logs: string[];
+  /** A new account and a key for it; the key holds every scope unless `scopes` says otherwise. */
+  tenant(name?: string, scopes?: readonly ApiKeyScope[]): Promise<{ account: Account; key: string; auth: { authorization: string } }>;
+}
+
+/** A clock the test moves by hand. */
+export function manualClock(start = new Date('2026-11-22T10:00:00.000Z')): Clock & { advance(ms: number): void } {
+  let now = start.getTime();
+  return { now: () => new Date(now), advance: (ms) => (now += ms) };
+}
+
+export async function createTenant(services: Services, name: string, scopes?: readonly ApiKeyScope[]) {
+  const account = await services.accounts.createAccount({ name });
+  const { secret } = await services.apiKeys.createKey({ accountId: account.id, ...(scopes === undefined ? {} : { scopes }) });
+  return { account, key: secret, auth: { authorization: `Bearer ${secret}` } };
+}
+
+/**
+ * The quickstart host over `storage` (a fresh database of `backend` when
+ * absent) and `services` (new ones over that storage when absent), logs captured.
+ */
+export async function createTestQuickstartApp(
+  t: TestContext,
+  backend: TestBackend,
+  {
+    clock,
+    storage: given,
+    services: givenServices,
+    limits,
+    rateLimiter,
+    config,
+  }: {
+    clock?: Clock;
+    storage?: Storage;
+    services?: Services;
+    limits?: Limits;
+    rateLimiter?: RateLimiter;
+    config?: Pick<QuickstartConfig, 'publicUrl'>;
+  } = {},
+): Promise<TestQuickstartApp> {
+  const storage = given ?? (await backend.freshDatabase(t)).storage;
+  const services = givenServices ?? createServices(storage, { environment: 'production' }, clock);
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logs.push(chunk.toString('utf8'));
+      done();
+    },
+  });
+  const app = await buildQuickstartApp({
+    logger: createLogger('trace', sink),
+    services,
+    ...(limits === undefined ? {} : { limits }),
+    ...(rateLimiter === undefined ? {} : { rateLimiter }),
+    ...(config === undefined ? {} : { config }),
+  });
+  t.after(() => app.close());
+  let tenants = 0;
+  return { app, storage, services, logs, tenant: (name = `Store ${++tenants}`, scopes) => createTenant(services, name, scopes) };
+}
+
+export interface ReceivedRequest {
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+/**
+ * A real HTTP webhook receiver on loopback (the far side of delivery is
+ * outside our code). `respond` decides each answer: a status, or 'hang' to
+ * never answer.
+ */
+export async function startReceiver(
+  t: TestContext,
+  respond: (request: ReceivedRequest, index: number) => number | 'hang',
+): Promise<{ url: string; received: ReceivedRequest[]; next(count: number): Promise<ReceivedRequest[]> }> {
+  const received: ReceivedRequest[] = [];
+  const waiters: { count: number; resolve: () => void }[] = [];
+  const hanging: ServerResponse[] = [];
+  const server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const entry = { headers: request.headers, body: Buffer.concat(chunks).toString('utf8') };
+      received.push(entry);
+      const answer = respond(entry, received.length - 1);
+      for (const waiter of waiters.filter((w) => received.length >= w.count)) waiter.resolve();
+      if (answer === 'hang') {
+        hanging.push(response);
+        return;
+      }
+      response.writeHead(answer, { 'content-type': 'text/plain' }).end('ok');
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.after(async () => {
+    for (const response of hanging) response.destroy();
+    server.closeAllConnections();
+    server.close();
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hooks/messages?token=s3cret`,
+    received,
+    /** Resolves once `count` requests in all have arrived. */
+    next(count) {
+      if (received.length >= count) return Promise.resolve(received.slice(0, count));
+      return new Promise((resolve) => waiters.push({ count, resolve: () => resolve(received.slice(0, count)) }));
+    },
+  };
+}
+
+/** Polls `check` until it returns a value other than undefined (the test's own timeout bounds the wait). */
+export async function eventually<T>(check: () => Promise<T | undefined>, intervalMs = 10): Promise<T> {
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
