@@ -1,8 +1,8 @@
 import { AppError, ConflictError, NotFoundError, ValidationError } from '../errors/errors.js';
 import type { Clock } from '../shared/clock.js';
 import { normalizeDateTime } from '../shared/date-time.js';
+import { createBatcher } from '../shared/batcher.js';
 import { isInt64 } from '../shared/int64.js';
-import { createGroupCommit } from './group-commit.js';
 import { createOrdersListing, type ListingOptions, type OpenedListing } from './orders-listing.js';
 import { parseOrderLine } from './orders-import.js';
 import {
@@ -37,7 +37,7 @@ export type ChangeStatus = (change: StatusChange) => Promise<StatusChangeResult>
  * v2 cancels share commits too.
  */
 export function createGroupedStatusChanges(ordersRepository: Pick<OrdersRepository, 'changeStatusMany'>): ChangeStatus {
-  return createGroupCommit<StatusChange, StatusChangeResult>((batch) => ordersRepository.changeStatusMany(batch));
+  return createBatcher<StatusChange, StatusChangeResult>((batch) => ordersRepository.changeStatusMany(batch));
 }
 
 /**

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createServices } from '../../src/composition.js';
 import { AppError } from '../../src/errors/errors.js';
-import { createGroupCommit } from '../../src/orders/group-commit.js';
+import { createBatcher } from '../../src/shared/batcher.js';
 import type { OrdersRepository } from '../../src/orders/orders-repository.js';
 import { createOrdersService } from '../../src/orders/orders-service.js';
 import { systemClock } from '../../src/shared/clock.js';
@@ -24,7 +24,7 @@ async function outcome(promise: Promise<void>): Promise<Outcome> {
 describe('group commit', () => {
   test('when calls arrive together, then they share one commit and each gets its own result, in order', async () => {
     const batches: number[][] = [];
-    const call = createGroupCommit(async (batch: readonly number[]) => {
+    const call = createBatcher(async (batch: readonly number[]) => {
       batches.push([...batch]);
       return batch.map((n) => n * 2);
     });
@@ -37,7 +37,7 @@ describe('group commit', () => {
     const batches: number[][] = [];
     let release: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    const call = createGroupCommit(async (batch: readonly number[]) => {
+    const call = createBatcher(async (batch: readonly number[]) => {
       batches.push([...batch]);
       if (batches.length === 1) await gate;
       return [...batch];
@@ -52,7 +52,7 @@ describe('group commit', () => {
 
   test('when the commit fails, then every call of that batch is rejected and the next batch still runs', async () => {
     let attempts = 0;
-    const call = createGroupCommit(async (batch: readonly string[]) => {
+    const call = createBatcher(async (batch: readonly string[]) => {
       attempts++;
       if (attempts === 1) throw new Error('disk full');
       return batch.map((s) => s.toUpperCase());
@@ -64,7 +64,7 @@ describe('group commit', () => {
 
   test('when more calls than the batch limit arrive, then they are split across commits and all answered', async () => {
     const sizes: number[] = [];
-    const call = createGroupCommit(
+    const call = createBatcher(
       async (batch: readonly number[]) => {
         sizes.push(batch.length);
         return [...batch];

@@ -28,6 +28,28 @@ for (const backend of testBackends()) {
       assert.equal(await storage.orders.ordersVersion(b.id), 0n);
     });
 
+    test('when many accounts\' versions are read at once, then each gets its own, and a write acknowledged before a read is seen by it', async (t) => {
+      const { config, storage } = await backend.freshDatabase(t);
+      const other = openStorage(config);
+      t.after(() => other.close());
+      const accounts = [];
+      for (let i = 0; i < 6; i++) accounts.push(await storage.accounts.create({ name: `A${i}`, createdAt: AT }));
+      for (const [i, account] of accounts.entries()) {
+        for (let n = 0; n < i; n++) await other.orders.create({ accountId: account.id, petId: 1n, complete: false, status: 'pending', createdAt: AT });
+      }
+      const ids = [...accounts.map((a) => a.id), 999, ...accounts.map((a) => a.id)];
+      assert.deepEqual(await Promise.all(ids.map((id) => storage.orders.ordersVersion(id))), [0n, 1n, 2n, 3n, 4n, 5n, 0n, 0n, 1n, 2n, 3n, 4n, 5n]);
+
+      // Reads in flight while the next write commits: the read issued after
+      // the commit was acknowledged must see it.
+      const first = accounts[0]?.id ?? 0;
+      const during = storage.orders.ordersVersion(first);
+      await other.orders.create({ accountId: first, petId: 1n, complete: false, status: 'pending', createdAt: AT });
+      const after = storage.orders.ordersVersion(first);
+      assert.ok((await during) <= 1n);
+      assert.equal(await after, 1n);
+    });
+
     test('when a page is asked for, then it holds at most `limit` orders after `afterId`, by id, of that account only', async (t) => {
       const { storage } = await backend.freshDatabase(t);
       const a = await storage.accounts.create({ name: 'A', createdAt: AT });

@@ -10,6 +10,7 @@ import {
   type StatusChange,
   type StatusChangeResult,
 } from '../../orders/orders-repository.js';
+import { createBatcher } from '../../shared/batcher.js';
 import { INT64_MAX } from '../../shared/int64.js';
 import { FOREIGN_KEY_VIOLATION, sqlState, UNIQUE_VIOLATION } from './postgres-errors.js';
 import { isoTimestamp, type Sql, type Transaction } from './postgres-sql.js';
@@ -102,6 +103,17 @@ export function createPostgresOrdersRepository(sql: Sql, transaction: Transactio
     return toOrder(row);
   }
 
+  // Every listing request reads its account's version; the requests that
+  // arrive together share one round trip (never one already in flight, so
+  // each still sees every commit acknowledged before it arrived).
+  const readVersion = createBatcher<number, bigint>(async (accountIds) => {
+    const rows = await sql<{ id: bigint; orders_version: bigint }>('SELECT id, orders_version FROM accounts WHERE id = ANY($1::bigint[])', [
+      [...new Set(accountIds)],
+    ]);
+    const versions = new Map(rows.map((row) => [Number(row.id), row.orders_version]));
+    return accountIds.map((accountId) => versions.get(accountId) ?? 0n);
+  });
+
   return {
     async create(order) {
       for (let attempt = 1; ; attempt++) {
@@ -188,10 +200,7 @@ export function createPostgresOrdersRepository(sql: Sql, transaction: Transactio
       const { text, values } = pageSql(query);
       return (await sql<OrderRow>(text, values)).map(toOrder);
     },
-    async ordersVersion(accountId) {
-      const [row] = await sql<{ orders_version: bigint }>('SELECT orders_version FROM accounts WHERE id = $1', [accountId]);
-      return row?.orders_version ?? 0n;
-    },
+    ordersVersion: readVersion,
   };
 
   async function insertMany(tx: Sql, batch: readonly NewOrder[]): Promise<void> {

@@ -1,13 +1,15 @@
 /**
  * Gathers the calls that arrive together into one batch and hands the batch
- * to `commit` (one transaction, one durable commit), answering each call only
- * once that commit has resolved. While a commit is in flight, new calls queue
- * for the next one, so under load the batches grow by themselves and the
- * fsync cost is shared; a lone caller waits only for the current turn of the
- * event loop.
+ * to `run` (e.g. one transaction with one durable commit, or one query),
+ * answering each call only once that run has resolved. While a run is in
+ * flight, new calls queue for the next one, never joining the one in flight:
+ * so each call's run starts after the call (a read sees every commit
+ * acknowledged before it), under load the batches grow by themselves and the
+ * per-run cost (an fsync, a round trip) is shared, and a lone caller waits
+ * only for the current turn of the event loop.
  */
-export function createGroupCommit<T, R>(
-  commit: (batch: readonly T[]) => Promise<R[]>,
+export function createBatcher<T, R>(
+  run: (batch: readonly T[]) => Promise<R[]>,
   { maxBatch = 512 }: { maxBatch?: number } = {},
 ): (item: T) => Promise<R> {
   interface Pending {
@@ -17,10 +19,10 @@ export function createGroupCommit<T, R>(
   }
   let queue: Pending[] = [];
   let scheduled = false;
-  let committing = false;
+  let running = false;
 
   function schedule(): void {
-    if (scheduled || committing || queue.length === 0) return;
+    if (scheduled || running || queue.length === 0) return;
     scheduled = true;
     // setImmediate runs after the current poll phase, i.e. after every
     // request that has already arrived on a socket has been parsed and queued.
@@ -29,20 +31,20 @@ export function createGroupCommit<T, R>(
 
   async function flush(): Promise<void> {
     scheduled = false;
-    committing = true;
+    running = true;
     const batch = queue.length <= maxBatch ? queue : queue.slice(0, maxBatch);
     queue = queue.length <= maxBatch ? [] : queue.slice(maxBatch);
     try {
-      const results = await commit(batch.map((pending) => pending.item));
+      const results = await run(batch.map((pending) => pending.item));
       batch.forEach((pending, i) => {
         const result = results[i];
-        if (result === undefined) pending.reject(new Error(`group commit returned ${results.length} results for ${batch.length} items`));
+        if (result === undefined) pending.reject(new Error(`a batch of ${batch.length} items got ${results.length} results`));
         else pending.resolve(result);
       });
     } catch (error) {
       for (const pending of batch) pending.reject(error);
     } finally {
-      committing = false;
+      running = false;
       schedule();
     }
   }
