@@ -35,8 +35,13 @@ function toOrder(row: OrderRow): Order {
   return order;
 }
 
-const INSERT = `INSERT INTO orders (id, account_id, pet_id, quantity, ship_date, complete, status, created_at, updated_at)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+const INSERT_HEAD = 'INSERT INTO orders (id, account_id, pet_id, quantity, ship_date, complete, status, created_at, updated_at) VALUES';
+const INSERT_TUPLE = '(?, ?, ?, ?, ?, ?, ?, ?, ?)';
+const INSERT = `${INSERT_HEAD} ${INSERT_TUPLE}`;
+/** Rows per multi-row INSERT of an import (9 parameters each, far below SQLite's limit). */
+const IMPORT_CHUNK = 50;
+/** The import connection's page cache, in KiB. */
+const IMPORT_CACHE_KIB = 256 * 1024;
 
 function insertArgs(order: NewOrder) {
   return [
@@ -140,20 +145,37 @@ export function createSqliteOrdersRepository(db: Database.Database, openImportCo
     async importOrders(batches) {
       const connection = openImportConnection();
       try {
-        const insert = connection.prepare(INSERT);
+        // Index pages touched again and again stay in memory until COMMIT
+        // instead of spilling to the WAL over and over.
+        connection.pragma(`cache_size = -${IMPORT_CACHE_KIB}`);
+        const insertOne = connection.prepare(INSERT);
+        // Many rows per statement: about half the cost per row of one each.
+        const insertChunk = connection.prepare(`${INSERT_HEAD} ${Array.from({ length: IMPORT_CHUNK }, () => INSERT_TUPLE).join(', ')}`);
         connection.exec('BEGIN IMMEDIATE');
         let position = 0;
         try {
           for await (const batch of batches) {
-            for (const order of batch) {
-              try {
-                insert.run(...insertArgs(order));
-              } catch (error) {
-                const reason = createError(order, error);
-                throw reason instanceof Error ? new ImportRejectedError(position, reason) : reason;
+            connection.exec('SAVEPOINT import_batch');
+            try {
+              let start = 0;
+              for (; start + IMPORT_CHUNK <= batch.length; start += IMPORT_CHUNK) {
+                insertChunk.run(batch.slice(start, start + IMPORT_CHUNK).flatMap(insertArgs));
               }
-              position++;
+              for (const order of batch.slice(start)) insertOne.run(...insertArgs(order));
+            } catch {
+              // Replay the batch one row at a time to name the refused order.
+              connection.exec('ROLLBACK TO import_batch');
+              for (const [index, order] of batch.entries()) {
+                try {
+                  insertOne.run(...insertArgs(order));
+                } catch (error) {
+                  const reason = createError(order, error);
+                  throw reason instanceof Error ? new ImportRejectedError(position + index, reason) : reason;
+                }
+              }
             }
+            connection.exec('RELEASE import_batch');
+            position += batch.length;
           }
           connection.exec('COMMIT');
         } catch (error) {
