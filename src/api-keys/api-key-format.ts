@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import type { DeploymentEnvironment } from '../config/config.js';
 
@@ -66,7 +66,8 @@ export function checkApiKey(candidate: string, environment: DeploymentEnvironmen
 }
 
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  // The one-shot form (Node >= 20.12, within our engines) costs less than createHash() for a short input.
+  return hash('sha256', key, 'hex');
 }
 
 /** Replaces anything that looks like an API key with a marker. */

@@ -7,7 +7,8 @@ import type { ApiKeysRepository } from './api-keys-repository.js';
  * crash at most one interval of last-used times is lost; they are advisory.
  */
 export function createKeyUsageRecorder({ apiKeysRepository, clock }: { apiKeysRepository: ApiKeysRepository; clock: Clock }) {
-  let pending = new Map<number, string>();
+  // Milliseconds, turned into ISO text only when written: touch() runs on every request.
+  let pending = new Map<number, number>();
   let timer: NodeJS.Timeout | undefined;
 
   async function flush(): Promise<void> {
@@ -15,7 +16,7 @@ export function createKeyUsageRecorder({ apiKeysRepository, clock }: { apiKeysRe
     const batch = pending;
     pending = new Map();
     try {
-      await apiKeysRepository.recordLastUsed([...batch].map(([id, at]) => ({ id, at })));
+      await apiKeysRepository.recordLastUsed([...batch].map(([id, at]) => ({ id, at: new Date(at).toISOString() })));
     } catch (error) {
       // Keep the times for the next attempt, unless a newer use replaced them.
       for (const [id, at] of batch) if (!pending.has(id)) pending.set(id, at);
@@ -26,7 +27,7 @@ export function createKeyUsageRecorder({ apiKeysRepository, clock }: { apiKeysRe
   return {
     /** Notes a use of `keyId` now. Memory only. */
     touch(keyId: number): void {
-      pending.set(keyId, clock.now().toISOString());
+      pending.set(keyId, clock.now().getTime());
     },
     flush,
     /** Flushes every `intervalMs` until stop(); failures are reported to `onError` and retried next time. */

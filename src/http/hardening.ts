@@ -52,6 +52,8 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'referrer-policy': 'no-referrer',
 };
 
+const SECURITY_HEADER_ENTRIES = Object.entries(SECURITY_HEADERS);
+
 /**
  * Installs the abuse bounds on one host: connection cap, load shedding (503
  * `overloaded` with Retry-After), per-address rate limiting of requests that
@@ -79,21 +81,29 @@ export async function installHardening(app: FastifyInstance, { limits, rateLimit
     },
   });
 
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     const config = request.routeOptions.config;
     // Protected routes count per key (or per address on a failed authentication) in requireApiKey.
-    if (config.scope !== undefined || config.rateLimit === false) return;
-    enforceRateLimit(rateLimiter, `ip:${request.ip}`, reply);
+    if (config.scope !== undefined || config.rateLimit === false) {
+      done();
+      return;
+    }
+    try {
+      enforceRateLimit(rateLimiter, `ip:${request.ip}`, reply);
+      done();
+    } catch (error) {
+      done(error as Error);
+    }
   });
 
-  app.addHook('onSend', async (_request, reply, payload) => {
-    for (const [name, value] of Object.entries(SECURITY_HEADERS)) {
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    for (const [name, value] of SECURITY_HEADER_ENTRIES) {
       if (!reply.hasHeader(name)) reply.header(name, value);
     }
     // Answers carry account data or say something about a key: no cache may
     // keep them. A route with its own caching (an ETag flow) sets the header itself.
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
     reply.removeHeader('x-powered-by');
-    return payload;
+    done(null, payload);
   });
 }

@@ -56,15 +56,19 @@ export async function createHttpApp({ logger, bodyLimit, ajv = {}, limits, rateL
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async (request, reply) => {
+  // Hooks on every request take a callback rather than being async: no promise per request.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
-      throw new AppError('malformed_request', 'HTTP/1.1 requests must carry a Host header.');
+      done(new AppError('malformed_request', 'HTTP/1.1 requests must carry a Host header.'));
+      return;
     }
     if (closing) {
       reply.header('connection', 'close');
-      throw new AppError('service_unavailable', 'The server is shutting down; retry the request.', { 'retry-after': '1' });
+      done(new AppError('service_unavailable', 'The server is shutting down; retry the request.', { 'retry-after': '1' }));
+      return;
     }
+    done();
   });
 
   installErrorHandling(app);

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { createBatcher } from '../shared/batcher.js';
 import { digestOf } from '../shared/digest.js';
 import type { ListedOrder, OrdersRepository } from './orders-repository.js';
 
@@ -68,6 +69,14 @@ export function createOrdersListing(
 ) {
   const cache = new Map<number, { version: bigint; validator: string; body: Buffer }>();
   let cachedBytes = 0;
+  // Listing requests that arrive together read each account's version once:
+  // under load that is one read for many requests, and each read still starts
+  // after every request it answers arrived, so none misses an earlier commit.
+  const readVersion = createBatcher<number, bigint>(async (accountIds) => {
+    const unique = [...new Set(accountIds)];
+    const versions = new Map(await Promise.all(unique.map(async (id) => [id, await ordersRepository.ordersVersion(id)] as const)));
+    return accountIds.map((id) => versions.get(id) ?? 0n);
+  });
 
   function remember(accountId: number, version: bigint, validator: string, body: Buffer): void {
     forget(accountId);
@@ -117,7 +126,7 @@ export function createOrdersListing(
 
   return {
     async open(accountId: number): Promise<OpenedListing> {
-      const version = await ordersRepository.ordersVersion(accountId);
+      const version = await readVersion(accountId);
       const cached = cache.get(accountId);
       if (cached !== undefined && cached.version === version) {
         // Refresh its place in the LRU order.

@@ -204,8 +204,8 @@ export function createSqliteOrdersRepository(db: Database.Database, openImportCo
       return orders;
     },
     async ordersVersion(accountId) {
-      const row = sql('SELECT orders_version FROM accounts WHERE id = ?').get(accountId) as { orders_version: bigint } | undefined;
-      return row?.orders_version ?? 0n;
+      const version = sql('SELECT orders_version FROM accounts WHERE id = ?').pluck().get(accountId) as bigint | undefined;
+      return version ?? 0n;
     },
   };
 }
