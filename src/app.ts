@@ -51,7 +51,12 @@ export async function buildApp({
   await registerOpenApi(app, storeV2OpenApiOptions(documented));
   registerOpenApiRoute(app);
   registerOpenApiRoute(app, V2_DOCUMENT.path, V2_DOCUMENT.decorator);
-  await registerDocsPage(app);
+  await registerDocsPage(app, {
+    documents: [
+      { name: 'v1', url: '/openapi.json' },
+      { name: 'v2 (beta)', url: V2_DOCUMENT.path },
+    ],
+  });
   registerHealthRoutes(app, { storage });
   await app.register(
     async (v1) => {

@@ -39,8 +39,8 @@ export interface OpenApiOptions {
   security?: Record<string, string[]>[];
   /**
    * The Fastify decorator that returns the document. One host can carry
-   * several documents (one per version prefix), each under its own name; the
-   * docs page reads the default, `swagger`.
+   * several documents (one per version prefix), each under its own name;
+   * @fastify/swagger-ui's own /docs/json reads the default, `swagger`.
    */
   decorator?: string;
 }

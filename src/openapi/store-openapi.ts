@@ -16,7 +16,7 @@ export const V2_DOCUMENT = { decorator: 'swaggerV2', path: '/v2/openapi.json' } 
  * relative to it. Each version therefore has its own document whose servers
  * end in its prefix; the v2 servers are the configured (v1) ones with `/v2`.
  */
-export function v2BaseUrl(v1BaseUrl: string): string {
+function v2BaseUrl(v1BaseUrl: string): string {
   return `${apiRoot(v1BaseUrl)}/v2`;
 }
 
@@ -30,6 +30,11 @@ function apiRoot(v1BaseUrl: string): string {
   if (!v1BaseUrl.endsWith('/v1')) throw new Error(`A base URL must end in the version prefix /v1 (got ${v1BaseUrl})`);
   return v1BaseUrl.slice(0, -'/v1'.length);
 }
+
+/** The closed set of error codes (shared by every version), as a Markdown table body. */
+const ERROR_CODE_TABLE = Object.entries(ERROR_STATUS)
+  .map(([code, status]) => `| \`${code}\` | ${status} |`)
+  .join('\n');
 
 const DESCRIPTION = `Orders of a pet store: list every order, cancel a pending one.
 
@@ -64,7 +69,7 @@ The closed set of \`code\` values and the HTTP status each comes with:
 
 | code | status |
 |---|---|
-${Object.entries(ERROR_STATUS).map(([code, status]) => `| \`${code}\` | ${status} |`).join('\n')}
+${ERROR_CODE_TABLE}
 `;
 
 /** The store host's v1 document: info, both environments' servers and its tags. */
@@ -126,8 +131,8 @@ decimal text, parsed exactly.
 account or one sent with other filters is 400 \`invalid_cursor\`. Walking all pages yields every order that existed
 and matched throughout the walk exactly once.
 
-The listing carries a strong \`ETag\`; sending it back in \`If-None-Match\` answers 304 with no body while nothing
-the account's orders hold has changed.
+The listing carries a strong \`ETag\`; sending it back in \`If-None-Match\` answers 304 with no body while none of
+the account's orders has changed.
 
 ## Error codes
 
@@ -135,7 +140,7 @@ The closed set of \`code\` values (shared with version 1) and the HTTP status ea
 
 | code | status |
 |---|---|
-${Object.entries(ERROR_STATUS).map(([code, status]) => `| \`${code}\` | ${status} |`).join('\n')}
+${ERROR_CODE_TABLE}
 `;
 
 /** The store host's v2 (beta) document: the same hosts under /v2, the v2 orders operations. */
