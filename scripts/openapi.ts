@@ -1,5 +1,5 @@
 /**
- * `npm run openapi`: regenerates openapi/openapi.json and the client's types
+ * `npm run openapi`: regenerates the OpenAPI documents (openapi/*.json) and the client's types
  * from the route schemas.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';

@@ -9,7 +9,7 @@ import { createHttpApp } from './http/http-app.js';
 import { createRateLimiter, type RateLimiter } from './http/rate-limit.js';
 import { registerDocsPage } from './openapi/docs-page.js';
 import { registerOpenApi, registerOpenApiRoute } from './openapi/openapi-document.js';
-import { storeOpenApiOptions } from './openapi/store-openapi.js';
+import { storeOpenApiOptions, storeV2OpenApiOptions, V2_DOCUMENT } from './openapi/store-openapi.js';
 import { registerOrdersRoutes } from './orders/orders-routes.js';
 import { registerOrdersV2Routes } from './orders/orders-v2-routes.js';
 import { PETS_DEPRECATION_DOCUMENTATION } from './pets/pets-schemas.js';
@@ -44,10 +44,19 @@ export async function buildApp({
   config,
 }: AppDependencies): Promise<FastifyInstance> {
   const app = await createHttpApp({ logger, bodyLimit: BODY_LIMIT_BYTES, limits, rateLimiter });
-  // Before any route: the generator collects routes as they are added.
-  await registerOpenApi(app, storeOpenApiOptions(config ?? loadConfig({})));
+  // Before any route: the generators collect routes as they are added. One
+  // document per version prefix (spec section 1: servers carry the prefix).
+  const documented = config ?? loadConfig({});
+  await registerOpenApi(app, storeOpenApiOptions(documented));
+  await registerOpenApi(app, storeV2OpenApiOptions(documented));
   registerOpenApiRoute(app);
-  await registerDocsPage(app);
+  registerOpenApiRoute(app, V2_DOCUMENT.path, V2_DOCUMENT.decorator);
+  await registerDocsPage(app, {
+    documents: [
+      { name: 'v1', url: '/openapi.json' },
+      { name: 'v2 (beta)', url: V2_DOCUMENT.path },
+    ],
+  });
   registerHealthRoutes(app, { storage });
   await app.register(
     async (v1) => {

@@ -1,3 +1,16 @@
 export { createStoreOrdersClient, StoreOrdersApiError } from './store-orders-client.js';
-export type { ErrorCode, ErrorRecord, Order, Pet, StoreOrdersClient, StoreOrdersClientOptions } from './store-orders-client.js';
+export type {
+  ErrorCode,
+  ErrorRecord,
+  ListOrdersV2Options,
+  Order,
+  OrdersPageV2,
+  OrdersV2Filter,
+  OrderStatus,
+  OrderV2,
+  Pet,
+  StoreOrdersClient,
+  StoreOrdersClientOptions,
+} from './store-orders-client.js';
 export type { components, operations, paths } from './openapi-types.js';
+export type { components as componentsV2, operations as operationsV2, paths as pathsV2 } from './openapi-v2-types.js';

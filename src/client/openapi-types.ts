@@ -139,6 +139,12 @@ export interface operations {
             /** @description The orders. */
             200: {
                 headers: {
+                    /** @description Strong entity tag of this listing, always sent; send it back in If-None-Match to get 304 while the listing is unchanged. */
+                    ETag?: string;
+                    /** @description private, no-cache: only the client may store the listing, and it revalidates (If-None-Match) before reusing it. */
+                    "Cache-Control"?: string;
+                    /** @description Authorization: the listing depends on the API key. */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -159,6 +165,12 @@ export interface operations {
             /** @description The listing has not changed since the ETag the client sent; no body. */
             304: {
                 headers: {
+                    /** @description Strong entity tag of this listing, always sent; send it back in If-None-Match to get 304 while the listing is unchanged. */
+                    ETag?: string;
+                    /** @description private, no-cache: only the client may store the listing, and it revalidates (If-None-Match) before reusing it. */
+                    "Cache-Control"?: string;
+                    /** @description Authorization: the listing depends on the API key. */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content?: never;

@@ -1,13 +1,38 @@
 import createClient from 'openapi-fetch';
 import { parseJsonExact } from './exact-json.js';
 import type { components, paths } from './openapi-types.js';
+import type { components as componentsV2, operations as operationsV2, paths as pathsV2 } from './openapi-v2-types.js';
 
 export type Order = components['schemas']['Order'];
 export type Pet = components['schemas']['Pet'];
 export type ErrorRecord = components['schemas']['Error'];
 export type ErrorCode = ErrorRecord['code'];
+/** A v2 (beta) order: v1's fields plus `status`. */
+export type OrderV2 = componentsV2['schemas']['OrderV2'];
+export type OrderStatus = OrderV2['status'];
+/** One page of the v2 (beta) listing. */
+export type OrdersPageV2 = componentsV2['schemas']['OrdersPage'];
 
-/** The fields the contract types as int64; they are parsed as bigint. */
+/** The v2 (beta) listing's filters; all optional, combined with AND. */
+export interface OrdersV2Filter {
+  /** Orders in one of these statuses (default: any). */
+  status?: readonly OrderStatus[];
+  petId?: bigint;
+  complete?: boolean;
+  /** Ship date at or after this instant (a Date, or ISO 8601 text with a zone). */
+  shipDateFrom?: Date | string;
+  /** Ship date strictly before this instant: the range is half-open. */
+  shipDateTo?: Date | string;
+}
+
+export interface ListOrdersV2Options extends OrdersV2Filter {
+  /** 1 to 500 (server default 50). */
+  limit?: number;
+  /** The nextCursor of the previous page, sent with the same filters. */
+  cursor?: string;
+}
+
+/** The fields the contracts (v1 and v2) type as int64; they are parsed as bigint. */
 const INT64_FIELDS: ReadonlySet<string> = new Set(['id', 'petId']);
 
 /** A non-2xx answer: the API's Error record, plus the request id to quote to support. */
@@ -28,27 +53,46 @@ export class StoreOrdersApiError extends Error {
 export interface StoreOrdersClientOptions {
   /** The API base including /v1, e.g. https://store.example.com/v1. */
   baseUrl: string;
+  /**
+   * The v2 (beta) API base, e.g. https://store.example.com/v2. Default:
+   * baseUrl with its final /v1 replaced by /v2; required for the v2 methods
+   * when baseUrl does not end in /v1.
+   */
+  v2BaseUrl?: string;
   apiKey: string;
   /** Defaults to the global fetch. */
   fetch?: (request: Request) => Promise<Response>;
 }
 
 /**
- * A typed client for the Store Orders API. Identifiers (`id`, `petId`) are
- * bigint: they are int64 and a JS number cannot hold all of them.
- * Every non-2xx response throws StoreOrdersApiError.
+ * A typed client for the Store Orders API, v1 and v2 (beta). Identifiers
+ * (`id`, `petId`) are bigint: they are int64 and a JS number cannot hold all
+ * of them. Every non-2xx response throws StoreOrdersApiError.
  */
-export function createStoreOrdersClient({ baseUrl, apiKey, fetch }: StoreOrdersClientOptions) {
-  const api = createClient<paths>({
-    baseUrl: baseUrl.replace(/\/+$/, ''),
+export function createStoreOrdersClient({ baseUrl, v2BaseUrl, apiKey, fetch }: StoreOrdersClientOptions) {
+  const base = baseUrl.replace(/\/+$/, '');
+  const common = {
     headers: { authorization: `Bearer ${apiKey}`, accept: 'application/json' },
     ...(fetch === undefined ? {} : { fetch }),
-  });
+  };
+  const api = createClient<paths>({ baseUrl: base, ...common });
+  const v2Base = v2BaseUrl?.replace(/\/+$/, '') ?? (base.endsWith('/v1') ? `${base.slice(0, -'/v1'.length)}/v2` : undefined);
+  const apiV2 = v2Base === undefined ? undefined : createClient<pathsV2>({ baseUrl: v2Base, ...common });
+  const v2 = () => {
+    if (apiV2 === undefined) throw new Error('The v2 methods need v2BaseUrl: baseUrl does not end in /v1');
+    return apiV2;
+  };
 
   const fail = (error: unknown, response: Response): never => {
     const record = typeof error === 'string' ? safeParse(error) : error;
     if (isErrorRecord(record)) throw new StoreOrdersApiError(record, response.headers.get('x-request-id') ?? undefined);
     throw new Error(`Unexpected HTTP ${response.status} from the Store Orders API`);
+  };
+
+  const listOrdersV2 = async (options: ListOrdersV2Options = {}): Promise<OrdersPageV2> => {
+    const { data, error, response } = await v2().GET('/store/orders', { params: { query: listQuery(options) }, parseAs: 'text' });
+    if (!response.ok || data === undefined) return fail(error, response);
+    return parseJsonExact(data, INT64_FIELDS) as OrdersPageV2;
   };
 
   return {
@@ -74,6 +118,58 @@ export function createStoreOrdersClient({ baseUrl, apiKey, fetch }: StoreOrdersC
       if (!response.ok || data === undefined) return fail(error, response);
       return parseJsonExact(data, INT64_FIELDS) as Pet;
     },
+
+    /**
+     * v2 (beta): one page of the account's orders in any status, by id, filtered.
+     * Pass the page's nextCursor as `cursor`, with the same filters, for the next;
+     * a cursor that does not belong to these filters throws `invalid_cursor` (400).
+     */
+    listOrdersV2,
+
+    /**
+     * v2 (beta): every order matching `filter`, page after page (`limit` orders
+     * per request), following nextCursor until the last page.
+     */
+    async *allOrdersV2(filter: OrdersV2Filter & { limit?: number } = {}): AsyncGenerator<OrderV2, void, undefined> {
+      let cursor: string | undefined;
+      do {
+        const page = await listOrdersV2({ ...filter, ...(cursor === undefined ? {} : { cursor }) });
+        yield* page.data;
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor !== undefined);
+    },
+
+    /** v2 (beta): one order in any status; throws `order_not_found` (404). */
+    async getOrderV2(orderId: bigint): Promise<OrderV2> {
+      const { data, error, response } = await v2().GET('/store/orders/{orderId}', { params: { path: { orderId } }, parseAs: 'text' });
+      if (!response.ok || data === undefined) return fail(error, response);
+      return parseJsonExact(data, INT64_FIELDS) as OrderV2;
+    },
+
+    /**
+     * v2 (beta): cancels a pending order; throws `order_already_shipped` or
+     * `order_already_cancelled` (409), or `order_not_found` (404).
+     */
+    async cancelOrderV2(orderId: bigint): Promise<void> {
+      const { error, response } = await v2().DELETE('/store/orders/{orderId}', { params: { path: { orderId } }, parseAs: 'text' });
+      if (!response.ok) fail(error, response);
+    },
+  };
+}
+
+type ListOrdersV2Query = NonNullable<operationsV2['listOrdersV2']['parameters']['query']>;
+
+/** The query string of a v2 listing: instants as ISO 8601 text, ids as exact decimals. */
+function listQuery({ status, petId, complete, shipDateFrom, shipDateTo, limit, cursor }: ListOrdersV2Options): ListOrdersV2Query {
+  const instant = (value: Date | string) => (value instanceof Date ? value.toISOString() : value);
+  return {
+    ...(status === undefined ? {} : { status: [...status] }),
+    ...(petId === undefined ? {} : { petId }),
+    ...(complete === undefined ? {} : { complete }),
+    ...(shipDateFrom === undefined ? {} : { shipDateFrom: instant(shipDateFrom) }),
+    ...(shipDateTo === undefined ? {} : { shipDateTo: instant(shipDateTo) }),
+    ...(limit === undefined ? {} : { limit }),
+    ...(cursor === undefined ? {} : { cursor }),
   };
 }
 

@@ -172,10 +172,11 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
 
   const limits = parseLimits(env, problems);
 
-  const publicBaseUrl = parseBaseUrl(read('PUBLIC_BASE_URL'));
-  if (publicBaseUrl === undefined) problems.push('PUBLIC_BASE_URL must be an absolute http(s) URL without query or fragment, e.g. https://store.example.com/v1');
-  const stagingBaseUrl = parseBaseUrl(read('STAGING_BASE_URL'));
-  if (stagingBaseUrl === undefined) problems.push('STAGING_BASE_URL must be an absolute http(s) URL without query or fragment, e.g. https://staging.store.example.com/v1');
+  // Spec section 1: the base address carries the version prefix /v1; the v2 document's servers are the same URLs with /v2.
+  const publicBaseUrl = parseVersionedBaseUrl(read('PUBLIC_BASE_URL'));
+  if (publicBaseUrl === undefined) problems.push('PUBLIC_BASE_URL must be an absolute http(s) URL ending in /v1, without query or fragment, e.g. https://store.example.com/v1');
+  const stagingBaseUrl = parseVersionedBaseUrl(read('STAGING_BASE_URL'));
+  if (stagingBaseUrl === undefined) problems.push('STAGING_BASE_URL must be an absolute http(s) URL ending in /v1, without query or fragment, e.g. https://staging.store.example.com/v1');
 
   const deprecatedAt = parseInstant(read('PETS_DEPRECATION_DATE'));
   if (deprecatedAt === undefined) problems.push('PETS_DEPRECATION_DATE must be an ISO 8601 date (2026-07-01) or date-time with a zone (2026-07-01T00:00:00Z)');
@@ -213,6 +214,12 @@ function parseCursorSecrets(current: string, previous: string, problems: string[
     problems.push(`CURSOR_SECRET_PREVIOUS must be a comma-separated list of secrets of at least ${CURSOR_SECRET_MIN_LENGTH} printable characters`);
   }
   return current === '' ? [] : [current, ...previousList];
+}
+
+/** A base URL (see parseBaseUrl) whose path ends in the version prefix /v1. */
+function parseVersionedBaseUrl(text: string): string | undefined {
+  const url = parseBaseUrl(text);
+  return url?.endsWith('/v1') === true ? url : undefined;
 }
 
 /** An absolute http(s) URL, returned without a trailing slash (paths are appended to it). */

@@ -1,4 +1,37 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { HeaderDoc } from './error-schema.js';
+
+/** What a listing that supports conditional GET answers with, on 200 and on 304 (see notModified). */
+export const VALIDATOR_HEADER_DOCS: Readonly<Record<string, HeaderDoc>> = {
+  ETag: {
+    type: 'string',
+    pattern: '^"[A-Za-z0-9_-]+"$',
+    maxLength: 64,
+    description: 'Strong entity tag of this listing, always sent; send it back in If-None-Match to get 304 while the listing is unchanged.',
+    examples: ['"Xq7oC3dJ2vT5b0nLk9pW1sRaYe4"'],
+  },
+  'Cache-Control': {
+    type: 'string',
+    maxLength: 40,
+    description: 'private, no-cache: only the client may store the listing, and it revalidates (If-None-Match) before reusing it.',
+    examples: ['private, no-cache'],
+  },
+  Vary: { type: 'string', maxLength: 40, description: 'Authorization: the listing depends on the API key.', examples: ['Authorization'] },
+};
+
+/** The request header of a conditional GET. */
+export const IfNoneMatchHeadersSchema = Type.Object({
+  'if-none-match': Type.Optional(
+    Type.String({ description: 'ETags of listings the client holds; a match (or *) answers 304 with no body.' }),
+  ),
+});
+
+/** The 304 answer: no body, the same validator headers as the 200. */
+export const NotModifiedResponseSchema = Type.Null({
+  description: 'The listing has not changed since the ETag the client sent; no body.',
+  headers: VALIDATOR_HEADER_DOCS,
+});
 
 /**
  * A strong entity tag from a validator: a digest of what determines the

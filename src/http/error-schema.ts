@@ -19,21 +19,31 @@ export interface HeaderDoc {
   examples?: readonly string[];
 }
 
+export interface ErrorExample {
+  code: ErrorCode;
+  message: string;
+}
+
 /**
  * A documented error response: the Error record with this response's
- * description, one example, and the headers it carries. The generator turns
- * the record itself into the shared `Error` component.
+ * description, its example (several, named by code, when one status has
+ * several codes), and the headers it carries. The generator turns the record
+ * itself into the shared `Error` component.
  */
 export function errorResponse(
   description: string,
-  example: { code: ErrorCode; message: string },
+  example: ErrorExample | readonly [ErrorExample, ErrorExample, ...ErrorExample[]],
   headers: Readonly<Record<string, HeaderDoc>> = {},
 ) {
+  const examples = 'code' in example
+    ? { examples: [errorRecord(example.code, example.message)] }
+    : // @fastify/swagger turns x-examples into the media type's named `examples`.
+      { 'x-examples': Object.fromEntries(example.map(({ code, message }) => [code, { summary: code, value: errorRecord(code, message) }])) };
   return Type.Object(ErrorRecordSchema.properties, {
     title: 'Error',
     additionalProperties: false,
     description,
-    examples: [errorRecord(example.code, example.message)],
+    ...examples,
     ...(Object.keys(headers).length > 0 ? { headers } : {}),
   });
 }

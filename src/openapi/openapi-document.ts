@@ -32,9 +32,32 @@ export interface OpenApiOptions {
   /** The first server's path (e.g. `/v1`) is the prefix every documented route lives under. */
   servers: { url: string; description: string; 'x-internal'?: boolean }[];
   tags: { name: string; description: string }[];
+  /** Where a reader finds more, e.g. the document of another version of the API. */
+  externalDocs?: { description: string; url: string };
   /** Defaults to one global HTTP bearer scheme named `bearerAuth`. */
   securitySchemes?: Record<string, Json>;
   security?: Record<string, string[]>[];
+  /**
+   * The Fastify decorator that returns the document. One host can carry
+   * several documents (one per version prefix), each under its own name;
+   * @fastify/swagger-ui's own /docs/json reads the default, `swagger`.
+   */
+  decorator?: string;
+}
+
+export const DEFAULT_DOCUMENT_DECORATOR = 'swagger';
+
+/** Where a schema says how the OpenAPI document should show it (see documentedAs). */
+const DOCUMENTED_AS = Symbol('documentedAs');
+
+/**
+ * Marks a request parameter that is validated as text but means another type
+ * on the wire (e.g. `limit=50` is an integer, `complete=true` a boolean), so
+ * that the document shows `wire`. A symbol key, so validators never see it.
+ * The schema's description is kept.
+ */
+export function documentedAs<T extends object>(schema: T, wire: Json): T {
+  return Object.assign(schema, { [DOCUMENTED_AS]: wire });
 }
 
 const BEARER: Record<string, Json> = {
@@ -46,35 +69,41 @@ const BEARER: Record<string, Json> = {
 };
 
 /**
- * Registers the OpenAPI 3.1 generator on `app` (before its routes, so it sees
- * them). The route schemas stay the single source of truth; two transforms
- * make the document exact:
- *  - a path parameter validated as a canonical int64 decimal string (it must
- *    never become a JS number) is documented as `integer`/`int64`;
+ * Registers an OpenAPI 3.1 generator on `app` (before its routes, so it sees
+ * them). The route schemas stay the single source of truth; transforms make
+ * the document exact:
+ *  - a path or query parameter validated as a canonical int64 decimal string
+ *    (it must never become a JS number) is documented as `integer`/`int64`,
+ *    and one marked with documentedAs() as what it says;
  *  - every schema with a `title` becomes a shared component, referenced by
  *    `$ref` (`Order`, `Error`, ...).
- * Routes outside the first server's path (health probes, the docs page) and
- * routes with `hide: true` are left out; every other route must have an
- * operationId, tags and `x-stability`, or generating the document throws.
+ * Routes outside the first server's path (health probes, the docs page, other
+ * versions' routes) and routes with `hide: true` are left out; every other
+ * route must have a schema with an operationId, tags and `x-stability`, or
+ * generating the document throws. Register one generator per version prefix
+ * (each with its own `decorator`) and every route under each is checked.
  */
 export async function registerOpenApi(app: FastifyInstance, options: OpenApiOptions): Promise<void> {
   const basePath = new URL(options.servers[0]?.url ?? 'http://localhost/').pathname.replace(/\/+$/, '');
   const securitySchemes = options.securitySchemes ?? BEARER;
   await app.register(fastifySwagger, {
+    decorator: options.decorator ?? DEFAULT_DOCUMENT_DECORATOR,
     openapi: {
       openapi: '3.1.0',
       info: options.info,
       servers: options.servers,
       tags: options.tags,
+      ...(options.externalDocs === undefined ? {} : { externalDocs: options.externalDocs }),
       components: { securitySchemes: securitySchemes as never },
       security: options.security ?? Object.keys(securitySchemes).map((name) => ({ [name]: [] })),
     },
     transform: ({ schema, url }) => {
       const inside = url === basePath || url.startsWith(`${basePath}/`);
-      if (!inside || schema === undefined) return { schema: { ...schema, hide: true }, url };
+      if (!inside) return { schema: { ...schema, hide: true }, url };
+      if (schema === undefined) throw new Error(`Route ${url} must declare a schema (operationId, tags, x-stability, responses) to be documented`);
       if (schema.hide === true) return { schema, url };
       assertDocumented(schema, url);
-      return { schema: { ...schema, params: documentInt64Params(schema.params) }, url };
+      return { schema: { ...schema, params: documentParameters(schema.params), querystring: documentParameters(schema.querystring) }, url };
     },
     transformObject: (documentObject) => {
       if (!('openapiObject' in documentObject)) throw new Error('expected an OpenAPI document');
@@ -83,16 +112,16 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
   });
 }
 
-/** The document as JSON text, stable across runs: what is committed and served. */
-export function openApiJson(app: FastifyInstance): string {
-  return `${JSON.stringify(app.swagger(), null, 2)}\n`;
+/** A document as JSON text, stable across runs: what is committed and served. */
+export function openApiJson(app: FastifyInstance, decorator = DEFAULT_DOCUMENT_DECORATOR): string {
+  return `${JSON.stringify(app.getDecorator<() => unknown>(decorator)(), null, 2)}\n`;
 }
 
-/** Serves the document at `path` (default /openapi.json) without a key. */
-export function registerOpenApiRoute(app: FastifyInstance, path = '/openapi.json'): void {
+/** Serves a document at `path` (default /openapi.json) without a key. */
+export function registerOpenApiRoute(app: FastifyInstance, path = '/openapi.json', decorator = DEFAULT_DOCUMENT_DECORATOR): void {
   let cached: string | undefined;
   app.get(path, { schema: { hide: true } }, async (_request, reply) => {
-    cached ??= openApiJson(app);
+    cached ??= openApiJson(app, decorator);
     return reply.type('application/json; charset=utf-8').send(cached);
   });
 }
@@ -107,17 +136,22 @@ function assertDocumented(schema: FastifySchema, url: string): void {
   }
 }
 
-/** Path parameters validated as int64 decimal strings are int64 integers on the wire. */
-function documentInt64Params(params: unknown): unknown {
-  if (!isObject(params) || !isObject(params.properties)) return params;
+/**
+ * Parameters are documented as what they are on the wire: int64 decimal
+ * strings as int64 integers, and what documentedAs() says for the rest.
+ */
+function documentParameters(parameters: unknown): unknown {
+  if (!isObject(parameters) || !isObject(parameters.properties)) return parameters;
   const properties: Json = {};
-  for (const [name, property] of Object.entries(params.properties)) {
-    properties[name] =
-      isObject(property) && property.type === 'string' && property.pattern === INT64_DECIMAL_PATTERN
-        ? { type: 'integer', format: 'int64', ...(typeof property.description === 'string' ? { description: property.description } : {}) }
-        : property;
+  for (const [name, property] of Object.entries(parameters.properties)) {
+    const described = (wire: Json) => ({ ...wire, ...(isObject(property) && typeof property.description === 'string' ? { description: property.description } : {}) });
+    const marked = isObject(property) ? (property as { [DOCUMENTED_AS]?: Json })[DOCUMENTED_AS] : undefined;
+    if (marked !== undefined) properties[name] = described(marked);
+    else if (isObject(property) && property.type === 'string' && property.pattern === INT64_DECIMAL_PATTERN) {
+      properties[name] = described({ type: 'integer', format: 'int64' });
+    } else properties[name] = property;
   }
-  return { ...params, properties };
+  return { ...parameters, properties };
 }
 
 /** What a response adds to a shared schema; not part of the component itself. */

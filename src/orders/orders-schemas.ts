@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { IfNoneMatchHeadersSchema, NotModifiedResponseSchema, VALIDATOR_HEADER_DOCS } from '../http/conditional-get.js';
 import { commonErrorResponses, errorResponse } from '../http/error-schema.js';
 import { INT64_DECIMAL_PATTERN } from '../shared/int64.js';
 import { QUANTITY_MAX } from './orders-service.js';
@@ -51,14 +52,10 @@ export const listOrdersSchema = {
   description:
     "Returns all of the account's orders that have not been cancelled, ordered by id, in one response. " +
     'The response carries a strong ETag; If-None-Match answers 304 while nothing listed has changed.',
-  headers: Type.Object({
-    'if-none-match': Type.Optional(
-      Type.String({ description: 'ETags of listings the client holds; a match (or *) answers 304 with no body.' }),
-    ),
-  }),
+  headers: IfNoneMatchHeadersSchema,
   response: {
-    200: Type.Array(OrderSchema, { description: 'The orders.', examples: [[ORDER_EXAMPLE]] }),
-    304: Type.Null({ description: 'The listing has not changed since the ETag the client sent; no body.' }),
+    200: Type.Array(OrderSchema, { description: 'The orders.', examples: [[ORDER_EXAMPLE]], headers: VALIDATOR_HEADER_DOCS }),
+    304: NotModifiedResponseSchema,
     ...commonErrorResponses(),
   },
 } as const;

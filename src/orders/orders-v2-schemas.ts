@@ -1,8 +1,11 @@
 import { Type, type Static } from 'typebox';
-import { ErrorRecordSchema } from '../http/error-schema.js';
+import { IfNoneMatchHeadersSchema, NotModifiedResponseSchema, VALIDATOR_HEADER_DOCS } from '../http/conditional-get.js';
+import { commonErrorResponses, errorResponse } from '../http/error-schema.js';
+import { documentedAs } from '../openapi/openapi-document.js';
 import { INT64_DECIMAL_PATTERN } from '../shared/int64.js';
 import { ORDER_STATUSES } from './orders-repository.js';
 import { ORDER_ID_DESCRIPTION, OrderIdParamsSchema } from './orders-schemas.js';
+import { QUANTITY_MAX } from './orders-service.js';
 import { V2_LIMIT_DEFAULT, V2_LIMIT_MAX } from './orders-v2-service.js';
 
 const Int64 = (description: string) => Type.Unsafe<bigint>({ type: 'integer', format: 'int64', description });
@@ -15,8 +18,10 @@ export const OrderV2Schema = Type.Object(
     status: Type.String({ enum: [...ORDER_STATUSES], description: 'pending, shipped or cancelled.' }),
     complete: Type.Boolean({ description: 'Whether the order has been fulfilled.' }),
     petId: Type.Optional(Int64('Identifier of the animal in this order.')),
-    quantity: Type.Optional(Type.Integer({ description: 'Number of units ordered.' })),
-    shipDate: Type.Optional(Type.String({ format: 'date-time', description: 'Expected or actual ship date, ISO 8601 in UTC.' })),
+    quantity: Type.Optional(Type.Integer({ format: 'int32', minimum: 1, maximum: QUANTITY_MAX, description: 'Number of units ordered.' })),
+    shipDate: Type.Optional(
+      Type.String({ format: 'date-time', maxLength: 35, description: 'Expected or actual ship date, ISO 8601 in UTC.' }),
+    ),
   },
   { title: 'OrderV2', additionalProperties: false },
 );
@@ -27,8 +32,8 @@ export const ORDERS_PAGE_DESCRIPTION =
 
 export const OrdersPageSchema = Type.Object(
   {
-    data: Type.Array(OrderV2Schema, { description: 'The orders of this page, by id.' }),
-    nextCursor: Type.Union([Type.String(), Type.Null()], {
+    data: Type.Array(OrderV2Schema, { maxItems: V2_LIMIT_MAX, description: `The orders of this page, by id: at most limit (at most ${V2_LIMIT_MAX}).` }),
+    nextCursor: Type.Union([Type.String({ maxLength: 512 }), Type.Null()], {
       description: 'Opaque cursor of the next page, or null when this page is the last.',
     }),
   },
@@ -41,29 +46,45 @@ export const LIMIT_DESCRIPTION = `an integer from 1 to ${V2_LIMIT_MAX} (default 
 /**
  * Every value is a string on purpose: Fastify's validator would otherwise
  * coerce `petId` through a JS number and lose int64 digits. The route parses
- * each value exactly (see parseListQuery).
+ * each value exactly (see parseListQuery); the OpenAPI document shows each as
+ * the type it is on the wire (documentedAs, and int64 for petId).
  */
 export const ListOrdersV2QuerySchema = Type.Object(
   {
     status: Type.Optional(
       Type.Array(Type.String({ enum: [...ORDER_STATUSES], description: 'one of pending, shipped, cancelled, each at most once.' }), {
         uniqueItems: true,
-        description: 'Only orders in one of these statuses; repeat the parameter for several. Default: any status.',
+        maxItems: ORDER_STATUSES.length,
+        description: 'Only orders in one of these statuses; repeat the parameter for several (status=pending&status=shipped). Default: any status.',
       }),
     ),
     petId: Type.Optional(
       Type.String({ pattern: INT64_DECIMAL_PATTERN, description: `only orders for this pet: ${ORDER_ID_DESCRIPTION.replace("the order's identifier, ", '')}` }),
     ),
-    complete: Type.Optional(Type.String({ enum: ['true', 'false'], description: 'true or false.' })),
+    complete: Type.Optional(
+      documentedAs(Type.String({ enum: ['true', 'false'], description: 'only orders that are fulfilled (true) or not (false).' }), { type: 'boolean' }),
+    ),
     shipDateFrom: Type.Optional(
       Type.String({ format: 'date-time', maxLength: 64, description: `only orders shipping at or after this instant: ${SHIP_DATE_DESCRIPTION}` }),
     ),
     shipDateTo: Type.Optional(
-      Type.String({ format: 'date-time', maxLength: 64, description: `only orders shipping before this instant: ${SHIP_DATE_DESCRIPTION}` }),
+      Type.String({
+        format: 'date-time',
+        maxLength: 64,
+        description: `only orders shipping before this instant (the range is half-open): ${SHIP_DATE_DESCRIPTION}`,
+      }),
     ),
-    limit: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,3}$', description: LIMIT_DESCRIPTION })),
+    limit: Type.Optional(
+      documentedAs(Type.String({ pattern: '^[1-9][0-9]{0,3}$', description: `the page size, ${LIMIT_DESCRIPTION}` }), {
+        type: 'integer',
+        format: 'int32',
+        minimum: 1,
+        maximum: V2_LIMIT_MAX,
+        default: V2_LIMIT_DEFAULT,
+      }),
+    ),
     cursor: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 512, description: 'the nextCursor of the previous page, unchanged.' }),
+      Type.String({ minLength: 1, maxLength: 512, description: 'the nextCursor of the previous page, unchanged (with the same filters).' }),
     ),
   },
   { additionalProperties: false },
@@ -71,16 +92,28 @@ export const ListOrdersV2QuerySchema = Type.Object(
 export type ListOrdersV2Query = Static<typeof ListOrdersV2QuerySchema>;
 export const LIST_ORDERS_V2_PARAMETERS: readonly string[] = Object.keys(ListOrdersV2QuerySchema.properties);
 
-const IfNoneMatchHeaders = Type.Object({
-  'if-none-match': Type.Optional(
-    Type.String({ description: 'ETags of listings the client holds; a match (or *) answers 304 with no body.' }),
-  ),
-});
-
-const NotModified = Type.Null({ description: 'The listing has not changed since the ETag the client sent; no body.' });
-
 /** Marks the v2 operations in the OpenAPI document (spec section 9.4). */
 const BETA = { 'x-stability': 'beta' } as const;
+
+const ORDER_V2_EXAMPLES = [
+  { id: 1001, status: 'pending', complete: false, petId: 42, quantity: 2, shipDate: '2026-12-01T10:00:00.000Z' },
+  { id: 1002, status: 'cancelled', complete: false, petId: 7, quantity: 1 },
+] as const;
+
+const LINK_HEADER_DOCS = {
+  Link: {
+    type: 'string',
+    maxLength: 2000,
+    description:
+      'Sent when nextCursor is not null: <path-absolute URL of the next page, with the same filters and limit>; rel="next".',
+    examples: ['</v2/store/orders?status=pending&limit=2&cursor=eyJhIjoxLCJmIjoiIiwiayI6IjEwMDIifQ.c2lnbmF0dXJlLW9mLTE2Yg>; rel="next"'],
+  },
+} as const;
+
+const ORDER_ID_400 = {
+  code: 'validation_failed',
+  message: `Path parameter orderId is not valid. Expected: ${ORDER_ID_DESCRIPTION}`,
+} as const;
 
 export const listOrdersV2Schema = {
   operationId: 'listOrdersV2',
@@ -92,12 +125,25 @@ export const listOrdersV2Schema = {
     'The response carries a strong ETag; If-None-Match answers 304 while nothing listed has changed. ' +
     'A Link header with rel="next" points at the next page.',
   querystring: ListOrdersV2QuerySchema,
-  headers: IfNoneMatchHeaders,
+  headers: IfNoneMatchHeadersSchema,
   response: {
-    200: OrdersPageSchema,
-    304: NotModified,
-    400: ErrorRecordSchema,
-    401: ErrorRecordSchema,
+    200: Type.Object(OrdersPageSchema.properties, {
+      title: 'OrdersPage',
+      additionalProperties: false,
+      description: ORDERS_PAGE_DESCRIPTION,
+      examples: [{ data: ORDER_V2_EXAMPLES, nextCursor: 'eyJhIjoxLCJmIjoiIiwiayI6IjEwMDIifQ.c2lnbmF0dXJlLW9mLTE2Yg' }],
+      headers: { ...VALIDATOR_HEADER_DOCS, ...LINK_HEADER_DOCS },
+    }),
+    304: NotModifiedResponseSchema,
+    ...commonErrorResponses(),
+    400: errorResponse(
+      'A query parameter is unknown, repeated, empty or malformed (validation_failed; the message names it and never repeats its value), ' +
+        'or the cursor is not the nextCursor of this listing: altered, of another account or sent with other filters (invalid_cursor).',
+      [
+        { code: 'validation_failed', message: `Query parameter limit is not valid. Expected: ${LIMIT_DESCRIPTION}` },
+        { code: 'invalid_cursor', message: 'Query parameter cursor is not valid: pass the nextCursor of a previous page unchanged.' },
+      ],
+    ),
   },
 } as const;
 
@@ -109,10 +155,18 @@ export const getOrderV2Schema = {
   description: 'Returns an order of the account in any status, cancelled included.',
   params: OrderIdParamsSchema,
   response: {
-    200: OrderV2Schema,
-    400: ErrorRecordSchema,
-    401: ErrorRecordSchema,
-    404: ErrorRecordSchema,
+    200: Type.Object(OrderV2Schema.properties, {
+      title: 'OrderV2',
+      additionalProperties: false,
+      description: 'The order.',
+      examples: [ORDER_V2_EXAMPLES[0]],
+    }),
+    ...commonErrorResponses(),
+    400: errorResponse('The orderId is not a decimal int64 (validation_failed).', ORDER_ID_400),
+    404: errorResponse("No such order for this account; another account's order is not found either (order_not_found).", {
+      code: 'order_not_found',
+      message: 'Order 1001 was not found.',
+    }),
   },
 } as const;
 
@@ -127,9 +181,18 @@ export const cancelOrderV2Schema = {
   params: OrderIdParamsSchema,
   response: {
     204: Type.Null({ description: 'The order was pending and is now cancelled.' }),
-    400: ErrorRecordSchema,
-    401: ErrorRecordSchema,
-    404: ErrorRecordSchema,
-    409: ErrorRecordSchema,
+    ...commonErrorResponses(),
+    400: errorResponse(
+      'The orderId is not a decimal int64 (validation_failed), or the request has a body with a Content-Type other than JSON, or invalid JSON (malformed_request).',
+      ORDER_ID_400,
+    ),
+    404: errorResponse("No such order for this account; another account's order is not found either (order_not_found).", {
+      code: 'order_not_found',
+      message: 'Order 1001 was not found.',
+    }),
+    409: errorResponse('The order has shipped (order_already_shipped) or is already cancelled (order_already_cancelled).', [
+      { code: 'order_already_shipped', message: 'Order 1001 has already shipped and cannot be cancelled.' },
+      { code: 'order_already_cancelled', message: 'Order 1001 is already cancelled.' },
+    ]),
   },
 } as const;

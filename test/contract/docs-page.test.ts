@@ -13,7 +13,7 @@ const skip =
     ? `${CHROMIUM} is absent (install it: apt-get install -y chromium); this test runs whenever CI is set`
     : false;
 
-test('when the docs page is opened in a browser, then it shows both orders operations and the deprecated pet lookup, and every request stays on our server', { skip }, async (t) => {
+test('when the docs page is opened in a browser, then it shows both orders operations and the deprecated pet lookup, offers the v2 (beta) document, and every request stays on our server', { skip }, async (t) => {
   const { app } = await createTestApp(t, sqliteBackend);
   const origin = await app.listen({ host: '127.0.0.1', port: 0 });
 
@@ -46,8 +46,18 @@ test('when the docs page is opened in a browser, then it shows both orders opera
   assert.match(await cancelOrder.innerText(), /cancelOrder/);
   assert.match(await getPet.innerText(), /getPet/);
 
+  // The v2 (beta) document is offered beside v1.
+  await page.selectOption('select#select', { label: 'v2 (beta)' });
+  const listOrdersV2 = page.locator('.opblock-get', { hasText: 'listOrdersV2' });
+  await listOrdersV2.first().waitFor();
+  assert.equal(await listOrdersV2.count(), 1);
+  assert.equal(await page.locator('.opblock-get', { hasText: 'getOrderV2' }).count(), 1);
+  assert.equal(await page.locator('.opblock-delete', { hasText: 'cancelOrderV2' }).count(), 1);
+  assert.equal(await page.locator('.opblock', { hasText: 'getPet' }).count(), 0);
+
   const offHost = requested.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith('data:'));
-  assert.deepEqual(offHost, [], 'every script, style, image and the document come from our own server');
+  assert.deepEqual(offHost, [], 'every script, style, image and the documents come from our own server');
   assert.deepEqual(failed, []);
-  assert.ok(requested.some((url) => url.endsWith('/docs/json')), 'the page loaded the OpenAPI document from our server');
+  assert.ok(requested.includes(`${origin}/openapi.json`), 'the page loaded the v1 document from our server');
+  assert.ok(requested.includes(`${origin}/v2/openapi.json`), 'the page loaded the v2 document from our server');
 });

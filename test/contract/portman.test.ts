@@ -25,10 +25,11 @@ async function cli(args: string[], env: Record<string, string>): Promise<string>
 }
 
 /**
- * A fresh SQLite store per run, so the fixtures the Portman config points at
- * (order 10 pending, order 11 shipped, pet 7) are always in the same state.
+ * A fresh SQLite store per run, so the fixtures the Portman configs point at
+ * (order 10 pending, order 11 shipped, pet 7; for v2 also order 12, cancelled
+ * once the server runs) are always in the same state.
  */
-async function seedStore(t: TestContext, dir: string): Promise<{ env: Record<string, string>; key: string }> {
+async function seedStore(t: TestContext, dir: string, { cancelledOrder = false } = {}): Promise<{ env: Record<string, string>; key: string }> {
   const env = { DATABASE_URL: `sqlite:${path.join(dir, 'store.db')}`, LOG_LEVEL: 'warn', RATE_LIMIT_REQUESTS: '0' };
   await cli(['migrate'], env);
   const account = JSON.parse(await cli(['accounts', 'create', '--name', 'Portman Pets', '--json'], env)) as { id: number };
@@ -37,17 +38,21 @@ async function seedStore(t: TestContext, dir: string): Promise<{ env: Record<str
   await cli(['orders', 'create', '--account', '1', '--pet-id', '7', '--quantity', '1', '--id', '10'], env);
   await cli(['orders', 'create', '--account', '1', '--pet-id', '7', '--quantity', '2', '--id', '11'], env);
   await cli(['orders', 'ship', '11'], env);
+  if (cancelledOrder) await cli(['orders', 'create', '--account', '1', '--pet-id', '7', '--quantity', '3', '--id', '12'], env);
   await cli(['pets', 'create', '--account', '1', '--name', 'Rex', '--id', '7'], env);
   t.diagnostic(`fixtures in ${dir}`);
   return { env, key };
 }
 
-test('when Portman turns openapi.json into contract and variation tests and newman runs them against a live server, then every assertion passes', async (t) => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'store-orders-portman-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const { env, key } = await seedStore(t, dir);
-  const server = await startServer(t, env);
-
+/**
+ * Portman turns `document` into contract and variation tests (configured by
+ * `config`), newman runs them against `baseUrl`; returns newman's report and
+ * its console output.
+ */
+async function runPortman(
+  t: TestContext,
+  { dir, document, config, baseUrl, key }: { dir: string; document: string; config: string; baseUrl: string; key: string },
+): Promise<{ run: NewmanReport['run']; stdout: string }> {
   // Portman writes ./tmp/ under its working directory, so it runs in the
   // scratch folder; --local and no --syncPostman keep it off the network.
   const collection = path.join(dir, 'collection.json');
@@ -55,8 +60,8 @@ test('when Portman turns openapi.json into contract and variation tests and newm
     process.execPath,
     [
       path.join(ROOT, 'node_modules/@apideck/portman/bin/portman'),
-      '--local', path.join(ROOT, 'openapi/openapi.json'),
-      '--portmanConfigFile', path.join(ROOT, 'portman/portman-config.json'),
+      '--local', path.join(ROOT, document),
+      '--portmanConfigFile', path.join(ROOT, config),
       '--baseUrl', '{{baseUrl}}',
       '--output', collection,
       '--syncPostman', 'false',
@@ -73,7 +78,7 @@ test('when Portman turns openapi.json into contract and variation tests and newm
     JSON.stringify({
       name: 'portman-test',
       values: [
-        { key: 'baseUrl', value: `${server.baseUrl}/v1`, enabled: true },
+        { key: 'baseUrl', value: baseUrl, enabled: true },
         { key: 'bearerToken', value: key, enabled: true },
       ],
     }),
@@ -98,12 +103,27 @@ test('when Portman turns openapi.json into contract and variation tests and newm
   const failures = run.failures.map((f) => `${f.source?.name ?? '?'}: ${f.error.test ?? ''} - ${f.error.message}`);
   if (failures.length > 0) for (const line of newman.stdout.split('\n')) t.diagnostic(line);
   assert.deepEqual(failures, []);
-
-  // The run really exercised the API: every main and variation request got an answer and was checked.
-  const statuses = run.executions.map((e) => `${e.item.name} -> ${String(e.response?.code)}`);
   t.diagnostic(`${run.stats.requests.total} requests, ${run.stats.assertions.total} assertions`);
   assert.equal(run.stats.requests.failed, 0);
-  assert.deepEqual(statuses, [
+  for (const execution of run.executions) {
+    assert.ok((execution.assertions ?? []).length >= 2, `${execution.item.name} carries contract assertions`);
+  }
+  assert.ok(!newman.stdout.includes(key), 'the key must not reach the newman output');
+  return { run, stdout: newman.stdout };
+}
+
+const statusesOf = (run: NewmanReport['run']) => run.executions.map((e) => `${e.item.name} -> ${String(e.response?.code)}`);
+
+test('when Portman turns openapi.json into contract and variation tests and newman runs them against a live server, then every assertion passes', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'store-orders-portman-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const { env, key } = await seedStore(t, dir);
+  const server = await startServer(t, env);
+
+  const { run } = await runPortman(t, { dir, document: 'openapi/openapi.json', config: 'portman/portman-config.json', baseUrl: `${server.baseUrl}/v1`, key });
+
+  // The run really exercised the API: every main and variation request got an answer and was checked.
+  assert.deepEqual(statusesOf(run), [
     'List every order -> 200',
     'Cancel an order -> 204',
     'Find a pet by id (deprecated) -> 200',
@@ -120,8 +140,37 @@ test('when Portman turns openapi.json into contract and variation tests and newm
     'Find a pet by id (deprecated)[MalformedPetId] -> 400',
     'Find a pet by id (deprecated)[UnknownPet] -> 404',
   ]);
-  for (const execution of run.executions) {
-    assert.ok((execution.assertions ?? []).length >= 2, `${execution.item.name} carries contract assertions`);
-  }
-  assert.ok(!newman.stdout.includes(key), 'the key must not reach the newman output');
+});
+
+test('when Portman turns openapi-v2.json into contract and variation tests and newman runs them against a live server, then every assertion passes', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'store-orders-portman-v2-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const { env, key } = await seedStore(t, dir, { cancelledOrder: true });
+  const server = await startServer(t, env);
+  const cancelled = await fetch(`${server.baseUrl}/v2/store/orders/12`, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } });
+  assert.equal(cancelled.status, 204);
+
+  const { run } = await runPortman(t, { dir, document: 'openapi/openapi-v2.json', config: 'portman/portman-v2-config.json', baseUrl: `${server.baseUrl}/v2`, key });
+
+  assert.deepEqual(statusesOf(run), [
+    'List orders, filtered and paged (beta) -> 200',
+    'Get one order (beta) -> 200',
+    'Cancel an order (beta) -> 204',
+    'List orders, filtered and paged (beta)[WithoutAuthorization] -> 401',
+    'List orders, filtered and paged (beta)[WithUnknownBearerKey] -> 401',
+    'Get one order (beta)[WithoutAuthorization] -> 401',
+    'Get one order (beta)[WithUnknownBearerKey] -> 401',
+    'Cancel an order (beta)[WithoutAuthorization] -> 401',
+    'Cancel an order (beta)[WithUnknownBearerKey] -> 401',
+    'List orders, filtered and paged (beta)[NextPage] -> 200',
+    'List orders, filtered and paged (beta)[NotModified] -> 304',
+    'List orders, filtered and paged (beta)[LimitOutOfRange] -> 400',
+    'List orders, filtered and paged (beta)[ForgedCursor] -> 400',
+    'Get one order (beta)[MalformedOrderId] -> 400',
+    'Get one order (beta)[UnknownOrder] -> 404',
+    'Cancel an order (beta)[OrderIdWithLeadingZero] -> 400',
+    'Cancel an order (beta)[UnknownOrder] -> 404',
+    'Cancel an order (beta)[ShippedOrder] -> 409',
+    'Cancel an order (beta)[CancelledOrder] -> 409',
+  ]);
 });

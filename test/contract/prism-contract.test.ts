@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
+import { DEFAULT_LIMITS, type Limits } from '../../src/config/limits.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { createTestApp } from '../support/app.js';
 import { sqliteBackend } from '../support/storage.js';
@@ -23,15 +24,15 @@ async function freePort(): Promise<number> {
 
 /**
  * Prism as a validating proxy in front of `upstream`: every response is
- * checked against openapi/openapi.json; with --errors a violation turns into
- * a Prism error, and every finding is listed in the sl-violations header.
+ * checked against `document`; with --errors a violation turns into a Prism
+ * error, and every finding is listed in the sl-violations header.
  */
-async function startPrism(t: TestContext, upstream: string): Promise<string> {
+async function startPrism(t: TestContext, upstream: string, document = 'openapi/openapi.json'): Promise<string> {
   const port = await freePort();
   const prism = spawn(
     process.execPath,
     [
-      'node_modules/@stoplight/prism-cli/dist/index.js', 'proxy', 'openapi/openapi.json', upstream,
+      'node_modules/@stoplight/prism-cli/dist/index.js', 'proxy', document, upstream,
       '--errors', '--validate-request', 'false', '--host', '127.0.0.1', '--port', String(port),
     ],
     { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
@@ -76,6 +77,22 @@ interface Exchange {
   expect: number;
 }
 
+/** Sends each exchange through Prism; none may violate the document, and each must reach the server. */
+function runner(prism: string) {
+  return async (exchanges: Exchange[]) => {
+    const responses = [];
+    for (const exchange of exchanges) {
+      const response = await send(`${prism}${exchange.path}`, exchange);
+      const context = `${exchange.name}: HTTP ${response.status} ${response.body.slice(0, 500)}`;
+      assert.equal(response.headers['sl-violations'], undefined, `${context}\nviolations: ${String(response.headers['sl-violations'])}`);
+      assert.ok(response.headers['x-request-id'] !== undefined, `${context}\n(answered by Prism, not by the server)`);
+      assert.equal(response.status, exchange.expect, context);
+      responses.push(response);
+    }
+    return responses;
+  };
+}
+
 test('when real requests for every documented status go through Prism validating against openapi.json, then no response violates it', async (t) => {
   let now = new Date('2026-11-22T00:00:00Z');
   const clock: Clock = { now: () => new Date(now) };
@@ -93,15 +110,7 @@ test('when real requests for every documented status go through Prism validating
   const pet = await services.pets.createPet({ accountId: account.id, name: 'Rex' });
   const wrongKey = { authorization: 'Bearer sk_live_wrong' };
 
-  const run = async (exchanges: Exchange[]) => {
-    for (const exchange of exchanges) {
-      const response = await send(`${prism}${exchange.path}`, exchange);
-      const context = `${exchange.name}: HTTP ${response.status} ${response.body.slice(0, 500)}`;
-      assert.equal(response.headers['sl-violations'], undefined, `${context}\nviolations: ${String(response.headers['sl-violations'])}`);
-      assert.ok(response.headers['x-request-id'] !== undefined, `${context}\n(answered by Prism, not by the server)`);
-      assert.equal(response.status, exchange.expect, context);
-    }
-  };
+  const run = runner(prism);
 
   await run([
     { name: 'listOrders 200', method: 'GET', path: '/store/orders', headers: auth, expect: 200 },
@@ -142,5 +151,92 @@ test('when real requests for every documented status go through Prism validating
   await run([
     { name: 'listOrders 503', method: 'GET', path: '/store/orders', headers: auth, expect: 503 },
     { name: 'cancelOrder 503', method: 'DELETE', path: `/store/orders/${shipped.id}`, headers: auth, expect: 503 },
+  ]);
+});
+
+test('when real requests for every documented v2 status go through Prism validating against openapi-v2.json, then no response violates it', async (t) => {
+  const limits: Limits = { ...DEFAULT_LIMITS, rateLimit: { requests: 50, windowSeconds: 3600 } };
+  const { app, services, storage, database, tenant } = await createTestApp(t, sqliteBackend, { limits });
+  // The v2 document's servers end in /v2 and its paths do not.
+  const origin = await app.listen({ host: '127.0.0.1', port: 0 });
+  const prism = await startPrism(t, `${origin}/v2`, 'openapi/openapi-v2.json');
+  const run = runner(prism);
+
+  const { account, auth } = await tenant();
+  const empty = await tenant();
+  const readOnly = { authorization: `Bearer ${(await services.apiKeys.createKey({ accountId: account.id, scopes: ['orders:read'] })).secret}` };
+  const writeOnly = { authorization: `Bearer ${(await services.apiKeys.createKey({ accountId: account.id, scopes: ['orders:write'] })).secret}` };
+  const burnt = { authorization: `Bearer ${(await services.apiKeys.createKey({ accountId: account.id })).secret}` };
+  // Prism, being JavaScript, checks int64 against 2^53 - 1; exactness above it is tested without Prism.
+  const max = 9007199254740991n;
+  await services.orders.createOrder({ accountId: account.id, id: max, petId: max, quantity: 2147483647, shipDate: '2026-12-01T10:00:00+01:00', complete: true });
+  await services.orders.createOrder({ accountId: account.id, id: 1n, petId: 5n, quantity: 1, shipDate: '2026-12-02T10:00:00Z' });
+  await services.orders.createOrder({ accountId: account.id, id: 2n, petId: 5n, quantity: 3, shipDate: '2026-12-03T10:00:00Z' });
+  await services.orders.createOrder({ accountId: account.id, id: 3n, petId: 5n, quantity: 1 });
+  await services.orders.createOrder({ accountId: account.id, id: 4n, petId: 6n, quantity: 1 });
+  await services.orders.shipOrder(2n);
+  await services.orders.cancelOrder(account.id, 3n);
+  const wrongKey = { authorization: 'Bearer sk_live_wrong' };
+
+  const filtered = '/store/orders?status=pending&status=shipped&petId=5&complete=false&shipDateFrom=2026-12-01T00:00:00Z&shipDateTo=2027-01-01T00:00:00Z&limit=1';
+  const [first] = await run([{ name: 'listOrdersV2 200 (filtered, first page)', method: 'GET', path: filtered, headers: auth, expect: 200 }]);
+  const page = JSON.parse(first?.body ?? '') as { data: { id: number }[]; nextCursor: string | null };
+  assert.deepEqual(page.data.map((o) => o.id), [1]);
+  assert.equal(typeof page.nextCursor, 'string');
+  assert.match(String(first?.headers.link), /; rel="next"$/);
+  const cursor = encodeURIComponent(String(page.nextCursor));
+  const etag = String(first?.headers.etag);
+
+  await run([
+    { name: 'listOrdersV2 200 (all, cancelled included)', method: 'GET', path: '/store/orders', headers: auth, expect: 200 },
+    { name: 'listOrdersV2 200 (next page)', method: 'GET', path: `${filtered}&cursor=${cursor}`, headers: auth, expect: 200 },
+    { name: 'listOrdersV2 200 (none)', method: 'GET', path: '/store/orders', headers: empty.auth, expect: 200 },
+    { name: 'listOrdersV2 304', method: 'GET', path: filtered, headers: { ...auth, 'if-none-match': etag }, expect: 304 },
+    { name: 'listOrdersV2 400 (limit)', method: 'GET', path: '/store/orders?limit=501', headers: auth, expect: 400 },
+    { name: 'listOrdersV2 400 (unknown parameter)', method: 'GET', path: '/store/orders?sort=id', headers: auth, expect: 400 },
+    { name: 'listOrdersV2 400 (status)', method: 'GET', path: '/store/orders?status=lost', headers: auth, expect: 400 },
+    { name: 'listOrdersV2 400 (cursor of other filters)', method: 'GET', path: `/store/orders?cursor=${cursor}`, headers: auth, expect: 400 },
+    { name: "listOrdersV2 400 (another account's cursor)", method: 'GET', path: `${filtered}&cursor=${cursor}`, headers: empty.auth, expect: 400 },
+    { name: 'listOrdersV2 401', method: 'GET', path: '/store/orders', headers: wrongKey, expect: 401 },
+    { name: 'listOrdersV2 403', method: 'GET', path: '/store/orders', headers: writeOnly, expect: 403 },
+    { name: 'getOrderV2 200', method: 'GET', path: `/store/orders/${max}`, headers: auth, expect: 200 },
+    { name: 'getOrderV2 200 (cancelled)', method: 'GET', path: '/store/orders/3', headers: auth, expect: 200 },
+    { name: "getOrderV2 404 (another account's)", method: 'GET', path: '/store/orders/1', headers: empty.auth, expect: 404 },
+    { name: 'getOrderV2 400', method: 'GET', path: '/store/orders/01', headers: auth, expect: 400 },
+    { name: 'getOrderV2 401', method: 'GET', path: '/store/orders/1', headers: wrongKey, expect: 401 },
+    { name: 'getOrderV2 403', method: 'GET', path: '/store/orders/1', headers: writeOnly, expect: 403 },
+    { name: 'cancelOrderV2 204', method: 'DELETE', path: '/store/orders/4', headers: auth, expect: 204 },
+    { name: 'cancelOrderV2 409 (already cancelled)', method: 'DELETE', path: '/store/orders/4', headers: auth, expect: 409 },
+    { name: 'cancelOrderV2 409 (shipped)', method: 'DELETE', path: '/store/orders/2', headers: auth, expect: 409 },
+    { name: 'cancelOrderV2 404', method: 'DELETE', path: '/store/orders/404', headers: auth, expect: 404 },
+    { name: 'cancelOrderV2 400 (orderId)', method: 'DELETE', path: '/store/orders/9223372036854775808', headers: auth, expect: 400 },
+    { name: 'cancelOrderV2 400 (body)', method: 'DELETE', path: '/store/orders/1', headers: { ...auth, 'content-type': 'application/xml' }, body: '<a/>', expect: 400 },
+    { name: 'cancelOrderV2 401', method: 'DELETE', path: '/store/orders/1', headers: wrongKey, expect: 401 },
+    { name: 'cancelOrderV2 403', method: 'DELETE', path: '/store/orders/1', headers: readOnly, expect: 403 },
+  ]);
+
+  // A key that has spent its budget (sent straight to the server, not through Prism).
+  for (let i = 0; i < limits.rateLimit.requests; i++) await app.inject({ method: 'GET', url: '/v2/store/orders/1', headers: burnt });
+  await run([
+    { name: 'listOrdersV2 429', method: 'GET', path: '/store/orders', headers: burnt, expect: 429 },
+    { name: 'getOrderV2 429', method: 'GET', path: '/store/orders/1', headers: burnt, expect: 429 },
+    { name: 'cancelOrderV2 429', method: 'DELETE', path: '/store/orders/1', headers: burnt, expect: 429 },
+  ]);
+
+  if (database.kind !== 'sqlite') throw new Error('this test drives a SQLite file');
+  const intruder = new Database(database.path);
+  intruder.exec('DROP TABLE orders');
+  intruder.close();
+  await run([
+    { name: 'listOrdersV2 500', method: 'GET', path: '/store/orders', headers: auth, expect: 500 },
+    { name: 'getOrderV2 500', method: 'GET', path: '/store/orders/1', headers: auth, expect: 500 },
+    { name: 'cancelOrderV2 500', method: 'DELETE', path: '/store/orders/1', headers: auth, expect: 500 },
+  ]);
+
+  await storage.close();
+  await run([
+    { name: 'listOrdersV2 503', method: 'GET', path: '/store/orders', headers: auth, expect: 503 },
+    { name: 'getOrderV2 503', method: 'GET', path: '/store/orders/1', headers: auth, expect: 503 },
+    { name: 'cancelOrderV2 503', method: 'DELETE', path: '/store/orders/1', headers: auth, expect: 503 },
   ]);
 });

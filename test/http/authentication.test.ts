@@ -3,19 +3,24 @@ import { connect, type AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
 import { generateApiKey } from '../../src/api-keys/api-key-format.js';
 import { routeTable } from '../../src/http/error-handler.js';
+import { V2_DOCUMENT } from '../../src/openapi/store-openapi.js';
 import { createTestApp, errorBody, type TestApp } from '../support/app.js';
 import { testBackends } from '../support/storage.js';
 
-/** Every route under /v1, with path parameters filled in: all of them must require a key. */
+/**
+ * Every route under /v1 and /v2, with path parameters filled in: all of them
+ * must require a key, except the v2 OpenAPI document (public, like /openapi.json).
+ */
 function protectedRoutes(app: TestApp['app']): { method: 'GET' | 'DELETE' | 'POST' | 'PUT' | 'PATCH'; url: string }[] {
   const routes = routeTable(app)
-    .filter((r) => r.url.startsWith('/v1/'))
+    .filter((r) => (r.url.startsWith('/v1/') || r.url.startsWith('/v2/')) && r.url !== V2_DOCUMENT.path)
     .flatMap((r) =>
       r.methods
         .filter((m): m is 'GET' | 'DELETE' | 'POST' | 'PUT' | 'PATCH' => ['GET', 'DELETE', 'POST', 'PUT', 'PATCH'].includes(m))
         .map((method) => ({ method, url: r.url.replace(/:[A-Za-z]+/g, '1') })),
     );
   assert.ok(routes.length >= 2, 'expected at least the two orders operations');
+  assert.ok(routes.some((r) => r.url.startsWith('/v2/')), 'the v2 (beta) operations are covered too');
   return routes;
 }
 

@@ -80,4 +80,20 @@ describe('configuration edge cases', () => {
     assert.deepEqual(loadConfig({ DATABASE_URL: 'sqlite:///var/x.db' }).database, { kind: 'sqlite', path: '/var/x.db', synchronous: 'full' });
     assert.equal((loadConfig({ DATABASE_URL: 'sqlite:rel/x.db' }, '/srv').database as { path: string }).path, '/srv/rel/x.db');
   });
+
+  test('when PUBLIC_BASE_URL or STAGING_BASE_URL does not end in the version prefix /v1, then it is refused; a trailing slash is dropped', () => {
+    for (const url of ['https://api.shop.test', 'https://api.shop.test/v2', 'https://api.shop.test/apiv1', 'https://api.shop.test/v1/orders']) {
+      assert.throws(
+        () => loadConfig({ PUBLIC_BASE_URL: url, STAGING_BASE_URL: url }),
+        (error: unknown) =>
+          error instanceof ConfigError &&
+          error.problems.some((p) => p.startsWith('PUBLIC_BASE_URL must be an absolute http(s) URL ending in /v1')) &&
+          error.problems.some((p) => p.startsWith('STAGING_BASE_URL must be an absolute http(s) URL ending in /v1')),
+        url,
+      );
+    }
+    const config = loadConfig({ PUBLIC_BASE_URL: 'https://api.shop.test/orders/v1/', STAGING_BASE_URL: 'http://staging.shop.test/v1' });
+    assert.equal(config.publicBaseUrl, 'https://api.shop.test/orders/v1');
+    assert.equal(config.stagingBaseUrl, 'http://staging.shop.test/v1');
+  });
 });
