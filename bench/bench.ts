@@ -111,8 +111,8 @@ function startOurs(env: Record<string, string>, extra: string[] = [], core = SER
   );
 }
 
-function startBaseline(mode: 'bytes' | 'stringify', file: string): Promise<Server> {
-  return start(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'baseline-server.ts'), mode, file], {});
+function startBaseline(mode: 'bytes' | 'stringify' | 'bytes-headers' | 'fastify-headers', file: string, headersFile?: string): Promise<Server> {
+  return start(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'baseline-server.ts'), mode, file, ...(headersFile === undefined ? [] : [headersFile])], {});
 }
 
 /** The process and its cluster workers. */
@@ -306,13 +306,18 @@ async function main(): Promise<void> {
 
   const ours = await startOurs(env);
   const listUrl = `${ours.url}/v1/store/orders`;
-  const listBody = await new Promise<Buffer>((resolve, reject) => {
+  const { body: listBody, headers: listHeaders } = await new Promise<{ body: Buffer; headers: http.IncomingHttpHeaders }>((resolve, reject) => {
     http.get(listUrl, { headers: auth(listAccount.key) }, (res) => {
       const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c)).on('end', () => resolve(Buffer.concat(chunks))).on('error', reject);
+      res.on('data', (c: Buffer) => chunks.push(c)).on('end', () => resolve({ body: Buffer.concat(chunks), headers: res.headers })).on('error', reject);
     });
   });
   const bodyFile = importFile('list-body.json', listBody.toString('utf8'));
+  // The headers our server sends with it, for the reference servers that send the same.
+  const sentHeaders = Object.fromEntries(
+    Object.entries(listHeaders).filter(([name]) => !['date', 'connection', 'keep-alive', 'content-length'].includes(name)),
+  );
+  const headersFile = importFile('list-headers.json', JSON.stringify(sentHeaders));
 
   let baselineRps = NaN;
   let baselineP99 = NaN;
@@ -324,6 +329,17 @@ async function main(): Promise<void> {
     baselineP99 = b.p99;
     rows.push({ scenario: `baseline: raw node:http, precomputed ${listBody.length} B (100 orders)`, rps: b.rps, p50: b.p50, p99: b.p99, rssMb: peakMb(baseline.pid), ratio: 1 });
     await baseline.stop();
+
+    // Reference points, not targets: what merely sending our ${Object.keys(sentHeaders).length} headers costs, without and with Fastify.
+    for (const [mode, label] of [
+      ['bytes-headers', `reference: raw node:http, same bytes + our ${Object.keys(sentHeaders).length} response headers`],
+      ['fastify-headers', 'reference: Fastify 5, one route, no hooks, same bytes + headers'],
+    ] as const) {
+      const reference = await startBaseline(mode, bodyFile, headersFile);
+      const r = await load(`${reference.url}/`, { connections: 50, headers: auth(listAccount.key) });
+      rows.push({ scenario: label, rps: r.rps, p50: r.p50, p99: r.p99, rssMb: peakMb(reference.pid), ratio: r.rps / baselineRps });
+      await reference.stop();
+    }
 
     resetPeak(ours.pid);
     const l = await load(listUrl, { connections: 50, headers: auth(listAccount.key) });
