@@ -1,4 +1,5 @@
 import type { Clock } from '../shared/clock.js';
+import { Lru } from '../shared/lru.js';
 import type { ApiKeyPrincipal, ApiKeysRepository } from './api-keys-repository.js';
 
 export interface ApiKeyCacheOptions {
@@ -19,38 +20,6 @@ interface Entry {
   checkedAt: number;
 }
 
-/** A Map used as an LRU: re-inserting moves a key to the young end. */
-class Lru<V> {
-  private readonly map = new Map<string, V>();
-  constructor(private readonly max: number) {}
-
-  get(key: string): V | undefined {
-    const value = this.map.get(key);
-    if (value !== undefined) {
-      this.map.delete(key);
-      this.map.set(key, value);
-    }
-    return value;
-  }
-
-  set(key: string, value: V): void {
-    this.map.delete(key);
-    this.map.set(key, value);
-    if (this.map.size > this.max) {
-      const oldest = this.map.keys().next();
-      if (oldest.done !== true) this.map.delete(oldest.value);
-    }
-  }
-
-  delete(key: string): void {
-    this.map.delete(key);
-  }
-
-  clear(): void {
-    this.map.clear();
-  }
-}
-
 /**
  * Puts an in-memory cache in front of `findActiveByHash`, the lookup every
  * authenticated request makes, keyed by the key's SHA-256 (the secret itself
@@ -64,8 +33,8 @@ export function cacheApiKeyLookups(
   clock: Clock,
   { ttlMs = 1000, maxKnown = 10_000, maxUnknown = 10_000 }: ApiKeyCacheOptions = {},
 ): ApiKeysRepository {
-  const known = new Lru<Entry>(maxKnown);
-  const unknown = new Lru<Entry>(maxUnknown);
+  const known = new Lru<string, Entry>(maxKnown);
+  const unknown = new Lru<string, Entry>(maxUnknown);
   const inFlight = new Map<string, Promise<ApiKeyPrincipal | undefined>>();
   // Bumped by every local write, so that a lookup begun before a revocation
   // does not store its (now stale) answer after it.

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { createBatcher } from '../shared/batcher.js';
 import { digestOf } from '../shared/digest.js';
+import { Lru } from '../shared/lru.js';
 import type { ListedOrder, OrdersRepository } from './orders-repository.js';
 
 /** The v1 listing as bytes: small listings whole, large ones as a stream. */
@@ -67,8 +68,7 @@ export function createOrdersListing(
   ordersRepository: Pick<OrdersRepository, 'listActivePage' | 'ordersVersion'>,
   { wholeLimit = 1000, streamPage = 4000, cacheBytes = 32 * 1024 * 1024 }: ListingOptions = {},
 ) {
-  const cache = new Map<number, { version: bigint; validator: string; body: Buffer }>();
-  let cachedBytes = 0;
+  const cache = new Lru<number, { version: bigint; validator: string; body: Buffer }>(cacheBytes, (entry) => entry.body.length);
   // Listing requests that arrive together read each account's version once:
   // under load that is one read for many requests, and each read still starts
   // after every request it answers arrived, so none misses an earlier commit.
@@ -77,25 +77,6 @@ export function createOrdersListing(
     const versions = new Map(await Promise.all(unique.map(async (id) => [id, await ordersRepository.ordersVersion(id)] as const)));
     return accountIds.map((id) => versions.get(id) ?? 0n);
   });
-
-  function remember(accountId: number, version: bigint, validator: string, body: Buffer): void {
-    forget(accountId);
-    if (body.length > cacheBytes) return;
-    cache.set(accountId, { version, validator, body });
-    cachedBytes += body.length;
-    for (const [oldest, entry] of cache) {
-      if (cachedBytes <= cacheBytes) break;
-      cache.delete(oldest);
-      cachedBytes -= entry.body.length;
-    }
-  }
-
-  function forget(accountId: number): void {
-    const entry = cache.get(accountId);
-    if (entry === undefined) return;
-    cache.delete(accountId);
-    cachedBytes -= entry.body.length;
-  }
 
   async function* stream(accountId: number, first: ListedOrder[]): AsyncGenerator<Buffer> {
     let page = first;
@@ -117,10 +98,10 @@ export function createOrdersListing(
       const body = Buffer.from(`[${serializeOrders(first)}]`);
       // Labelled with the version read before the rows: a write in between
       // leaves the label older than the body, so the next request rebuilds.
-      remember(accountId, version, validator, body);
+      cache.set(accountId, { version, validator, body });
       return body;
     }
-    forget(accountId);
+    cache.delete(accountId);
     return Readable.from(stream(accountId, first), { objectMode: false });
   }
 
@@ -129,9 +110,6 @@ export function createOrdersListing(
       const version = await readVersion(accountId);
       const cached = cache.get(accountId);
       if (cached !== undefined && cached.version === version) {
-        // Refresh its place in the LRU order.
-        cache.delete(accountId);
-        cache.set(accountId, cached);
         return { validator: cached.validator, body: () => Promise.resolve(cached.body) };
       }
       const validator = digestOf(['orders-v1', V1_REPRESENTATION_REVISION, accountId, version]);

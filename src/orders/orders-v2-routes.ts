@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { redactApiKeys } from '../api-keys/api-key-format.js';
 import { ValidationError } from '../errors/errors.js';
@@ -6,6 +6,7 @@ import { principalOf } from '../http/authentication.js';
 import { notModified, sendNotModified, strongEtag } from '../http/conditional-get.js';
 import { invalidParameterMessage } from '../http/schema-errors.js';
 import { normalizeDateTime } from '../shared/date-time.js';
+import { Lru } from '../shared/lru.js';
 import { parseInt64 } from '../shared/int64.js';
 import type { Order, OrderFilter, OrderStatus } from './orders-repository.js';
 import { ORDER_ID_DESCRIPTION } from './orders-schemas.js';
@@ -22,10 +23,14 @@ import {
 import { V2_LIMIT_DEFAULT, V2_LIMIT_MAX, type ListOrdersV2Request, type OrdersV2Service } from './orders-v2-service.js';
 
 const LISTING_PATH = '/v2/store/orders';
+/** Bytes of serialized v2 pages kept per process (string length, about bytes for this ASCII JSON). */
+const PAGE_CACHE_BYTES = 16 * 1024 * 1024;
 
 /** The v2 (beta) `orders` operations. Expects to be registered under /v2, behind requireApiKey. */
 export function registerOrdersV2Routes(scope: FastifyInstance, { ordersV2Service }: { ordersV2Service: OrdersV2Service }): void {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
+  // Serialized pages, by validator and query: repeated reads of an unchanged listing cost no query.
+  const pages = new Lru<string, { body: string; link: string | undefined }>(PAGE_CACHE_BYTES, (page) => page.body.length + (page.link?.length ?? 0));
 
   app.get(
     '/store/orders',
@@ -38,11 +43,24 @@ export function registerOrdersV2Routes(scope: FastifyInstance, { ordersV2Service
     async (request, reply) => {
       const listing = await ordersV2Service.openListing(principalOf(request).accountId, parseListQuery(request.query));
       if (notModified(request, reply, strongEtag(listing.validator))) return sendNotModified(reply);
-      const page = await ordersV2Service.readPage(listing);
-      if (page.nextCursor !== null) {
-        reply.header('link', `<${nextPageUrl(listing.filter, request.query.limit, page.nextCursor)}>; rel="next"`);
+      // The validator changes with every write to the account's orders, so a
+      // page kept under it (and the exact query, which shapes the Link) is
+      // current for as long as it can be found.
+      const key = `${listing.validator}\n${request.url}`;
+      let page = pages.get(key);
+      if (page === undefined) {
+        const read = await ordersV2Service.readPage(listing);
+        // The route's own response serializer: the bytes are what returning the record would send.
+        page = {
+          body: String(reply.serialize({ data: read.orders.map(toOrderV2Record), nextCursor: read.nextCursor })),
+          link: read.nextCursor === null ? undefined : `<${nextPageUrl(listing.filter, request.query.limit, read.nextCursor)}>; rel="next"`,
+        };
+        pages.set(key, page);
       }
-      return { data: page.orders.map(toOrderV2Record), nextCursor: page.nextCursor };
+      if (page.link !== undefined) reply.header('link', page.link);
+      // Already serialized: sent through the untyped reply, as bytes.
+      const untyped: FastifyReply = reply;
+      return untyped.type('application/json; charset=utf-8').send(page.body);
     },
   );
 
