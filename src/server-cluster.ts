@@ -23,7 +23,15 @@ export async function serve(config: Config, { workers }: { workers: number }, st
     // The primary forwards SIGINT as SIGTERM; a terminal's Ctrl-C reaching the
     // whole process group must not count as a second, forcing signal.
     process.on('SIGINT', () => undefined);
-    const listening = await runServer(config, new Writable({ write: (_chunk, _encoding, done) => done() }), { signals: ['SIGTERM'] });
+    let listening: Listening;
+    try {
+      listening = await runServer(config, new Writable({ write: (_chunk, _encoding, done) => done() }), { signals: ['SIGTERM'] });
+    } catch (error) {
+      // A worker that cannot start must end (its IPC channel would keep it
+      // alive); the primary reports the first failure and stops.
+      process.stderr.write(`store-orders: worker could not start: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exit(1);
+    }
     process.send?.({ kind: 'listening', listening });
     return;
   }
@@ -52,6 +60,14 @@ async function runPrimary(config: Config, count: number, stderr: NodeJS.Writable
         if (alive.size === 0) process.exit(failed ? 1 : 0);
         return;
       }
+      if (!announced) {
+        // Failing before every worker listened is a start-up failure (port
+        // taken, bad database): re-forking would only fail again.
+        stderr.write(`store-orders: a worker exited (${signal ?? code}) before the server was up; stopping\n`);
+        failed = true;
+        stop();
+        return;
+      }
       stderr.write(`store-orders: worker ${worker.process.pid ?? '?'} exited (${signal ?? code}); starting another\n`);
       fork();
     });
@@ -72,7 +88,7 @@ async function runPrimary(config: Config, count: number, stderr: NodeJS.Writable
   const stop = () => {
     if (stopping) return;
     stopping = true;
-    if (alive.size === 0) process.exit(0);
+    if (alive.size === 0) process.exit(failed ? 1 : 0);
     for (const worker of alive) worker.process.kill('SIGTERM');
   };
   process.on('SIGTERM', stop);

@@ -40,6 +40,16 @@ export function cacheApiKeyLookups(
   // does not store its (now stale) answer after it.
   let generation = 0;
 
+  /**
+   * After a local write, even one whose outcome is unknown (committed, then
+   * the connection dropped): lookups begun before it neither store their
+   * answer nor are joined by later requests.
+   */
+  function afterWrite(): void {
+    generation++;
+    inFlight.clear();
+  }
+
   function fresh(entry: Entry | undefined, now: number): entry is Entry {
     return entry !== undefined && now - entry.checkedAt < ttlMs && now >= entry.checkedAt;
   }
@@ -47,25 +57,31 @@ export function cacheApiKeyLookups(
   return {
     listByAccount: (accountId) => repository.listByAccount(accountId),
     async create(key) {
-      const created = await repository.create(key);
-      generation++;
-      unknown.delete(key.hash);
-      return created;
+      try {
+        return await repository.create(key);
+      } finally {
+        afterWrite();
+        unknown.delete(key.hash);
+      }
     },
     async revoke(id, revokedAt) {
-      const outcome = await repository.revoke(id, revokedAt);
-      generation++;
-      // Revocations are rare; forgetting every known key is simpler than indexing them by id.
-      known.clear();
-      return outcome;
+      try {
+        return await repository.revoke(id, revokedAt);
+      } finally {
+        afterWrite();
+        // Revocations are rare; forgetting every known key is simpler than indexing them by id.
+        known.clear();
+      }
     },
     async roll(id, now, replace) {
-      const outcome = await repository.roll(id, now, replace);
-      generation++;
-      // The old key's expiry moved and a new key exists: forget both kinds.
-      known.clear();
-      unknown.clear();
-      return outcome;
+      try {
+        return await repository.roll(id, now, replace);
+      } finally {
+        afterWrite();
+        // The old key's expiry moved and a new key exists: forget both kinds.
+        known.clear();
+        unknown.clear();
+      }
     },
     recordLastUsed: (uses) => repository.recordLastUsed(uses),
     findActiveByHash(hash) {
@@ -77,7 +93,7 @@ export function cacheApiKeyLookups(
       const startedAt = generation;
       const lookup = repository.findActiveByHash(hash).then(
         (principal) => {
-          inFlight.delete(hash);
+          if (inFlight.get(hash) === lookup) inFlight.delete(hash);
           if (startedAt === generation) {
             const entry = { principal, checkedAt: now };
             if (principal === undefined) {
@@ -91,7 +107,7 @@ export function cacheApiKeyLookups(
           return principal;
         },
         (error: unknown) => {
-          inFlight.delete(hash);
+          if (inFlight.get(hash) === lookup) inFlight.delete(hash);
           throw error;
         },
       );

@@ -90,10 +90,11 @@ export async function installHardening(app: FastifyInstance, { limits, rateLimit
     }
     try {
       enforceRateLimit(rateLimiter, `ip:${request.ip}`, reply);
-      done();
     } catch (error) {
       done(error as Error);
+      return;
     }
+    done();
   });
 
   app.addHook('onSend', (_request, reply, payload, done) => {

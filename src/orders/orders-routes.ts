@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ValidationError } from '../errors/errors.js';
@@ -20,7 +21,14 @@ export function registerOrdersRoutes(scope: FastifyInstance, { ordersService }: 
     const listing = await ordersService.openListing(principalOf(request).accountId);
     // Answered from the validator alone: a 304 reads and serializes no order.
     if (notModified(request, reply, strongEtag(listing.validator))) return sendNotModified(reply);
-    return reply.type('application/json; charset=utf-8').send(await listing.body());
+    const body = await listing.body();
+    if (request.method === 'HEAD' && body instanceof Readable) {
+      // HEAD sends no body: a large listing is not read at all (its first
+      // page was), and the headers stay those of the streamed GET.
+      body.destroy();
+      return reply.type('application/json; charset=utf-8').send(Readable.from([]));
+    }
+    return reply.type('application/json; charset=utf-8').send(body);
   });
 
   app.delete('/store/orders/:orderId', { schema: cancelOrderSchema, config: { scope: 'orders:write' } }, async (request, reply) => {

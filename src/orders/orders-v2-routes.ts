@@ -30,7 +30,11 @@ const PAGE_CACHE_BYTES = 16 * 1024 * 1024;
 export function registerOrdersV2Routes(scope: FastifyInstance, { ordersV2Service }: { ordersV2Service: OrdersV2Service }): void {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   // Serialized pages, by validator and query: repeated reads of an unchanged listing cost no query.
-  const pages = new Lru<string, { body: string; link: string | undefined }>(PAGE_CACHE_BYTES, (page) => page.body.length + (page.link?.length ?? 0));
+  const pages = new Lru<string, { key: string; body: string; link: string | undefined }>(
+    PAGE_CACHE_BYTES,
+    // The key counts too: an empty page under a long query is mostly key.
+    (page) => page.key.length + page.body.length + (page.link?.length ?? 0),
+  );
 
   app.get(
     '/store/orders',
@@ -52,6 +56,7 @@ export function registerOrdersV2Routes(scope: FastifyInstance, { ordersV2Service
         const read = await ordersV2Service.readPage(listing);
         // The route's own response serializer: the bytes are what returning the record would send.
         page = {
+          key,
           body: String(reply.serialize({ data: read.orders.map(toOrderV2Record), nextCursor: read.nextCursor })),
           link: read.nextCursor === null ? undefined : `<${nextPageUrl(listing.filter, request.query.limit, read.nextCursor)}>; rel="next"`,
         };

@@ -66,6 +66,17 @@ describe('caches across processes, over real HTTP', () => {
     assert.equal(await server.exited, 0);
   });
 
+  test('when the workers cannot listen (port taken), then serve --workers 2 stops and exits 1 instead of re-forking forever', async (t) => {
+    const env = freshEnv(t);
+    const first = await startServer(t, env);
+    const result = await runBin(['serve', '--workers', '2'], { ...env, PORT: new URL(first.baseUrl).port });
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /worker could not start: (listen|bind) EADDRINUSE/);
+    assert.match(result.stderr, /before the server was up; stopping/);
+    first.child.kill('SIGTERM');
+    assert.equal(await first.exited, 0);
+  });
+
   test('when --workers is not a positive integer, then serve refuses with exit 2', async (t) => {
     const env = freshEnv(t);
     const result = await runBin(['serve', '--workers', 'many'], env);

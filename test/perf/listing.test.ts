@@ -5,7 +5,7 @@ import { buildApp } from '../../src/app.js';
 import { createServices } from '../../src/composition.js';
 import { createLogger } from '../../src/http/logging.js';
 import type { ListingOptions } from '../../src/orders/orders-listing.js';
-import type { Order } from '../../src/orders/orders-repository.js';
+import type { Order, OrdersRepository } from '../../src/orders/orders-repository.js';
 import { createOrdersService } from '../../src/orders/orders-service.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { stringifyJson } from '../../src/shared/json.js';
@@ -24,7 +24,16 @@ function plainListing(orders: Order[]): string {
 async function setup(t: TestContext, backend: TestBackend, listing?: ListingOptions) {
   const { config, storage } = await backend.freshDatabase(t);
   const base = createServices(storage, { environment: 'production' });
-  const services = { ...base, orders: createOrdersService({ ordersRepository: storage.orders, clock: systemClock, listing }) };
+  // The real repository, with its page reads counted.
+  const pageReads = { count: 0 };
+  const ordersRepository: OrdersRepository = {
+    ...storage.orders,
+    listActivePage: (accountId, afterId, limit) => {
+      pageReads.count++;
+      return storage.orders.listActivePage(accountId, afterId, limit);
+    },
+  };
+  const services = { ...base, orders: createOrdersService({ ordersRepository, clock: systemClock, listing }) };
   const silent = new Writable({ write: (_chunk, _encoding, done) => done() });
   const app = await buildApp({ logger: createLogger('silent', silent), services, storage });
   t.after(() => app.close());
@@ -36,7 +45,7 @@ async function setup(t: TestContext, backend: TestBackend, listing?: ListingOpti
     assert.equal(response.headers['content-type'], 'application/json; charset=utf-8');
     return response.body;
   };
-  return { config, storage, services, account, secret, app, list };
+  return { config, storage, services, account, secret, app, list, pageReads };
 }
 
 for (const backend of testBackends()) {
@@ -123,7 +132,7 @@ for (const backend of testBackends()) {
     });
 
     test('when a streamed listing is revalidated, then its ETag gives 304 with no body until an order changes, and HEAD sends no body', async (t) => {
-      const { services, account, secret, app } = await setup(t, backend, { wholeLimit: 2, streamPage: 2 });
+      const { services, account, secret, app, pageReads } = await setup(t, backend, { wholeLimit: 2, streamPage: 2 });
       for (let i = 1; i <= 7; i++) await services.orders.createOrder({ accountId: account.id, id: BigInt(i), petId: 1n, quantity: i });
       const get = (headers: Record<string, string> = {}, method: 'GET' | 'HEAD' = 'GET') =>
         app.inject({ method, url: '/v1/store/orders', headers: { authorization: `Bearer ${secret}`, ...headers } });
@@ -139,10 +148,12 @@ for (const backend of testBackends()) {
       assert.equal(unchanged.body, '');
       assert.equal(unchanged.headers.etag, etag);
 
+      const readsBefore = pageReads.count;
       const head = await get({}, 'HEAD');
       assert.equal(head.statusCode, 200);
       assert.equal(head.body, '');
       assert.equal(head.headers['content-type'], 'application/json; charset=utf-8');
+      assert.equal(pageReads.count - readsBefore, 1, 'HEAD reads the first page only, never streams the rest');
 
       await services.orders.cancelOrder(account.id, 4n);
       const changed = await get({ 'if-none-match': String(etag) });

@@ -7,6 +7,12 @@ export function sqlState(error: unknown): string | undefined {
 }
 
 export const UNIQUE_VIOLATION = '23505';
+
+/** A deadlock or serialization failure: the transaction was rolled back and may simply be run again. */
+export function isTransactionConflict(error: unknown): boolean {
+  const state = sqlState(error);
+  return state === '40P01' || state === '40001';
+}
 export const FOREIGN_KEY_VIOLATION = '23503';
 
 /** Network-level errors Node reports when the server cannot be reached. */
@@ -41,8 +47,9 @@ export function isUnavailable(error: unknown): boolean {
   if (state !== undefined) {
     // 08: connection exception; 53: insufficient resources (e.g. too many
     // connections); 57P01-57P05: shutdown or cannot connect now; 57014: a
-    // statement_timeout cancelled the query.
-    return state.startsWith('08') || state.startsWith('53') || state.startsWith('57P') || state === '57014';
+    // statement_timeout cancelled the query; 40001/40P01: a serialization
+    // failure or deadlock aborted the transaction (nothing of it happened).
+    return state.startsWith('08') || state.startsWith('53') || state.startsWith('57P') || state === '57014' || isTransactionConflict(error);
   }
   if (!(error instanceof Error)) return false;
   const code = 'code' in error && typeof error.code === 'string' ? error.code : undefined;

@@ -12,7 +12,7 @@ import {
 } from '../../orders/orders-repository.js';
 import { createBatcher } from '../../shared/batcher.js';
 import { INT64_MAX } from '../../shared/int64.js';
-import { FOREIGN_KEY_VIOLATION, sqlState, UNIQUE_VIOLATION } from './postgres-errors.js';
+import { FOREIGN_KEY_VIOLATION, isTransactionConflict, sqlState, UNIQUE_VIOLATION } from './postgres-errors.js';
 import { isoTimestamp, type Sql, type Transaction } from './postgres-sql.js';
 
 interface OrderRow {
@@ -82,6 +82,9 @@ async function changeOne(sql: Sql, { id, accountId, from, to, at }: StatusChange
   return row === undefined ? { changed: false } : { changed: false, current: row.status };
 }
 
+/** Runs of a status-change group that a deadlock may roll back before it gives up. */
+const GROUP_ATTEMPTS = 3;
+
 export function createPostgresOrdersRepository(sql: Sql, transaction: Transaction): OrdersRepository {
   async function insert(order: NewOrder, run: Sql = sql): Promise<Order> {
     const [row] = await run<OrderRow>(
@@ -145,15 +148,25 @@ export function createPostgresOrdersRepository(sql: Sql, transaction: Transactio
     },
     async changeStatusMany(changes) {
       if (changes.length === 0) return [];
-      // Rows are locked in id order, so that two concurrent groups cannot
-      // deadlock; the sort is stable, so changes of one order keep their
-      // order and each is still decided by its own conditional UPDATE.
+      // Order rows are locked in id order; the sort is stable, so changes of
+      // one order keep their order and each is still decided by its own
+      // conditional UPDATE. The version trigger also locks each account's
+      // row, in that same order-id order, so two groups (or a group and a
+      // single write) can still deadlock across accounts: PostgreSQL then
+      // rolls one transaction back whole, and it is simply run again.
       const order = changes.map((change, index) => ({ change, index })).sort((a, b) => (a.change.id < b.change.id ? -1 : a.change.id > b.change.id ? 1 : 0));
-      return transaction(async (tx) => {
-        const results = new Array<StatusChangeResult>(changes.length);
-        for (const { change, index } of order) results[index] = await changeOne(tx, change);
-        return results;
-      });
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await transaction(async (tx) => {
+            const results = new Array<StatusChangeResult>(changes.length);
+            for (const { change, index } of order) results[index] = await changeOne(tx, change);
+            return results;
+          });
+        } catch (error) {
+          // After the last attempt the conflict surfaces as a retryable 503.
+          if (!isTransactionConflict(error) || attempt >= GROUP_ATTEMPTS) throw error;
+        }
+      }
     },
     async listActivePage(accountId, afterId, limit) {
       const rows =
@@ -191,6 +204,8 @@ export function createPostgresOrdersRepository(sql: Sql, transaction: Transactio
             }
             throw error;
           }
+          // Released, so that a long import does not pile up subtransactions.
+          await tx('RELEASE SAVEPOINT import_batch');
           position += batch.length;
         }
         return { imported: position };

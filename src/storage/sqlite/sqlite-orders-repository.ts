@@ -166,7 +166,9 @@ export function createSqliteOrdersRepository(db: Database.Database, openImportCo
                 insertChunk.run(batch.slice(start, start + IMPORT_CHUNK).flatMap(insertArgs));
               }
               for (const order of batch.slice(start)) insertOne.run(...insertArgs(order));
-            } catch {
+            } catch (error) {
+              // Anything but a refused row (a full disk, an I/O error) ends the import as it is.
+              if (sqliteConstraint(error) === undefined) throw error;
               // Replay the batch one row at a time to name the refused order.
               connection.exec('ROLLBACK TO import_batch');
               for (const [index, order] of batch.entries()) {
