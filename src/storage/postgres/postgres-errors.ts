@@ -10,6 +10,7 @@ export const UNIQUE_VIOLATION = '23505';
 
 /** A deadlock or serialization failure: the transaction was rolled back and may simply be run again. */
 export function isTransactionConflict(error: unknown): boolean {
+  if (error instanceof TransactionConflictError) return true;
   const state = sqlState(error);
   return state === '40P01' || state === '40001';
 }
@@ -64,8 +65,16 @@ export function isUnavailable(error: unknown): boolean {
  * an internal error.
  */
 export function toStorageError(error: unknown): unknown {
+  if (isTransactionConflict(error)) return new TransactionConflictError();
   if (isUnavailable(error)) {
     return new AppError('service_unavailable', 'The database is not reachable; retry the request shortly.', { 'retry-after': '1' });
   }
   return error;
+}
+
+/** A 503 whose transaction was rolled back by a deadlock or serialization failure: safe to run again. */
+export class TransactionConflictError extends AppError {
+  constructor() {
+    super('service_unavailable', 'The database rolled the request back because of a conflicting one; retry it.', { 'retry-after': '1' });
+  }
 }
