@@ -27,7 +27,7 @@ const DURATION_S = QUICK ? 2 : 10;
 const WARMUP_S = QUICK ? 1 : 3;
 const BIG_ORDERS = QUICK ? 100_000 : 1_000_000;
 const BIG_REPEATS = QUICK ? 3 : 10;
-const CANCEL_BLOCK = QUICK ? 40_000 : 250_000;
+const CANCEL_BLOCK = QUICK ? 60_000 : 250_000;
 const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
 const HAS_WRK = has('wrk');
 const PIN = has('taskset') && cpus().length >= 2;
