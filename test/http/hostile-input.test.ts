@@ -73,7 +73,11 @@ async function storeFixture(t: TestContext): Promise<Fixture> {
       assert.equal((await app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200);
       const list = await app.inject({ method: 'GET', url: '/v1/store/orders', headers: { authorization: `Bearer ${alice.key}` } });
       assert.equal(list.statusCode, 200);
-      assert.deepEqual((JSON.parse(list.body.replace(/"id":(\d+)/g, '"id":"$1"')) as { id: string }[]).map((o) => o.id), ['101', '102', '9007199254740993']);
+      // The fuzzer may legitimately cancel a known order with Alice's valid key,
+      // so the listing is compared with what storage holds, not with the seed.
+      const stored = (await testApp.services.orders.listOrders(1)).map((order) => String(order.id));
+      assert.ok(stored.includes('102'), 'order 102 is never addressed by the fuzzer');
+      assert.deepEqual((JSON.parse(list.body.replace(/"id":(\d+)/g, '"id":"$1"')) as { id: string }[]).map((o) => o.id), stored);
     },
   };
 }
