@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { createWebhookDelivery, recordOnlyDelivery } from './messages/messages-delivery.js';
 import { createMessageDispatcher, type MessageDispatcher } from './messages/messages-dispatcher.js';
 import { createMessagesService } from './messages/messages-service.js';
+import { createVersionReads } from './orders/orders-listing.js';
 import { createGroupedStatusChanges, createOrdersService } from './orders/orders-service.js';
 import { createOrdersV2Service } from './orders/orders-v2-service.js';
 import { createPetsService } from './pets/pets-service.js';
@@ -39,6 +40,8 @@ export function createServices(
 ): Services {
   // One group commit per storage: v1 and v2 cancels that arrive together share a commit.
   const changeStatus = createGroupedStatusChanges(storage.orders);
+  // One batch of version reads per turn for every listing, v1 and v2.
+  const readVersion = createVersionReads(storage.orders);
   return {
     accounts: createAccountsService({ accountsRepository: storage.accounts, clock }),
     apiKeys: createApiKeysService({
@@ -48,10 +51,11 @@ export function createServices(
       environment: config.environment,
     }),
     keyUsage: createKeyUsageRecorder({ apiKeysRepository: storage.apiKeys, clock }),
-    orders: createOrdersService({ ordersRepository: storage.orders, clock, changeStatus }),
+    orders: createOrdersService({ ordersRepository: storage.orders, clock, changeStatus, readVersion }),
     ordersV2: createOrdersV2Service({
       ordersRepository: storage.orders,
       changeStatus,
+      readVersion,
       cursors: createCursorCodec({ secrets: config.cursorSecrets ?? [], secretsRepository: storage.secrets, clock }),
       clock,
     }),

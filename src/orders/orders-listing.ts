@@ -42,6 +42,23 @@ function serializeOrders(orders: readonly ListedOrder[]): string {
   return json;
 }
 
+/** An account's orders version, as read by a request that has arrived. */
+export type ReadVersion = (accountId: number) => Promise<bigint>;
+
+/**
+ * Listing requests (v1 and v2) that arrive together read each account's
+ * version once: under load that is one read for many requests, and each read
+ * still starts after every request it answers arrived, so none misses an
+ * earlier commit. Create one per storage and share it.
+ */
+export function createVersionReads(ordersRepository: Pick<OrdersRepository, 'ordersVersion'>): ReadVersion {
+  return createBatcher<number, bigint>(async (accountIds) => {
+    const unique = [...new Set(accountIds)];
+    const versions = new Map(await Promise.all(unique.map(async (id) => [id, await ordersRepository.ordersVersion(id)] as const)));
+    return accountIds.map((id) => versions.get(id) ?? 0n);
+  });
+}
+
 /** Bump when the serialized v1 listing changes shape, so that older ETags stop matching. */
 const V1_REPRESENTATION_REVISION = 1;
 
@@ -67,16 +84,9 @@ export interface OpenedListing {
 export function createOrdersListing(
   ordersRepository: Pick<OrdersRepository, 'listActivePage' | 'ordersVersion'>,
   { wholeLimit = 1000, streamPage = 4000, cacheBytes = 32 * 1024 * 1024 }: ListingOptions = {},
+  readVersion: ReadVersion = createVersionReads(ordersRepository),
 ) {
   const cache = new Lru<number, { version: bigint; validator: string; body: Buffer }>(cacheBytes, (entry) => entry.body.length);
-  // Listing requests that arrive together read each account's version once:
-  // under load that is one read for many requests, and each read still starts
-  // after every request it answers arrived, so none misses an earlier commit.
-  const readVersion = createBatcher<number, bigint>(async (accountIds) => {
-    const unique = [...new Set(accountIds)];
-    const versions = new Map(await Promise.all(unique.map(async (id) => [id, await ordersRepository.ordersVersion(id)] as const)));
-    return accountIds.map((id) => versions.get(id) ?? 0n);
-  });
 
   async function* stream(accountId: number, first: ListedOrder[]): AsyncGenerator<Buffer> {
     let page = first;

@@ -3,7 +3,7 @@ import type { Clock } from '../shared/clock.js';
 import { normalizeDateTime } from '../shared/date-time.js';
 import { createBatcher } from '../shared/batcher.js';
 import { isInt64 } from '../shared/int64.js';
-import { createOrdersListing, type ListingOptions, type OpenedListing } from './orders-listing.js';
+import { createOrdersListing, createVersionReads, type ListingOptions, type OpenedListing, type ReadVersion } from './orders-listing.js';
 import { parseOrderLine } from './orders-import.js';
 import {
   ImportRejectedError,
@@ -94,15 +94,18 @@ export function createOrdersService({
   clock,
   listing: listingOptions,
   changeStatus = createGroupedStatusChanges(ordersRepository),
+  readVersion = createVersionReads(ordersRepository),
 }: {
   ordersRepository: OrdersRepository;
   clock: Clock;
   listing?: ListingOptions;
+  /** Shared with the v2 service, so that their version reads share batches. */
+  readVersion?: ReadVersion;
   /** Shared with the other services that cancel; its own group commit when absent. */
   changeStatus?: ChangeStatus;
 }) {
   const notFound = (orderId: bigint) => new NotFoundError('order_not_found', `Order ${orderId} was not found.`);
-  const listing = createOrdersListing(ordersRepository, listingOptions);
+  const listing = createOrdersListing(ordersRepository, listingOptions, readVersion);
 
   return {
     /** The v1 collection: the account's orders that have not been cancelled, by id. */

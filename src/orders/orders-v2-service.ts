@@ -3,6 +3,7 @@ import type { Clock } from '../shared/clock.js';
 import { digestOf } from '../shared/digest.js';
 import { canonicalFilter, filterDigest, type CursorCodec } from './orders-cursor.js';
 import type { Order, OrderFilter, OrdersRepository } from './orders-repository.js';
+import { createVersionReads, type ReadVersion } from './orders-listing.js';
 import { alreadyShipped, cancelPendingOrder, createGroupedStatusChanges, type ChangeStatus } from './orders-service.js';
 
 export const V2_LIMIT_DEFAULT = 50;
@@ -49,12 +50,15 @@ export function createOrdersV2Service({
   cursors,
   clock,
   changeStatus = createGroupedStatusChanges(ordersRepository),
+  readVersion = createVersionReads(ordersRepository),
 }: {
   ordersRepository: OrdersRepository;
   cursors: CursorCodec;
   clock: Clock;
   /** Shared with the v1 service so that their cancels share commits. */
   changeStatus?: ChangeStatus;
+  /** Shared with the v1 service so that their version reads share batches. */
+  readVersion?: ReadVersion;
 }) {
   const notFound = (orderId: bigint) => new NotFoundError('order_not_found', `Order ${orderId} was not found.`);
 
@@ -84,7 +88,7 @@ export function createOrdersV2Service({
       // Read before the page, never after: a write in between can then only
       // make the ETag older than the body (a needless 200 later), never newer
       // (a 304 for a body the client does not have).
-      const version = await ordersRepository.ordersVersion(accountId);
+      const version = await readVersion(accountId);
       const validator = digestOf([
         'orders-v2',
         V2_REPRESENTATION_REVISION,

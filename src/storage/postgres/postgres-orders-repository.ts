@@ -10,7 +10,6 @@ import {
   type StatusChange,
   type StatusChangeResult,
 } from '../../orders/orders-repository.js';
-import { createBatcher } from '../../shared/batcher.js';
 import { INT64_MAX } from '../../shared/int64.js';
 import { FOREIGN_KEY_VIOLATION, isTransactionConflict, sqlState, UNIQUE_VIOLATION } from './postgres-errors.js';
 import { isoTimestamp, type Sql, type Transaction } from './postgres-sql.js';
@@ -105,17 +104,6 @@ export function createPostgresOrdersRepository(sql: Sql, transaction: Transactio
     if (row === undefined) throw new Error('INSERT … RETURNING returned no row');
     return toOrder(row);
   }
-
-  // Every listing request reads its account's version; the requests that
-  // arrive together share one round trip (never one already in flight, so
-  // each still sees every commit acknowledged before it arrived).
-  const readVersion = createBatcher<number, bigint>(async (accountIds) => {
-    const rows = await sql<{ id: bigint; orders_version: bigint }>('SELECT id, orders_version FROM accounts WHERE id = ANY($1::bigint[])', [
-      [...new Set(accountIds)],
-    ]);
-    const versions = new Map(rows.map((row) => [Number(row.id), row.orders_version]));
-    return accountIds.map((accountId) => versions.get(accountId) ?? 0n);
-  });
 
   return {
     async create(order) {
@@ -215,7 +203,10 @@ export function createPostgresOrdersRepository(sql: Sql, transaction: Transactio
       const { text, values } = pageSql(query);
       return (await sql<OrderRow>(text, values)).map(toOrder);
     },
-    ordersVersion: readVersion,
+    async ordersVersion(accountId) {
+      const [row] = await sql<{ orders_version: bigint }>('SELECT orders_version FROM accounts WHERE id = $1', [accountId]);
+      return row?.orders_version ?? 0n;
+    },
   };
 
   async function insertMany(tx: Sql, batch: readonly NewOrder[]): Promise<void> {
