@@ -25,6 +25,14 @@ const runs = (name: string) => ONLY === undefined || ONLY.has(name);
 
 const DURATION_S = QUICK ? 2 : 10;
 const WARMUP_S = QUICK ? 1 : 3;
+/**
+ * A read scenario's ratio comes from rounds that alternate it with the
+ * baseline (A B, B A, ...): on a shared VM the machine's speed drifts by
+ * tens of percent within minutes, and measuring each once, minutes apart,
+ * measured the drift as much as the server.
+ */
+const ROUNDS = QUICK ? 2 : 5;
+const ROUND_S = QUICK ? 1 : 2;
 const BIG_ORDERS = QUICK ? 100_000 : 1_000_000;
 const BIG_REPEATS = QUICK ? 3 : 10;
 const CANCEL_BLOCK = QUICK ? 60_000 : 250_000;
@@ -163,14 +171,25 @@ function toMs(value: string, unit: string): number {
   return unit === 'us' ? n / 1000 : unit === 's' ? n * 1000 : n;
 }
 
-async function load(url: string, { connections, headers, script, scriptArgs = [] }: { connections: number; headers: Record<string, string>; script?: string; scriptArgs?: string[] }): Promise<Load> {
+interface LoadOptions {
+  connections: number;
+  headers: Record<string, string>;
+  script?: string;
+  scriptArgs?: string[];
+  /** Default DURATION_S. */
+  seconds?: number;
+  /** Default: a read scenario (no script) is first run unmeasured for WARMUP_S. */
+  warmUp?: boolean;
+}
+
+async function load(url: string, { connections, headers, script, scriptArgs = [], seconds = DURATION_S, warmUp = script === undefined }: LoadOptions): Promise<Load> {
   if (HAS_WRK) {
     const headerArgs = Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
     // A read scenario is run once unmeasured first, so that every server is
     // measured warm (JIT, caches, connections); a cancel run cannot be
     // repeated (its orders are then cancelled), and its first second is part of it.
-    if (script === undefined) execFileSync(...pinned(CLIENT_CORE, 'wrk', ['-t1', `-c${connections}`, `-d${WARMUP_S}s`, ...headerArgs, url]));
-    const argv = ['-t1', `-c${connections}`, `-d${DURATION_S}s`, '--latency', ...headerArgs];
+    if (warmUp) execFileSync(...pinned(CLIENT_CORE, 'wrk', ['-t1', `-c${connections}`, `-d${WARMUP_S}s`, ...headerArgs, url]));
+    const argv = ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', ...headerArgs];
     if (script !== undefined) argv.push('-s', script);
     argv.push(url);
     if (scriptArgs.length > 0) argv.push('--', ...scriptArgs);
@@ -192,10 +211,11 @@ async function load(url: string, { connections, headers, script, scriptArgs = []
   const specifier = 'autocannon';
   const { default: autocannon } = (await import(specifier)) as { default: AutocannonFn };
   let next = Number(scriptArgs[0] ?? 0);
+  if (warmUp) await autocannon({ url, connections, duration: WARMUP_S, headers });
   const result = await autocannon({
     url,
     connections,
-    duration: DURATION_S,
+    duration: seconds,
     headers,
     requests: script === undefined ? undefined : [{ method: 'DELETE', setupRequest: (req: { path: string }) => ({ ...req, path: `/v1/store/orders/${++next}` }) }],
   });
@@ -207,6 +227,60 @@ type AutocannonFn = (options: Record<string, unknown>) => Promise<{
   latency: { p50: number; p99: number };
   non2xx: number;
 }>;
+
+function median(xs: number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] ?? NaN) : ((sorted[mid - 1] ?? NaN) + (sorted[mid] ?? NaN)) / 2;
+}
+
+interface Paired {
+  /** Medians over the rounds. */
+  ours: Load;
+  baseline: Load;
+  /** Per round: our throughput over the baseline's in that round. */
+  ratios: number[];
+  /** Median of the per-round ratios. */
+  ratio: number;
+  /** Median of the per-round p99 ratios (ours over the baseline's). */
+  p99Ratio: number;
+}
+
+/** Runs a read scenario in ROUNDS rounds alternating with the baseline, both warm, each round ROUND_S seconds per side. */
+async function paired(baselineUrl: string, url: string, headers: Record<string, string>, baselineHeaders: Record<string, string>): Promise<Paired> {
+  const connections = 50;
+  await load(url, { connections, headers, seconds: WARMUP_S, warmUp: false });
+  const ours: Load[] = [];
+  const baseline: Load[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const run = async (which: 'ours' | 'baseline') => {
+      if (which === 'ours') ours.push(await load(url, { connections, headers, seconds: ROUND_S, warmUp: false }));
+      else baseline.push(await load(baselineUrl, { connections, headers: baselineHeaders, seconds: ROUND_S, warmUp: false }));
+    };
+    // Alternating which goes first, so that a drift over the run favours neither.
+    await run(round % 2 === 0 ? 'baseline' : 'ours');
+    await run(round % 2 === 0 ? 'ours' : 'baseline');
+  }
+  const med = (loads: Load[]): Load => ({
+    rps: median(loads.map((l) => l.rps)),
+    p50: median(loads.map((l) => l.p50)),
+    p99: median(loads.map((l) => l.p99)),
+    non2xx: loads.reduce((sum, l) => sum + l.non2xx, 0),
+  });
+  const ratios = ours.map((l, i) => l.rps / (baseline[i]?.rps ?? NaN));
+  return {
+    ours: med(ours),
+    baseline: med(baseline),
+    ratios,
+    ratio: median(ratios),
+    p99Ratio: median(ours.map((l, i) => l.p99 / (baseline[i]?.p99 ?? NaN))),
+  };
+}
+
+/** The note of a paired row: the spread of its rounds. */
+function roundsNote(p: Paired, extra = ''): string {
+  return `${ROUNDS} rounds, ratios ${p.ratios.map((r) => r.toFixed(2)).join('/')}; p99 ${p.p99Ratio.toFixed(2)}× baseline's${p.ours.non2xx ? `, ${p.ours.non2xx} non-2xx` : ''}${extra}`;
+}
 
 // ---------- data ----------
 
@@ -260,8 +334,6 @@ async function bigListing(url: string, headers: Record<string, string>, probeUrl
   }
   probing = false;
   await probe;
-  const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
-  const median = (xs: number[]) => sorted(xs)[Math.floor(xs.length / 2)] ?? NaN;
   return {
     status: results[0]?.status,
     bytes: results[0]?.bytes ?? 0,
@@ -325,42 +397,48 @@ async function main(): Promise<void> {
   );
   const headersFile = importFile('list-headers.json', JSON.stringify(sentHeaders));
 
-  let baselineRps = NaN;
-  let baselineP99 = NaN;
-  if (runs('list')) {
-    const baseline = await startBaseline('bytes', bodyFile);
-    resetPeak(baseline.pid);
-    const b = await load(`${baseline.url}/`, { connections: 50, headers: auth(listAccount.key) });
-    baselineRps = b.rps;
-    baselineP99 = b.p99;
-    rows.push({ scenario: `baseline: raw node:http, precomputed ${listBody.length} B (100 orders)`, rps: b.rps, p50: b.p50, p99: b.p99, rssMb: peakMb(baseline.pid), ratio: 1 });
-    await baseline.stop();
+  // Kept running until the last read scenario: every ratio is measured against it in the same minutes.
+  const baseline = runs('list') ? await startBaseline('bytes', bodyFile) : undefined;
+  const against = async (url: string, headers: Record<string, string>): Promise<Paired> => {
+    if (baseline === undefined) throw new Error('no baseline: the list scenarios are off');
+    return paired(`${baseline.url}/`, url, headers, auth(listAccount.key));
+  };
+  const pairedRow = (scenario: string, p: Paired, pid: number, extra = ''): Row => ({
+    scenario,
+    rps: p.ours.rps,
+    p50: p.ours.p50,
+    p99: p.ours.p99,
+    rssMb: peakMb(pid),
+    ratio: p.ratio,
+    note: roundsNote(p, extra),
+  });
+  if (baseline !== undefined) {
+    await load(`${baseline.url}/`, { connections: 50, headers: auth(listAccount.key), seconds: WARMUP_S, warmUp: false });
+    resetPeak(ours.pid);
+    const l = await against(listUrl, auth(listAccount.key));
+    rows.push({ scenario: `baseline: raw node:http, precomputed ${listBody.length} B (100 orders)`, rps: l.baseline.rps, p50: l.baseline.p50, p99: l.baseline.p99, rssMb: peakMb(baseline.pid), ratio: 1, note: `medians of the ${ROUNDS} rounds paired with the next row` });
+    rows.push(pairedRow('GET /v1/store/orders, 100 orders, SQLite, 1 process', l, ours.pid));
 
-    // Reference points, not targets: what merely sending our ${Object.keys(sentHeaders).length} headers costs, without and with Fastify.
+    // Reference points, not targets: what merely sending our headers costs, without and with Fastify.
     for (const [mode, label] of [
       ['bytes-headers', `reference: raw node:http, same bytes + our ${Object.keys(sentHeaders).length} response headers`],
       ['fastify-headers', 'reference: Fastify 5, one route, no hooks, same bytes + headers'],
     ] as const) {
       const reference = await startBaseline(mode, bodyFile, headersFile);
-      const r = await load(`${reference.url}/`, { connections: 50, headers: auth(listAccount.key) });
-      rows.push({ scenario: label, rps: r.rps, p50: r.p50, p99: r.p99, rssMb: peakMb(reference.pid), ratio: r.rps / baselineRps });
+      rows.push(pairedRow(label, await against(`${reference.url}/`, auth(listAccount.key)), reference.pid));
       await reference.stop();
     }
-
-    resetPeak(ours.pid);
-    const l = await load(listUrl, { connections: 50, headers: auth(listAccount.key) });
-    rows.push({ scenario: 'GET /v1/store/orders, 100 orders, SQLite, 1 process', rps: l.rps, p50: l.p50, p99: l.p99, rssMb: peakMb(ours.pid), ratio: l.rps / baselineRps, note: `p99 ${(l.p99 / baselineP99).toFixed(2)}× baseline's${l.non2xx ? `, ${l.non2xx} non-2xx` : ''}` });
 
     const etag = await new Promise<string>((resolve, reject) => {
       http.get(listUrl, { headers: auth(listAccount.key) }, (res) => {
         res.resume().on('end', () => resolve(String(res.headers.etag))).on('error', reject);
       });
     });
-    const n = await load(listUrl, { connections: 50, headers: { ...auth(listAccount.key), 'if-none-match': etag } });
-    rows.push({ scenario: 'GET /v1/store/orders, If-None-Match current (304), SQLite', rps: n.rps, p50: n.p50, p99: n.p99, rssMb: peakMb(ours.pid), ratio: n.rps / baselineRps, note: 'no body; ratio against the 9 KB baseline' });
+    const n = await against(listUrl, { ...auth(listAccount.key), 'if-none-match': etag });
+    rows.push(pairedRow('GET /v1/store/orders, If-None-Match current (304), SQLite', n, ours.pid, '; no body, against the 9 KB baseline'));
 
-    const v2 = await load(`${ours.url}/v2/store/orders?limit=100`, { connections: 50, headers: auth(listAccount.key) });
-    rows.push({ scenario: 'GET /v2/store/orders?limit=100 (beta), 100 orders, SQLite', rps: v2.rps, p50: v2.p50, p99: v2.p99, rssMb: peakMb(ours.pid), ratio: v2.rps / baselineRps, note: `pages cached by validator and query${v2.non2xx ? `, ${v2.non2xx} non-2xx` : ''}` });
+    const v2 = await against(`${ours.url}/v2/store/orders?limit=100`, auth(listAccount.key));
+    rows.push(pairedRow('GET /v2/store/orders?limit=100 (beta), 100 orders, SQLite', v2, ours.pid, '; pages cached by validator and query'));
   }
 
   const cancelScript = importFile('cancel.lua', [
@@ -401,10 +479,9 @@ async function main(): Promise<void> {
   }
   await ours.stop();
 
-  if (runs('workers') && runs('list')) {
+  if (runs('workers') && baseline !== undefined) {
     const two = await startOurs(env, ['--workers', '2'], `${SERVER_CORE},${CLIENT_CORE}`);
-    const w = await load(`${two.url}/v1/store/orders`, { connections: 50, headers: auth(listAccount.key) });
-    rows.push({ scenario: 'GET /v1/store/orders, 100 orders, SQLite, --workers 2 (both cores, shared with wrk)', rps: w.rps, p50: w.p50, p99: w.p99, rssMb: peakMb(two.pid), ratio: w.rps / baselineRps });
+    rows.push(pairedRow('GET /v1/store/orders, 100 orders, SQLite, --workers 2 (both cores, shared with wrk)', await against(`${two.url}/v1/store/orders`, auth(listAccount.key)), two.pid));
     await two.stop();
   }
 
@@ -431,10 +508,9 @@ async function main(): Promise<void> {
     const key = (JSON.parse(cli(pgEnv, ['keys', 'create', '--account', String(account.id), '--json'])) as { key: string }).key;
     cli(pgEnv, ['orders', 'import', '--account', String(account.id), path.join(work, 'list.ndjson')]);
     const pg = await startOurs(pgEnv);
-    if (runs('list')) {
+    if (baseline !== undefined) {
       resetPeak(pg.pid);
-      const l = await load(`${pg.url}/v1/store/orders`, { connections: 50, headers: auth(key) });
-      rows.push({ scenario: 'GET /v1/store/orders, 100 orders, PostgreSQL, 1 process', rps: l.rps, p50: l.p50, p99: l.p99, rssMb: peakMb(pg.pid), ratio: l.rps / baselineRps });
+      rows.push(pairedRow('GET /v1/store/orders, 100 orders, PostgreSQL, 1 process', await against(`${pg.url}/v1/store/orders`, auth(key)), pg.pid));
     }
     if (runs('cancel')) {
       const cancelAccountPg = JSON.parse(cli(pgEnv, ['accounts', 'create', '--name', 'bench-pg-cancel', '--json'])) as { id: number };
@@ -445,6 +521,8 @@ async function main(): Promise<void> {
     }
     await pg.stop();
   }
+
+  await baseline?.stop();
 
   const fmt = (n: number | undefined, digits = 0) => (n === undefined || Number.isNaN(n) ? '' : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
   const table = [

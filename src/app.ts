@@ -10,6 +10,7 @@ import { createRateLimiter, type RateLimiter } from './http/rate-limit.js';
 import { registerDocsPage } from './openapi/docs-page.js';
 import { registerOpenApi, registerOpenApiRoute } from './openapi/openapi-document.js';
 import { storeOpenApiOptions, storeV2OpenApiOptions, V2_DOCUMENT } from './openapi/store-openapi.js';
+import { createListingLane } from './orders/orders-listing-lane.js';
 import { registerOrdersRoutes } from './orders/orders-routes.js';
 import { registerOrdersV2Routes } from './orders/orders-v2-routes.js';
 import { PETS_DEPRECATION_DOCUMENTATION } from './pets/pets-schemas.js';
@@ -26,6 +27,11 @@ export interface AppDependencies {
   rateLimiter?: RateLimiter;
   /** The servers the OpenAPI document names; the documented defaults when absent. */
   config?: Pick<Config, 'publicBaseUrl' | 'stagingBaseUrl'>;
+  /**
+   * false: the v1 listing is answered by its Fastify route only, never by the
+   * fast lane in front of it (the tests compare the two). Default true.
+   */
+  listingLane?: boolean;
 }
 
 /** Request bodies are not used by v1; this bounds what a client can make us read. */
@@ -42,8 +48,12 @@ export async function buildApp({
   limits = DEFAULT_LIMITS,
   rateLimiter = createRateLimiter(limits.rateLimit),
   config,
+  listingLane = true,
 }: AppDependencies): Promise<FastifyInstance> {
-  const app = await createHttpApp({ logger, bodyLimit: BODY_LIMIT_BYTES, limits, rateLimiter });
+  const preRouting = listingLane
+    ? createListingLane({ apiKeys: services.apiKeys, keyUsage: services.keyUsage, rateLimiter, ordersService: services.orders, logger })
+    : undefined;
+  const app = await createHttpApp({ logger, bodyLimit: BODY_LIMIT_BYTES, limits, rateLimiter, ...(preRouting && { preRouting }) });
   // Before any route: the generators collect routes as they are added. One
   // document per version prefix (spec section 1: servers carry the prefix).
   const documented = config ?? loadConfig({});

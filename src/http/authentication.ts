@@ -60,14 +60,22 @@ export function enforceRateLimit(rateLimiter: RateLimiter | undefined, bucket: s
   reply.headers(headers);
 }
 
-/** Every Authorization header of the request, as sent (Node keeps only the first). */
-function authorizationHeaders(request: FastifyRequest): string[] {
-  const raw = request.raw.rawHeaders;
-  const values: string[] = [];
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    if (raw[i]?.toLowerCase() === 'authorization') values.push(raw[i + 1] ?? '');
+/**
+ * The API key of `Authorization: Bearer <API key>`, or why there is none.
+ * Every Authorization header is looked at, as sent: Node keeps only the
+ * first, and two are refused.
+ */
+export function bearerToken(rawHeaders: readonly string[]): string | AppError {
+  let header: string | undefined;
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    if (rawHeaders[i]?.toLowerCase() !== 'authorization') continue;
+    if (header !== undefined) return invalidKey('Send exactly one Authorization header.');
+    header = rawHeaders[i + 1] ?? '';
   }
-  return values;
+  if (header === undefined) return missingKey('An API key is required: send Authorization: Bearer <API key>.');
+  const match = BEARER.exec(header);
+  if (match?.[1] === undefined) return invalidKey('The Authorization header must be: Bearer <API key>.');
+  return match[1];
 }
 
 /**
@@ -103,12 +111,9 @@ export function requireApiKey(scope: FastifyInstance, apiKeys: ApiKeysService, {
 }
 
 async function authenticate(request: FastifyRequest, apiKeys: ApiKeysService): Promise<ApiKeyPrincipal> {
-  const headers = authorizationHeaders(request);
-  if (headers.length === 0) throw missingKey('An API key is required: send Authorization: Bearer <API key>.');
-  if (headers.length > 1) throw invalidKey('Send exactly one Authorization header.');
-  const match = BEARER.exec(headers[0] ?? '');
-  if (match?.[1] === undefined) throw invalidKey('The Authorization header must be: Bearer <API key>.');
-  const result = await apiKeys.authenticate(match[1]);
+  const token = bearerToken(request.raw.rawHeaders);
+  if (typeof token !== 'string') throw token;
+  const result = await apiKeys.authenticate(token);
   if (!result.ok) throw invalidKey(result.message, result.code);
   return result.principal;
 }

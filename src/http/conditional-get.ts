@@ -62,9 +62,23 @@ export function ifNoneMatchMatches(header: string | undefined, etag: string): bo
  * them, and it must revalidate each time.
  */
 export function notModified(request: FastifyRequest, reply: FastifyReply, etag: string): boolean {
-  reply.header('etag', etag).header('cache-control', 'private, no-cache').header('vary', 'Authorization');
-  const header = request.headers['if-none-match'];
-  return ifNoneMatchMatches(Array.isArray(header) ? header.join(', ') : header, etag);
+  const [etagName, , cacheName, cacheControl, varyName, vary] = validatorHeaders(etag);
+  reply.header(etagName, etag).header(cacheName, cacheControl).header(varyName, vary);
+  return clientHasCurrent(request.headers['if-none-match'], etag);
+}
+
+/**
+ * The validator headers of a listing, as name/value pairs in one flat list
+ * (the form node:http's writeHead takes): ETag, and that only the client may
+ * store the listing, revalidating each time, per key.
+ */
+export function validatorHeaders(etag: string): [string, string, string, string, string, string] {
+  return ['etag', etag, 'cache-control', 'private, no-cache', 'vary', 'Authorization'];
+}
+
+/** Whether the If-None-Match header(s) of a request name `etag`. */
+export function clientHasCurrent(ifNoneMatch: string | string[] | undefined, etag: string): boolean {
+  return ifNoneMatchMatches(Array.isArray(ifNoneMatch) ? ifNoneMatch.join(', ') : ifNoneMatch, etag);
 }
 
 /**

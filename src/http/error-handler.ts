@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, errorRecord, type ErrorCode, type ErrorRecord } from '../errors/errors.js';
+import { JSON_CONTENT_TYPE } from './raw-responses.js';
 
 interface ErrorResponse {
   record: ErrorRecord;
@@ -48,7 +49,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: u
   return reply
     .code(record.status)
     .headers({ ...headers, 'x-request-id': request.id })
-    .type('application/json; charset=utf-8')
+    .type(JSON_CONTENT_TYPE)
     .send(record);
 }
 

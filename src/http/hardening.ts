@@ -52,7 +52,7 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'referrer-policy': 'no-referrer',
 };
 
-const SECURITY_HEADER_ENTRIES = Object.entries(SECURITY_HEADERS);
+export const SECURITY_HEADER_ENTRIES = Object.entries(SECURITY_HEADERS);
 
 /**
  * Installs the abuse bounds on one host: connection cap, load shedding (503

@@ -1,3 +1,4 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Limits } from '../config/limits.js';
 import { AppError } from '../errors/errors.js';
@@ -21,7 +22,17 @@ export interface HttpAppOptions {
    * one process share one, so a key has one budget whichever host it calls.
    */
   rateLimiter: RateLimiter;
+  /**
+   * Sees each request before Fastify routes it, and either answers it or
+   * hands it to Fastify (`fastify(req, res)`, at once or after async work).
+   * Only requests Fastify would route normally get here: none while the
+   * server is closing or shedding load, none without a required Host.
+   */
+  preRouting?: PreRouting;
 }
+
+/** A request handler in front of Fastify's: it answers, or calls `fastify` with the request untouched. */
+export type PreRouting = (req: IncomingMessage, res: ServerResponse, fastify: (req: IncomingMessage, res: ServerResponse) => void) => void;
 
 /**
  * The plumbing every host shares: request ids (header and log label), pino
@@ -31,8 +42,12 @@ export interface HttpAppOptions {
  * unauthenticated routes, security headers). Routes are added by the caller;
  * each host (store, quickstart) is one of these.
  */
-export async function createHttpApp({ logger, bodyLimit, ajv = {}, limits, rateLimiter }: HttpAppOptions): Promise<FastifyInstance> {
+export async function createHttpApp({ logger, bodyLimit, ajv = {}, limits, rateLimiter, preRouting }: HttpAppOptions): Promise<FastifyInstance> {
   const hardened = hardenedServerOptions(limits);
+  let closing = false;
+  // Requests a pre-routing handler must leave to Fastify, whose hooks answer them.
+  const fastifyOnly = (req: IncomingMessage): boolean =>
+    closing || app.isUnderPressure() || (req.httpVersion === '1.1' && req.headers.host === undefined);
   const app = Fastify({
     ...hardened,
     loggerInstance: logger,
@@ -49,10 +64,23 @@ export async function createHttpApp({ logger, bodyLimit, ajv = {}, limits, rateL
     clientErrorHandler: writeClientError,
     // Node would answer a missing Host with a bare 400; onRequest answers with an Error record.
     http: { ...hardened.http, requireHostHeader: false },
+    ...(preRouting === undefined
+      ? {}
+      : {
+          // The server Fastify would create (lib/server.js), with preRouting in front of its handler.
+          serverFactory: (fastify: (req: IncomingMessage, res: ServerResponse) => void) => {
+            const server = createServer({ ...hardened.http, requireHostHeader: false }, (req, res) => {
+              if (fastifyOnly(req)) fastify(req, res);
+              else preRouting(req, res, fastify);
+            });
+            server.keepAliveTimeout = hardened.keepAliveTimeout;
+            server.requestTimeout = hardened.requestTimeout;
+            return server;
+          },
+        }),
   });
   installRawServerGuards(app.server);
 
-  let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
   });

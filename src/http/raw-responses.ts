@@ -3,6 +3,9 @@ import { STATUS_CODES, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { errorRecord, type ErrorRecord } from '../errors/errors.js';
 
+/** The media type of every JSON body the hosts send. */
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
 /** What every raw Error record carries besides its body (the hooks that add them to Fastify replies never see these). */
 const RAW_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' } as const;
 
@@ -13,7 +16,7 @@ const RAW_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-
 function rawErrorResponse(record: ErrorRecord, headers: Record<string, string> = {}): string {
   const body = JSON.stringify(record);
   const head = {
-    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Type': JSON_CONTENT_TYPE,
     'Content-Length': String(Buffer.byteLength(body)),
     'X-Request-Id': randomUUID(),
     ...RAW_HEADERS,
@@ -53,7 +56,7 @@ export function installRawServerGuards(server: Server): void {
   server.on('checkExpectation', (_request, response) => {
     const body = JSON.stringify(errorRecord('expectation_failed', 'Only "Expect: 100-continue" is supported.'));
     response.writeHead(417, {
-      'content-type': 'application/json; charset=utf-8',
+      'content-type': JSON_CONTENT_TYPE,
       'content-length': Buffer.byteLength(body),
       'x-request-id': randomUUID(),
       ...RAW_HEADERS,

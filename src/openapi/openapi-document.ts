@@ -1,6 +1,7 @@
 import fastifySwagger from '@fastify/swagger';
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import { INT64_DECIMAL_PATTERN } from '../shared/int64.js';
+import { JSON_CONTENT_TYPE } from '../http/raw-responses.js';
 
 /**
  * What an operation promises about its future, in `x-stability`:
@@ -122,7 +123,7 @@ export function registerOpenApiRoute(app: FastifyInstance, path = '/openapi.json
   let cached: string | undefined;
   app.get(path, { schema: { hide: true } }, async (_request, reply) => {
     cached ??= openApiJson(app, decorator);
-    return reply.type('application/json; charset=utf-8').send(cached);
+    return reply.type(JSON_CONTENT_TYPE).send(cached);
   });
 }
 

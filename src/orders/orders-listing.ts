@@ -66,6 +66,8 @@ const V1_REPRESENTATION_REVISION = 1;
 export interface OpenedListing {
   /** Changes whenever the listing could: the strong ETag's opaque part. */
   readonly validator: string;
+  /** The serialized listing when it is already in memory (cached at this version). */
+  readonly cached: Buffer | undefined;
   /** The serialized listing: bytes, or a stream for a large one. */
   body(): Promise<ListingBody>;
 }
@@ -120,10 +122,10 @@ export function createOrdersListing(
       const version = await readVersion(accountId);
       const cached = cache.get(accountId);
       if (cached !== undefined && cached.version === version) {
-        return { validator: cached.validator, body: () => Promise.resolve(cached.body) };
+        return { validator: cached.validator, cached: cached.body, body: () => Promise.resolve(cached.body) };
       }
       const validator = digestOf(['orders-v1', V1_REPRESENTATION_REVISION, accountId, version]);
-      return { validator, body: () => build(accountId, version, validator) };
+      return { validator, cached: undefined, body: () => build(accountId, version, validator) };
     },
   };
 }

@@ -8,6 +8,7 @@ import { invalidParameterMessage } from '../http/schema-errors.js';
 import { parseInt64 } from '../shared/int64.js';
 import type { OrdersService } from './orders-service.js';
 import { cancelOrderSchema, listOrdersSchema, ORDER_ID_DESCRIPTION } from './orders-schemas.js';
+import { JSON_CONTENT_TYPE } from '../http/raw-responses.js';
 
 /** The v1 `orders` operations. Expects to be registered behind requireApiKey. */
 export function registerOrdersRoutes(scope: FastifyInstance, { ordersService }: { ordersService: OrdersService }): void {
@@ -26,9 +27,9 @@ export function registerOrdersRoutes(scope: FastifyInstance, { ordersService }: 
       // HEAD sends no body: a large listing is not read at all (its first
       // page was), and the headers stay those of the streamed GET.
       body.destroy();
-      return reply.type('application/json; charset=utf-8').send(Readable.from([]));
+      return reply.type(JSON_CONTENT_TYPE).send(Readable.from([]));
     }
-    return reply.type('application/json; charset=utf-8').send(body);
+    return reply.type(JSON_CONTENT_TYPE).send(body);
   });
 
   app.delete('/store/orders/:orderId', { schema: cancelOrderSchema, config: { scope: 'orders:write' } }, async (request, reply) => {

@@ -21,6 +21,7 @@ import {
   type OrderV2Record,
 } from './orders-v2-schemas.js';
 import { V2_LIMIT_DEFAULT, V2_LIMIT_MAX, type ListOrdersV2Request, type OrdersV2Service } from './orders-v2-service.js';
+import { JSON_CONTENT_TYPE } from '../http/raw-responses.js';
 
 const LISTING_PATH = '/v2/store/orders';
 /** Bytes of serialized v2 pages kept per process (string length, about bytes for this ASCII JSON). */
@@ -65,7 +66,7 @@ export function registerOrdersV2Routes(scope: FastifyInstance, { ordersV2Service
       if (page.link !== undefined) reply.header('link', page.link);
       // Already serialized: sent through the untyped reply, as bytes.
       const untyped: FastifyReply = reply;
-      return untyped.type('application/json; charset=utf-8').send(page.body);
+      return untyped.type(JSON_CONTENT_TYPE).send(page.body);
     },
   );
 
