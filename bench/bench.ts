@@ -57,6 +57,8 @@ interface Row {
   p50?: number;
   p99?: number;
   rssMb?: number;
+  /** Server CPU time per request, µs. */
+  cpuUs?: number;
   ratio?: number;
   note?: string;
 }
@@ -164,6 +166,22 @@ interface Load {
   p50: number;
   p99: number;
   non2xx: number;
+  /** The server's CPU time (user + system, workers included) per request answered, when its pid was given. */
+  cpuUs?: number;
+}
+
+/** CPU time of a process and its cluster workers so far, in µs (/proc/<pid>/stat utime + stime; 0 where /proc is absent). */
+const TICK_US = 1e6 / (Number(spawnSync('getconf', ['CLK_TCK']).stdout?.toString().trim()) || 100);
+function cpuTimeUs(pid: number): number {
+  return family(pid).reduce((sum, p) => {
+    try {
+      const fields = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+      // After "pid (comm) ", utime and stime are the 12th and 13th fields.
+      return sum + (Number(fields[11]) + Number(fields[12])) * TICK_US;
+    } catch {
+      return sum;
+    }
+  }, 0);
 }
 
 function toMs(value: string, unit: string): number {
@@ -180,15 +198,26 @@ interface LoadOptions {
   seconds?: number;
   /** Default: a read scenario (no script) is first run unmeasured for WARMUP_S. */
   warmUp?: boolean;
+  /** The server's pid, to measure its CPU time per request. */
+  pid?: number;
 }
 
-async function load(url: string, { connections, headers, script, scriptArgs = [], seconds = DURATION_S, warmUp = script === undefined }: LoadOptions): Promise<Load> {
+async function load(url: string, options: LoadOptions): Promise<Load> {
+  const { pid, script, warmUp = script === undefined } = options;
+  // A read scenario is run once unmeasured first, so that every server is
+  // measured warm (JIT, caches, connections); a cancel run cannot be
+  // repeated (its orders are then cancelled), and its first second is part of it.
+  if (warmUp) await drive(url, { ...options, seconds: WARMUP_S });
+  const before = pid === undefined ? 0 : cpuTimeUs(pid);
+  const result = await drive(url, options);
+  if (pid === undefined || result.rps === 0) return result;
+  // wrk's Requests/sec is over its whole run, so rps × seconds is the number answered.
+  return { ...result, cpuUs: (cpuTimeUs(pid) - before) / (result.rps * (options.seconds ?? DURATION_S)) };
+}
+
+async function drive(url: string, { connections, headers, script, scriptArgs = [], seconds = DURATION_S }: LoadOptions): Promise<Load> {
   if (HAS_WRK) {
     const headerArgs = Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
-    // A read scenario is run once unmeasured first, so that every server is
-    // measured warm (JIT, caches, connections); a cancel run cannot be
-    // repeated (its orders are then cancelled), and its first second is part of it.
-    if (warmUp) execFileSync(...pinned(CLIENT_CORE, 'wrk', ['-t1', `-c${connections}`, `-d${WARMUP_S}s`, ...headerArgs, url]));
     const argv = ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', ...headerArgs];
     if (script !== undefined) argv.push('-s', script);
     argv.push(url);
@@ -211,7 +240,6 @@ async function load(url: string, { connections, headers, script, scriptArgs = []
   const specifier = 'autocannon';
   const { default: autocannon } = (await import(specifier)) as { default: AutocannonFn };
   let next = Number(scriptArgs[0] ?? 0);
-  if (warmUp) await autocannon({ url, connections, duration: WARMUP_S, headers });
   const result = await autocannon({
     url,
     connections,
@@ -244,18 +272,22 @@ interface Paired {
   ratio: number;
   /** Median of the per-round p99 ratios (ours over the baseline's). */
   p99Ratio: number;
+  /** Our best round over the baseline's best round. */
+  best: number;
+  /** The baseline's CPU time per request over ours: the throughput ratio if both were bound by their own core alone. */
+  cpuRatio: number;
 }
 
 /** Runs a read scenario in ROUNDS rounds alternating with the baseline, both warm, each round ROUND_S seconds per side. */
-async function paired(baselineUrl: string, url: string, headers: Record<string, string>, baselineHeaders: Record<string, string>): Promise<Paired> {
+async function paired(baseline: Server, ours: Server, url: string, headers: Record<string, string>, baselineHeaders: Record<string, string>): Promise<Paired> {
   const connections = 50;
   await load(url, { connections, headers, seconds: WARMUP_S, warmUp: false });
-  const ours: Load[] = [];
-  const baseline: Load[] = [];
+  const oursLoads: Load[] = [];
+  const baselineLoads: Load[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     const run = async (which: 'ours' | 'baseline') => {
-      if (which === 'ours') ours.push(await load(url, { connections, headers, seconds: ROUND_S, warmUp: false }));
-      else baseline.push(await load(baselineUrl, { connections, headers: baselineHeaders, seconds: ROUND_S, warmUp: false }));
+      if (which === 'ours') oursLoads.push(await load(url, { connections, headers, seconds: ROUND_S, warmUp: false, pid: ours.pid }));
+      else baselineLoads.push(await load(`${baseline.url}/`, { connections, headers: baselineHeaders, seconds: ROUND_S, warmUp: false, pid: baseline.pid }));
     };
     // Alternating which goes first, so that a drift over the run favours neither.
     await run(round % 2 === 0 ? 'baseline' : 'ours');
@@ -266,20 +298,28 @@ async function paired(baselineUrl: string, url: string, headers: Record<string, 
     p50: median(loads.map((l) => l.p50)),
     p99: median(loads.map((l) => l.p99)),
     non2xx: loads.reduce((sum, l) => sum + l.non2xx, 0),
+    cpuUs: median(loads.map((l) => l.cpuUs ?? NaN)),
   });
-  const ratios = ours.map((l, i) => l.rps / (baseline[i]?.rps ?? NaN));
+  const ratios = oursLoads.map((l, i) => l.rps / (baselineLoads[i]?.rps ?? NaN));
+  const o = med(oursLoads);
+  const b = med(baselineLoads);
   return {
-    ours: med(ours),
-    baseline: med(baseline),
+    ours: o,
+    baseline: b,
     ratios,
     ratio: median(ratios),
-    p99Ratio: median(ours.map((l, i) => l.p99 / (baseline[i]?.p99 ?? NaN))),
+    p99Ratio: median(oursLoads.map((l, i) => l.p99 / (baselineLoads[i]?.p99 ?? NaN))),
+    best: Math.max(...oursLoads.map((l) => l.rps)) / Math.max(...baselineLoads.map((l) => l.rps)),
+    cpuRatio: (b.cpuUs ?? NaN) / (o.cpuUs ?? NaN),
   };
 }
 
 /** The note of a paired row: the spread of its rounds. */
 function roundsNote(p: Paired, extra = ''): string {
-  return `${ROUNDS} rounds, ratios ${p.ratios.map((r) => r.toFixed(2)).join('/')}; p99 ${p.p99Ratio.toFixed(2)}× baseline's${p.ours.non2xx ? `, ${p.ours.non2xx} non-2xx` : ''}${extra}`;
+  return (
+    `${ROUNDS} rounds, ratios ${p.ratios.map((r) => r.toFixed(2)).join('/')}, best/best ${p.best.toFixed(2)}, CPU per request ${p.cpuRatio.toFixed(2)}; ` +
+    `p99 ${p.p99Ratio.toFixed(2)}× baseline's${p.ours.non2xx ? `, ${p.ours.non2xx} non-2xx` : ''}${extra}`
+  );
 }
 
 // ---------- data ----------
@@ -399,9 +439,9 @@ async function main(): Promise<void> {
 
   // Kept running until the last read scenario: every ratio is measured against it in the same minutes.
   const baseline = runs('list') ? await startBaseline('bytes', bodyFile) : undefined;
-  const against = async (url: string, headers: Record<string, string>): Promise<Paired> => {
+  const against = async (server: Server, url: string, headers: Record<string, string>): Promise<Paired> => {
     if (baseline === undefined) throw new Error('no baseline: the list scenarios are off');
-    return paired(`${baseline.url}/`, url, headers, auth(listAccount.key));
+    return paired(baseline, server, url, headers, auth(listAccount.key));
   };
   const pairedRow = (scenario: string, p: Paired, pid: number, extra = ''): Row => ({
     scenario,
@@ -409,14 +449,15 @@ async function main(): Promise<void> {
     p50: p.ours.p50,
     p99: p.ours.p99,
     rssMb: peakMb(pid),
+    cpuUs: p.ours.cpuUs,
     ratio: p.ratio,
     note: roundsNote(p, extra),
   });
   if (baseline !== undefined) {
     await load(`${baseline.url}/`, { connections: 50, headers: auth(listAccount.key), seconds: WARMUP_S, warmUp: false });
     resetPeak(ours.pid);
-    const l = await against(listUrl, auth(listAccount.key));
-    rows.push({ scenario: `baseline: raw node:http, precomputed ${listBody.length} B (100 orders)`, rps: l.baseline.rps, p50: l.baseline.p50, p99: l.baseline.p99, rssMb: peakMb(baseline.pid), ratio: 1, note: `medians of the ${ROUNDS} rounds paired with the next row` });
+    const l = await against(ours, listUrl, auth(listAccount.key));
+    rows.push({ scenario: `baseline: raw node:http, precomputed ${listBody.length} B (100 orders)`, rps: l.baseline.rps, p50: l.baseline.p50, p99: l.baseline.p99, cpuUs: l.baseline.cpuUs, rssMb: peakMb(baseline.pid), ratio: 1, note: `medians of the ${ROUNDS} rounds paired with the next row` });
     rows.push(pairedRow('GET /v1/store/orders, 100 orders, SQLite, 1 process', l, ours.pid));
 
     // Reference points, not targets: what merely sending our headers costs, without and with Fastify.
@@ -425,7 +466,7 @@ async function main(): Promise<void> {
       ['fastify-headers', 'reference: Fastify 5, one route, no hooks, same bytes + headers'],
     ] as const) {
       const reference = await startBaseline(mode, bodyFile, headersFile);
-      rows.push(pairedRow(label, await against(`${reference.url}/`, auth(listAccount.key)), reference.pid));
+      rows.push(pairedRow(label, await against(reference, `${reference.url}/`, auth(listAccount.key)), reference.pid));
       await reference.stop();
     }
 
@@ -434,10 +475,10 @@ async function main(): Promise<void> {
         res.resume().on('end', () => resolve(String(res.headers.etag))).on('error', reject);
       });
     });
-    const n = await against(listUrl, { ...auth(listAccount.key), 'if-none-match': etag });
+    const n = await against(ours, listUrl, { ...auth(listAccount.key), 'if-none-match': etag });
     rows.push(pairedRow('GET /v1/store/orders, If-None-Match current (304), SQLite', n, ours.pid, '; no body, against the 9 KB baseline'));
 
-    const v2 = await against(`${ours.url}/v2/store/orders?limit=100`, auth(listAccount.key));
+    const v2 = await against(ours, `${ours.url}/v2/store/orders?limit=100`, auth(listAccount.key));
     rows.push(pairedRow('GET /v2/store/orders?limit=100 (beta), 100 orders, SQLite', v2, ours.pid, '; pages cached by validator and query'));
   }
 
@@ -450,8 +491,8 @@ async function main(): Promise<void> {
   const cancels = async (server: Server, key: string, backend: string) => {
     for (const [connections, firstId] of [[1, 100_000_000], [64, 200_000_000]] as const) {
       resetPeak(server.pid);
-      const c = await load(`${server.url}/`, { connections, headers: auth(key), script: cancelScript, scriptArgs: [String(firstId)] });
-      rows.push({ scenario: `DELETE cancel, durable, ${backend}, ${connections} client${connections > 1 ? 's' : ''}`, rps: c.rps, p50: c.p50, p99: c.p99, rssMb: peakMb(server.pid), note: c.non2xx ? `${c.non2xx} non-2xx (ran out of pending orders?)` : 'every answer 204' });
+      const c = await load(`${server.url}/`, { connections, headers: auth(key), script: cancelScript, scriptArgs: [String(firstId)], pid: server.pid });
+      rows.push({ scenario: `DELETE cancel, durable, ${backend}, ${connections} client${connections > 1 ? 's' : ''}`, rps: c.rps, p50: c.p50, p99: c.p99, cpuUs: c.cpuUs, rssMb: peakMb(server.pid), note: c.non2xx ? `${c.non2xx} non-2xx (ran out of pending orders?)` : 'every answer 204' });
     }
   };
   if (runs('cancel')) await cancels(ours, cancelAccount.key, 'SQLite synchronous=FULL');
@@ -481,7 +522,7 @@ async function main(): Promise<void> {
 
   if (runs('workers') && baseline !== undefined) {
     const two = await startOurs(env, ['--workers', '2'], `${SERVER_CORE},${CLIENT_CORE}`);
-    rows.push(pairedRow('GET /v1/store/orders, 100 orders, SQLite, --workers 2 (both cores, shared with wrk)', await against(`${two.url}/v1/store/orders`, auth(listAccount.key)), two.pid));
+    rows.push(pairedRow('GET /v1/store/orders, 100 orders, SQLite, --workers 2 (both cores, shared with wrk)', await against(two, `${two.url}/v1/store/orders`, auth(listAccount.key)), two.pid));
     await two.stop();
   }
 
@@ -510,7 +551,7 @@ async function main(): Promise<void> {
     const pg = await startOurs(pgEnv);
     if (baseline !== undefined) {
       resetPeak(pg.pid);
-      rows.push(pairedRow('GET /v1/store/orders, 100 orders, PostgreSQL, 1 process', await against(`${pg.url}/v1/store/orders`, auth(key)), pg.pid));
+      rows.push(pairedRow('GET /v1/store/orders, 100 orders, PostgreSQL, 1 process', await against(pg, `${pg.url}/v1/store/orders`, auth(key)), pg.pid));
     }
     if (runs('cancel')) {
       const cancelAccountPg = JSON.parse(cli(pgEnv, ['accounts', 'create', '--name', 'bench-pg-cancel', '--json'])) as { id: number };
@@ -526,9 +567,9 @@ async function main(): Promise<void> {
 
   const fmt = (n: number | undefined, digits = 0) => (n === undefined || Number.isNaN(n) ? '' : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
   const table = [
-    '| scenario | req/s | p50 ms | p99 ms | peak RSS MB | × baseline | notes |',
-    '|---|---:|---:|---:|---:|---:|---|',
-    ...rows.map((r) => `| ${r.scenario} | ${fmt(r.rps)} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.rssMb)} | ${fmt(r.ratio, 2)} | ${r.note ?? ''} |`),
+    '| scenario | req/s | p50 ms | p99 ms | server CPU µs/req | peak RSS MB | × baseline | notes |',
+    '|---|---:|---:|---:|---:|---:|---:|---|',
+    ...rows.map((r) => `| ${r.scenario} | ${fmt(r.rps)} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.cpuUs, 1)} | ${fmt(r.rssMb)} | ${fmt(r.ratio, 2)} | ${r.note ?? ''} |`),
   ];
   process.stdout.write(`\n${info}\n\n${table.join('\n')}\n`);
 }

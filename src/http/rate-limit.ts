@@ -74,10 +74,18 @@ export function createRateLimiter(
  * plus Retry-After when the request is refused.
  */
 export function rateLimitHeaders(policy: RateLimiter['policy'], decision: RateLimitDecision): Record<string, string> {
-  const headers: Record<string, string> = {
-    'ratelimit-policy': `"${POLICY_NAME}";q=${policy.requests};w=${policy.windowSeconds}`,
-    ratelimit: `"${POLICY_NAME}";r=${decision.remaining};t=${decision.resetSeconds}`,
-  };
+  const [policyName, policyValue, name, value] = rateLimitHeaderPairs(policy, decision);
+  const headers: Record<string, string> = { [policyName]: policyValue, [name]: value };
   if (!decision.allowed) headers['retry-after'] = String(decision.resetSeconds);
   return headers;
+}
+
+/** The two RateLimit fields of an allowed request as name/value pairs in one flat list (node:http's writeHead form). */
+export function rateLimitHeaderPairs(policy: RateLimiter['policy'], decision: RateLimitDecision): [string, string, string, string] {
+  return [
+    'ratelimit-policy',
+    `"${POLICY_NAME}";q=${policy.requests};w=${policy.windowSeconds}`,
+    'ratelimit',
+    `"${POLICY_NAME}";r=${decision.remaining};t=${decision.resetSeconds}`,
+  ];
 }

@@ -7,7 +7,7 @@ import { bearerToken } from '../http/authentication.js';
 import { clientHasCurrent, strongEtag, validatorHeaders } from '../http/conditional-get.js';
 import { SECURITY_HEADER_ENTRIES } from '../http/hardening.js';
 import type { PreRouting } from '../http/http-app.js';
-import { rateLimitHeaders, type RateLimiter } from '../http/rate-limit.js';
+import { rateLimitHeaderPairs, type RateLimiter } from '../http/rate-limit.js';
 import { JSON_CONTENT_TYPE } from '../http/raw-responses.js';
 import { requestIdFor } from '../http/request-id.js';
 import type { OrdersService } from './orders-service.js';
@@ -23,6 +23,9 @@ export interface ListingLaneDependencies {
 /** The one request the lane answers: the v1 listing, exactly this URL (a query string goes to Fastify). */
 const LISTING_URL = '/v1/store/orders';
 const LISTING_SCOPE = 'orders:read';
+const NO_RATE_LIMIT_HEADERS: readonly string[] = [];
+const SECURITY_HEADER_PAIRS = SECURITY_HEADER_ENTRIES.flat();
+const CONTENT_TYPE_AND_SECURITY = ['content-type', JSON_CONTENT_TYPE, ...SECURITY_HEADER_PAIRS];
 /** The levels at which Fastify logs every request (it logs them at info). */
 const LOGS_REQUESTS = new Set(['trace', 'debug', 'info']);
 
@@ -57,7 +60,7 @@ function mayHaveBody(req: IncomingMessage): boolean {
  */
 export function createListingLane({ apiKeys, keyUsage, rateLimiter, ordersService, logger }: ListingLaneDependencies): PreRouting {
   /** Answers and returns true, or returns false having done nothing. */
-  async function answer(req: IncomingMessage, res: ServerResponse, token: string, startedAt: number): Promise<boolean> {
+  async function answer(req: IncomingMessage, res: ServerResponse, token: string, startedAt: number | undefined): Promise<boolean> {
     const authentication = await apiKeys.authenticate(token);
     if (!authentication.ok || !authentication.principal.scopes.includes(LISTING_SCOPE)) return false;
     const { principal } = authentication;
@@ -72,23 +75,16 @@ export function createListingLane({ apiKeys, keyUsage, rateLimiter, ordersServic
     keyUsage.touch(principal.keyId);
 
     const id = requestIdFor(req);
-    const headers: string[] = ['x-request-id', id];
-    if (decision !== undefined) {
-      for (const [name, value] of Object.entries(rateLimitHeaders(rateLimiter.policy, decision))) headers.push(name, value);
-    }
-    headers.push(...validatorHeaders(etag));
-    if (!notModified) headers.push('content-type', JSON_CONTENT_TYPE);
-    for (const [name, value] of SECURITY_HEADER_ENTRIES) headers.push(name, value);
-    const status = notModified ? 304 : 200;
+    const limited = decision === undefined ? NO_RATE_LIMIT_HEADERS : rateLimitHeaderPairs(rateLimiter.policy, decision);
     if (notModified) {
-      res.writeHead(status, headers);
+      res.writeHead(304, ['x-request-id', id, ...limited, ...validatorHeaders(etag), ...SECURITY_HEADER_PAIRS]);
       res.end();
     } else {
-      headers.push('content-length', String(body?.length ?? 0));
-      res.writeHead(status, headers);
+      res.writeHead(200, ['x-request-id', id, ...limited, ...validatorHeaders(etag), ...CONTENT_TYPE_AND_SECURITY, 'content-length', String(body?.length ?? 0)]);
       res.end(body);
     }
-    if (LOGS_REQUESTS.has(logger.level)) logLikeFastify(req, res, id, status, startedAt);
+    const status = notModified ? 304 : 200;
+    if (startedAt !== undefined) logLikeFastify(req, res, id, status, startedAt);
     return true;
   }
 
@@ -109,7 +105,7 @@ export function createListingLane({ apiKeys, keyUsage, rateLimiter, ordersServic
       fastify(req, res);
       return;
     }
-    answer(req, res, token, performance.now()).then(
+    answer(req, res, token, LOGS_REQUESTS.has(logger.level) ? performance.now() : undefined).then(
       (answered) => {
         if (!answered) fastify(req, res);
       },
