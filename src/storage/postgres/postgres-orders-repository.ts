@@ -223,6 +223,12 @@ export function createPostgresOrdersRepository(sql: Sql, transaction: Transactio
     },
     async changeStatusMany(changes) {
       if (changes.length === 0) return [];
+      // A lone change (a quiet server: one request per turn of the event
+      // loop) is exactly changeStatus: a plain conditional UPDATE, which
+      // PostgreSQL plans and runs in about half the time of the group
+      // statement, and that time is most of a lone cancel's latency besides
+      // the commit.
+      const [lone] = changes.length === 1 ? changes : [];
       const split = rounds(changes);
       const apply = async (run: Sql, results: StatusChangeResult[]) => {
         for (const round of split) await changeRound(run, round, results);
@@ -238,7 +244,8 @@ export function createPostgresOrdersRepository(sql: Sql, transaction: Transactio
           // locked, but may lock an account the first did not (its change of
           // that order was refused, a later one is not), so a deadlock is
           // then possible: rolled back whole and run again like any other.
-          if (split.length === 1) await apply(sql, results);
+          if (lone !== undefined) results[0] = await changeOne(sql, lone);
+          else if (split.length === 1) await apply(sql, results);
           else await transaction((tx) => apply(tx, results));
           return results;
         } catch (error) {
