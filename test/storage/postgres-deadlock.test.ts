@@ -15,8 +15,8 @@ test('when a status-change group deadlocks with another transaction (PostgreSQL)
   const inY = await storage.orders.create({ id: 2n, accountId: y.id, petId: 1n, complete: false, status: 'pending', createdAt: AT });
 
   // Another transaction holds account Y's row, so the group (which locks
-  // order 1, then X through the version trigger, then order 2, then Y)
-  // waits on Y; that transaction then asks for X: a deadlock.
+  // orders 1 and 2, then accounts X and Y, each in id order) waits on Y
+  // while holding X; that transaction then asks for X: a deadlock.
   const other = new pg.Client({ connectionString: config.url });
   // Dropping the test database at teardown ends this connection from the server side.
   other.on('error', () => undefined);
@@ -28,8 +28,20 @@ test('when a status-change group deadlocks with another transaction (PostgreSQL)
     { id: inX.id, accountId: x.id, from: 'pending', to: 'cancelled', at: AT },
     { id: inY.id, accountId: y.id, from: 'pending', to: 'cancelled', at: AT },
   ]);
-  // Give the group time to lock order 1 and account X and to wait on Y.
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  // Wait until the group waits on Y, then check that it holds X meanwhile
+  // (a lock it holds refuses NOWAIT): otherwise there would be no deadlock to recover from.
+  const waiters = async () =>
+    Number(
+      (await other.query<{ n: string }>("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"))
+        .rows[0]?.n,
+    );
+  for (let polls = 0; polls < 1000 && (await waiters()) === 0; polls++) await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.equal(await waiters(), 1, 'the group waits on account Y');
+  const probe = new pg.Client({ connectionString: config.url });
+  probe.on('error', () => undefined);
+  await probe.connect();
+  await assert.rejects(probe.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE NOWAIT', [x.id]), { code: '55P03' });
+  await probe.end();
   let otherOutcome = 'committed';
   try {
     await other.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [x.id]);

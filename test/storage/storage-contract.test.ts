@@ -335,6 +335,147 @@ for (const backend of testBackends()) {
       });
     });
 
+    describe('orders: grouped status change', () => {
+      const cancel = (id: bigint, accountId?: number) => ({ id, accountId, from: 'pending', to: 'cancelled', at: LATER }) as const;
+      const ship = (id: bigint, accountId?: number) => ({ id, accountId, from: 'pending', to: 'shipped', at: LATER }) as const;
+
+      test('when a group is empty, then it answers nothing and changes nothing', async (t) => {
+        const { storage } = await setUp(t);
+        assert.deepEqual(await storage.orders.changeStatusMany([]), []);
+      });
+
+      test('when a group mixes a pending, a cancelled, a shipped and a missing order, then each result comes in array order', async (t) => {
+        const { storage, account } = await setUp(t);
+        for (const id of [1n, 2n, 3n, 5n]) await storage.orders.create(pending(account.id, { id }));
+        await storage.orders.changeStatus(cancel(2n, account.id));
+        await storage.orders.changeStatus(ship(3n, account.id));
+        // Not in id order, so that array order and id order differ.
+        const results = await storage.orders.changeStatusMany([
+          cancel(5n, account.id),
+          cancel(404n, account.id),
+          cancel(3n, account.id),
+          cancel(2n, account.id),
+          cancel(1n, account.id),
+        ]);
+        assert.deepEqual(results, [
+          { changed: true },
+          { changed: false },
+          { changed: false, current: 'shipped' },
+          { changed: false, current: 'cancelled' },
+          { changed: true },
+        ]);
+        assert.deepEqual(
+          (await storage.orders.listAll(account.id)).map((o) => [o.id, o.status]),
+          [
+            [1n, 'cancelled'],
+            [2n, 'cancelled'],
+            [3n, 'shipped'],
+            [5n, 'cancelled'],
+          ],
+        );
+      });
+
+      test('when a group names an order more than once, then each change is decided after the ones before it', async (t) => {
+        const { storage, account, other } = await setUp(t);
+        for (const id of [1n, 2n, 3n]) await storage.orders.create(pending(account.id, { id }));
+        const results = await storage.orders.changeStatusMany([
+          cancel(1n, account.id),
+          cancel(2n, other.id),
+          cancel(1n, account.id),
+          ship(3n, account.id),
+          cancel(2n, account.id),
+          { id: 3n, accountId: account.id, from: 'shipped', to: 'cancelled', at: LATER },
+          cancel(2n),
+          cancel(3n, account.id),
+          cancel(1n, account.id),
+        ]);
+        assert.deepEqual(results, [
+          { changed: true },
+          // Order 2 seen through another account: absent, whatever comes after.
+          { changed: false },
+          { changed: false, current: 'cancelled' },
+          { changed: true },
+          { changed: true },
+          { changed: true },
+          { changed: false, current: 'cancelled' },
+          { changed: false, current: 'cancelled' },
+          { changed: false, current: 'cancelled' },
+        ]);
+        assert.deepEqual((await storage.orders.listAll(account.id)).map((o) => o.status), ['cancelled', 'cancelled', 'cancelled']);
+      });
+
+      test("when a group names another account's orders, then they are not changed and look absent, and the rest still happens", async (t) => {
+        const { storage, account, other } = await setUp(t);
+        await storage.orders.create(pending(other.id, { id: 1n }));
+        await storage.orders.create(pending(other.id, { id: 2n, status: 'shipped' }));
+        await storage.orders.create(pending(account.id, { id: 3n }));
+        const results = await storage.orders.changeStatusMany([cancel(1n, account.id), cancel(2n, account.id), cancel(3n, account.id)]);
+        assert.deepEqual(results, [{ changed: false }, { changed: false }, { changed: true }]);
+        assert.deepEqual((await storage.orders.listAll(other.id)).map((o) => o.status), ['pending', 'shipped']);
+      });
+
+      test('when changes in a group give no account, then orders of any account change and refusals tell the status', async (t) => {
+        const { storage, account, other } = await setUp(t);
+        await storage.orders.create(pending(account.id, { id: 1n }));
+        await storage.orders.create(pending(other.id, { id: 2n }));
+        await storage.orders.create(pending(other.id, { id: 3n, status: 'shipped' }));
+        const results = await storage.orders.changeStatusMany([ship(1n), cancel(2n), cancel(3n), cancel(404n), cancel(3n, account.id)]);
+        assert.deepEqual(results, [{ changed: true }, { changed: true }, { changed: false, current: 'shipped' }, { changed: false }, { changed: false }]);
+        assert.equal((await storage.orders.findById(1n))?.status, 'shipped');
+        assert.equal((await storage.orders.findById(2n))?.status, 'cancelled');
+      });
+
+      test('when a group mixes ships and cancels, then each goes from its own `from` to its own `to`', async (t) => {
+        const { storage, account } = await setUp(t);
+        for (const id of [1n, 2n, 3n, 4n]) await storage.orders.create(pending(account.id, { id }));
+        const results = await storage.orders.changeStatusMany([
+          ship(1n, account.id),
+          cancel(2n, account.id),
+          { id: 3n, accountId: account.id, from: 'shipped', to: 'cancelled', at: LATER },
+          ship(4n, account.id),
+        ]);
+        assert.deepEqual(results, [{ changed: true }, { changed: true }, { changed: false, current: 'pending' }, { changed: true }]);
+        assert.deepEqual((await storage.orders.listAll(account.id)).map((o) => o.status), ['shipped', 'cancelled', 'pending', 'shipped']);
+      });
+
+      test('when a group names int64 extreme ids, then each is matched exactly', async (t) => {
+        const { storage, account } = await setUp(t);
+        for (const id of [INT64_MAX, INT64_MIN, INT64_MAX - 1n]) await storage.orders.create(pending(account.id, { id }));
+        const results = await storage.orders.changeStatusMany([cancel(INT64_MAX, account.id), cancel(INT64_MIN, account.id), cancel(INT64_MIN + 1n, account.id)]);
+        assert.deepEqual(results, [{ changed: true }, { changed: true }, { changed: false }]);
+        assert.deepEqual((await storage.orders.listAll(account.id)).map((o) => o.status), ['cancelled', 'pending', 'cancelled']);
+      });
+
+      test("when a group changes an account's orders, then that account's version moves and a merely named account's does not", async (t) => {
+        const { storage, account, other } = await setUp(t);
+        await storage.orders.create(pending(account.id, { id: 1n }));
+        await storage.orders.create(pending(other.id, { id: 2n, status: 'shipped' }));
+        const [mine, theirs] = [await storage.orders.ordersVersion(account.id), await storage.orders.ordersVersion(other.id)];
+        await storage.orders.changeStatusMany([cancel(1n, account.id), cancel(2n, other.id), cancel(2n, account.id)]);
+        assert.ok((await storage.orders.ordersVersion(account.id)) > mine);
+        assert.equal(await storage.orders.ordersVersion(other.id), theirs);
+      });
+
+      test('when groups on two connections cancel the same orders at once, then each order is cancelled exactly once', async (t) => {
+        const { storage, config } = await backend.freshDatabase(t);
+        const account = await storage.accounts.create({ name: 'Main Street Pets', createdAt: AT });
+        const second = openStorage(config);
+        t.after(() => second.close());
+        const ids = Array.from({ length: 40 }, (_, i) => BigInt(i + 1));
+        for (const id of ids) await storage.orders.create(pending(account.id, { id }));
+        // Opposite orders, and each group names every order twice.
+        const forward = [...ids, ...ids].map((id) => cancel(id, account.id));
+        const backward = [...forward].reverse();
+        const [here, there] = await Promise.all([storage.orders.changeStatusMany(forward), second.orders.changeStatusMany(backward)]);
+        for (const [i, id] of ids.entries()) {
+          const outcomes = [here[i], here[i + ids.length], there[ids.length - 1 - i], there[2 * ids.length - 1 - i]];
+          assert.equal(outcomes.filter((o) => o?.changed).length, 1, `order ${id} cancelled exactly once`);
+          assert.ok(outcomes.every((o) => o?.changed === true || o?.current === 'cancelled'), `order ${id}: ${JSON.stringify(outcomes)}`);
+        }
+        assert.ok((await storage.orders.listAll(account.id)).every((o) => o.status === 'cancelled'));
+      });
+    });
+
     describe('migrations', () => {
       test('when migrate runs again, then it applies nothing and reports the same version', async (t) => {
         const { storage } = await backend.freshDatabase(t, { migrate: false });
