@@ -42,6 +42,9 @@ function serializeOrders(orders: readonly ListedOrder[]): string {
   return json;
 }
 
+/** Version reads in flight at once; few, so that a burst cannot take every pooled connection. */
+const VERSION_READS_IN_FLIGHT = 4;
+
 /** An account's orders version, as read by a request that has arrived. */
 export type ReadVersion = (accountId: number) => Promise<bigint>;
 
@@ -52,11 +55,16 @@ export type ReadVersion = (accountId: number) => Promise<bigint>;
  * earlier commit. Create one per storage and share it.
  */
 export function createVersionReads(ordersRepository: Pick<OrdersRepository, 'ordersVersion'>): ReadVersion {
-  return createBatcher<number, bigint>(async (accountIds) => {
-    const unique = [...new Set(accountIds)];
-    const versions = new Map(await Promise.all(unique.map(async (id) => [id, await ordersRepository.ordersVersion(id)] as const)));
-    return accountIds.map((id) => versions.get(id) ?? 0n);
-  });
+  return createBatcher<number, bigint>(
+    async (accountIds) => {
+      const unique = [...new Set(accountIds)];
+      const versions = new Map(await Promise.all(unique.map(async (id) => [id, await ordersRepository.ordersVersion(id)] as const)));
+      return accountIds.map((id) => versions.get(id) ?? 0n);
+    },
+    // Reads may overlap: requests that arrive while one read is in flight
+    // (a database round trip away) start their own instead of idling.
+    { maxInFlight: VERSION_READS_IN_FLIGHT },
+  );
 }
 
 /** Bump when the serialized v1 listing changes shape, so that older ETags stop matching. */

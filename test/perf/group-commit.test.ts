@@ -75,6 +75,35 @@ describe('group commit', () => {
     assert.deepEqual(results, Array.from({ length: 10 }, (_, i) => i));
     assert.deepEqual(sizes, [4, 4, 2]);
   });
+
+  test('when up to maxInFlight runs may overlap, then calls arriving while one is in flight start their own run, and further ones wait for a free run', async () => {
+    const batches: number[][] = [];
+    const gates: (() => void)[] = [];
+    const call = createBatcher(
+      async (batch: readonly number[]) => {
+        batches.push([...batch]);
+        await new Promise<void>((resolve) => gates.push(resolve));
+        return [...batch];
+      },
+      { maxInFlight: 2 },
+    );
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    const first = call(1);
+    await turn();
+    const second = call(2);
+    await turn();
+    // Two runs in flight, neither joined by a later call; the third waits.
+    const third = [call(3), call(4)];
+    await turn();
+    assert.deepEqual(batches, [[1], [2]]);
+    gates[0]?.();
+    assert.equal(await first, 1);
+    await turn();
+    assert.deepEqual(batches, [[1], [2], [3, 4]]);
+    gates[1]?.();
+    gates[2]?.();
+    assert.deepEqual(await Promise.all([second, ...third]), [2, 3, 4]);
+  });
 });
 
 for (const backend of testBackends()) {
