@@ -44,6 +44,8 @@ export type PreRouting = (req: IncomingMessage, res: ServerResponse, fastify: (r
  */
 export async function createHttpApp({ logger, bodyLimit, ajv = {}, limits, rateLimiter, preRouting }: HttpAppOptions): Promise<FastifyInstance> {
   const hardened = hardenedServerOptions(limits);
+  // Node would answer a missing Host with a bare 400; onRequest answers with an Error record.
+  const http = { ...hardened.http, requireHostHeader: false };
   let closing = false;
   // Requests a pre-routing handler must leave to Fastify, whose hooks answer them.
   const fastifyOnly = (req: IncomingMessage): boolean =>
@@ -62,14 +64,13 @@ export async function createHttpApp({ logger, bodyLimit, ajv = {}, limits, rateL
       sendError(request, reply, error);
     },
     clientErrorHandler: writeClientError,
-    // Node would answer a missing Host with a bare 400; onRequest answers with an Error record.
-    http: { ...hardened.http, requireHostHeader: false },
+    http,
     ...(preRouting === undefined
       ? {}
       : {
           // The server Fastify would create (lib/server.js), with preRouting in front of its handler.
           serverFactory: (fastify: (req: IncomingMessage, res: ServerResponse) => void) => {
-            const server = createServer({ ...hardened.http, requireHostHeader: false }, (req, res) => {
+            const server = createServer(http, (req, res) => {
               if (fastifyOnly(req)) fastify(req, res);
               else preRouting(req, res, fastify);
             });
