@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { Writable } from 'node:stream';
 import { describe, test, type TestContext } from 'node:test';
 import { buildApp } from '../../src/app.js';
 import { createServices, type Services } from '../../src/composition.js';
 import { DEFAULT_LIMITS, type Limits } from '../../src/config/limits.js';
-import { createLogger } from '../../src/http/logging.js';
 import type { OpenedListing } from '../../src/orders/orders-listing.js';
 import { openStorage } from '../../src/storage/storage.js';
 import { listenLocal, openSocket, parseResponse } from '../support/raw-http.js';
 import { testBackends } from '../support/storage.js';
+import { capturingLogger } from '../support/logs.js';
 
 interface Exchange {
   status: number;
@@ -56,15 +55,9 @@ interface Host {
 }
 
 async function host(t: TestContext, services: Services, storage: Parameters<typeof buildApp>[0]['storage'], listingLane: boolean, limits: Limits): Promise<Host> {
-  const logs: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      logs.push(chunk.toString('utf8'));
-      done();
-    },
-  });
+  const { logger, logs } = capturingLogger('info');
   const observed = observing(services);
-  const app = await buildApp({ logger: createLogger('info', sink), services: observed.services, storage, limits, listingLane });
+  const app = await buildApp({ logger, services: observed.services, storage, limits, listingLane });
   t.after(() => app.close());
   const agent = new http.Agent({ keepAlive: true });
   t.after(() => agent.destroy());

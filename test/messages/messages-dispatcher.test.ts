@@ -1,16 +1,15 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer, type AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
 import { describe, test, type TestContext } from 'node:test';
 import { createServices } from '../../src/composition.js';
-import { createLogger } from '../../src/http/logging.js';
 import { createWebhookDelivery, recordOnlyDelivery, type MessageDelivery } from '../../src/messages/messages-delivery.js';
 import { createMessageDispatcher, retryDelayMs } from '../../src/messages/messages-dispatcher.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { openStorage, type Storage } from '../../src/storage/storage.js';
 import { createTenant, eventually, manualClock, startReceiver } from '../support/quickstart.js';
 import { testBackends } from '../support/storage.js';
+import { capturingLogger } from '../support/logs.js';
 
 const RETRIES = { retryBaseMs: 1, retryMaxMs: 4, maxAttempts: 1000, pollIntervalMs: 10, webhookTimeoutMs: 5000 };
 
@@ -20,14 +19,8 @@ function startDispatcher(
   delivery: MessageDelivery,
   { clock = { now: () => new Date() }, config = RETRIES, random = () => 0.5 }: { clock?: Clock; config?: typeof RETRIES; random?: () => number } = {},
 ) {
-  const logs: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      logs.push(chunk.toString('utf8'));
-      done();
-    },
-  });
-  const dispatcher = createMessageDispatcher({ messagesRepository: storage.messages, delivery, clock, logger: createLogger('trace', sink), config, random });
+  const { logger, logs } = capturingLogger();
+  const dispatcher = createMessageDispatcher({ messagesRepository: storage.messages, delivery, clock, logger, config, random });
   dispatcher.start();
   t.after(() => dispatcher.stop());
   return { dispatcher, logs };

@@ -1,4 +1,3 @@
-import { Writable } from 'node:stream';
 import type { TestContext } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
@@ -7,9 +6,9 @@ import { createServices, type Services } from '../../src/composition.js';
 import type { Config, DatabaseConfig, DeploymentEnvironment } from '../../src/config/config.js';
 import type { Limits } from '../../src/config/limits.js';
 import type { Clock } from '../../src/shared/clock.js';
-import { createLogger } from '../../src/http/logging.js';
 import type { Storage } from '../../src/storage/storage.js';
 import type { TestBackend } from './storage.js';
+import { capturingLogger } from './logs.js';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -45,15 +44,9 @@ export async function createTestApp(
 ): Promise<TestApp> {
   const { storage, config: database } = await backend.freshDatabase(t);
   const services = createServices(storage, { environment, ...(pets === undefined ? {} : { pets }) }, clock);
-  const logs: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      logs.push(chunk.toString('utf8'));
-      done();
-    },
-  });
+  const { logger, logs } = capturingLogger();
   const app = await buildApp({
-    logger: createLogger('trace', sink),
+    logger,
     services,
     storage,
     ...(limits === undefined ? {} : { limits }),

@@ -1,7 +1,6 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
 import type { TestContext } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { Account } from '../../src/accounts/accounts-repository.js';
@@ -9,12 +8,12 @@ import type { ApiKeyScope } from '../../src/api-keys/api-key-scopes.js';
 import { createServices, type Services } from '../../src/composition.js';
 import type { Limits } from '../../src/config/limits.js';
 import type { QuickstartConfig } from '../../src/config/config.js';
-import { createLogger } from '../../src/http/logging.js';
 import type { RateLimiter } from '../../src/http/rate-limit.js';
 import { buildQuickstartApp } from '../../src/quickstart/quickstart-app.js';
 import type { Clock } from '../../src/shared/clock.js';
 import type { Storage } from '../../src/storage/storage.js';
 import type { TestBackend } from './storage.js';
+import { capturingLogger } from './logs.js';
 
 export interface TestQuickstartApp {
   app: FastifyInstance;
@@ -62,15 +61,9 @@ export async function createTestQuickstartApp(
 ): Promise<TestQuickstartApp> {
   const storage = given ?? (await backend.freshDatabase(t)).storage;
   const services = givenServices ?? createServices(storage, { environment: 'production' }, clock);
-  const logs: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      logs.push(chunk.toString('utf8'));
-      done();
-    },
-  });
+  const { logger, logs } = capturingLogger();
   const app = await buildQuickstartApp({
-    logger: createLogger('trace', sink),
+    logger,
     services,
     ...(limits === undefined ? {} : { limits }),
     ...(rateLimiter === undefined ? {} : { rateLimiter }),

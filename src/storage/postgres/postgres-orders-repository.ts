@@ -229,7 +229,7 @@ export function createPostgresOrdersRepository(sql: Sql, transaction: Transactio
       // statement, and that time is most of a lone cancel's latency besides
       // the commit.
       const [lone] = changes.length === 1 ? changes : [];
-      const split = rounds(changes);
+      const split = lone === undefined ? rounds(changes) : [];
       const apply = async (run: Sql, results: StatusChangeResult[]) => {
         for (const round of split) await changeRound(run, round, results);
       };
