@@ -1,7 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import type { WriteStream } from 'node:tty';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Account } from '../accounts/accounts-repository.js';
@@ -14,6 +13,7 @@ import type { Order } from '../orders/orders-repository.js';
 import { normalizeDateTime } from '../shared/date-time.js';
 import { parseDuration } from '../shared/duration.js';
 import { parseInt64 } from '../shared/int64.js';
+import { ndjsonLines, type LineSource } from '../shared/ndjson-lines.js';
 import { stringifyJson } from '../shared/json.js';
 
 export interface CliIo {
@@ -235,6 +235,8 @@ const COMMANDS: Readonly<Record<string, Command>> = {
       } catch (error) {
         progress.done();
         throw error;
+      } finally {
+        input.close();
       }
     },
   },
@@ -432,39 +434,29 @@ function orderJson(o: Order) {
   return { id: o.id, accountId: o.accountId, petId: o.petId, quantity: o.quantity, shipDate: o.shipDate, complete: o.complete, status: o.status };
 }
 
-interface ImportSource {
-  lines: AsyncIterable<string>;
+interface ImportSource extends LineSource {
   /** Total bytes, when known (a file, not a pipe). */
   size: number | undefined;
-  bytesRead(): number;
-}
-
-/**
- * The input's lines. The iterator is created at once: readline drops the lines
- * it emits before anyone iterates, and storage may first wait on the network
- * (PostgreSQL's BEGIN) before it pulls the first line.
- */
-function linesOf(input: NodeJS.ReadableStream): AsyncIterableIterator<string> {
-  return createInterface({ input, crlfDelay: Infinity })[Symbol.asyncIterator]();
+  /** Stops reading (the import may fail before it has read everything). */
+  close(): void;
 }
 
 async function openImportSource(source: string, io: CliIo): Promise<ImportSource> {
   if (source === '-') {
     const stdin = io.stdin;
     if (stdin === undefined) throw new UsageError('no standard input to read from');
-    let bytes = 0;
-    stdin.on('data', (chunk: Buffer | string) => (bytes += chunk.length));
-    return { lines: linesOf(stdin), size: undefined, bytesRead: () => bytes };
+    return { ...ndjsonLines(stdin), size: undefined, close: () => stdin.pause() };
   }
   const file = path.resolve(io.cwd, source);
-  let size: number;
+  let stats;
   try {
-    size = (await stat(file)).size;
+    stats = await stat(file);
   } catch {
     throw new AppError('validation_failed', `Cannot read ${source}: no such file.`);
   }
-  const stream = createReadStream(file);
-  return { lines: linesOf(stream), size, bytesRead: () => stream.bytesRead };
+  if (stats.isDirectory()) throw new AppError('validation_failed', `Cannot read ${source}: it is a directory.`);
+  const stream = createReadStream(file, { highWaterMark: 1 << 20 });
+  return { ...ndjsonLines(stream), size: stats.size, close: () => stream.destroy() };
 }
 
 /** A one-line progress bar on stderr, drawn only when stderr is a terminal. */

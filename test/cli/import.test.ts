@@ -66,6 +66,23 @@ describe('orders import', () => {
     }
   });
 
+  test('when the file has a byte order mark, CRLF line ends, a CR inside a line and no final newline, then every order is read and line numbers stay right', async (t) => {
+    const cli = cliOn(t);
+    await cli.run('accounts', 'create', '--name', 'Windows');
+    const dir = path.dirname(cli.env.DATABASE_URL.slice('sqlite:'.length));
+    const good = path.join(dir, 'crlf.ndjson');
+    writeFileSync(good, `\uFEFF${line(1)}\r\n{"id":2,\r"petId":2,"quantity":1}\r\n\r\n${line(3)}`);
+    const imported = await cli.run('orders', 'import', '--account', '1', good, '--json');
+    assert.equal(imported.code, 0, imported.stderr);
+    assert.deepEqual(JSON.parse(imported.stdout), { imported: 3 });
+
+    const bad = path.join(dir, 'bad-crlf.ndjson');
+    writeFileSync(bad, `${line(4)}\r\n${line(5)}\r{"petId":1}\r\n`);
+    const refused = await cli.run('orders', 'import', '--account', '1', bad);
+    assert.equal(refused.code, 1);
+    assert.equal(refused.stderr, 'store-orders: Line 2: not valid JSON.\n');
+  });
+
   test('when the account does not exist or the file is missing, then exit 1 with a plain message', async (t) => {
     const cli = cliOn(t);
     const dir = path.dirname(cli.env.DATABASE_URL.slice('sqlite:'.length));
@@ -77,6 +94,9 @@ describe('orders import', () => {
     const missing = await cli.run('orders', 'import', '--account', '1', path.join(dir, 'nope.ndjson'));
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /Cannot read .*nope\.ndjson: no such file/);
+    const directory = await cli.run('orders', 'import', '--account', '1', dir);
+    assert.equal(directory.code, 1);
+    assert.match(directory.stderr, /^store-orders: Cannot read .*: it is a directory\.\n$/);
     const usage = await cli.run('orders', 'import', '--account', '1');
     assert.equal(usage.code, 2);
   });
