@@ -6,6 +6,8 @@
 export class Lru<K, V> {
   private readonly map = new Map<K, V>();
   private total = 0;
+  /** The most recently used key: getting it again needs no reordering (the hot path of a busy key). */
+  private youngest: K | undefined;
 
   constructor(
     private readonly max: number,
@@ -15,10 +17,11 @@ export class Lru<K, V> {
   /** The value, now the most recently used; undefined when absent. */
   get(key: K): V | undefined {
     const value = this.map.get(key);
-    if (value !== undefined) {
+    if (value !== undefined && key !== this.youngest) {
       // A Map iterates in insertion order: re-inserting moves the key to the young end.
       this.map.delete(key);
       this.map.set(key, value);
+      this.youngest = key;
     }
     return value;
   }
@@ -28,6 +31,7 @@ export class Lru<K, V> {
     const weight = this.weigh(value);
     if (weight > this.max) return;
     this.map.set(key, value);
+    this.youngest = key;
     this.total += weight;
     for (const [oldest, entry] of this.map) {
       if (this.total <= this.max) break;
@@ -45,6 +49,7 @@ export class Lru<K, V> {
 
   clear(): void {
     this.map.clear();
+    this.youngest = undefined;
     this.total = 0;
   }
 }
