@@ -219,7 +219,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key is valid but lacks the scope this operation needs (insufficient_scope). */
+            /** @description The API key is valid but lacks the scope orders:read this operation needs (insufficient_scope). */
             403: {
                 headers: {
                     /** @description RFC 6750 challenge naming the scope that is needed. */
@@ -234,7 +234,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "insufficient_scope",
-                     *       "message": "This API key lacks the scope orders:write that this operation needs.",
+                     *       "message": "This API key lacks the scope orders:read that this operation needs.",
                      *       "status": 403
                      *     }
                      */
@@ -368,7 +368,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key is valid but lacks the scope this operation needs (insufficient_scope). */
+            /** @description The API key is valid but lacks the scope orders:read this operation needs (insufficient_scope). */
             403: {
                 headers: {
                     /** @description RFC 6750 challenge naming the scope that is needed. */
@@ -383,7 +383,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "insufficient_scope",
-                     *       "message": "This API key lacks the scope orders:write that this operation needs.",
+                     *       "message": "This API key lacks the scope orders:read that this operation needs.",
                      *       "status": 403
                      *     }
                      */
@@ -521,7 +521,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key is valid but lacks the scope this operation needs (insufficient_scope). */
+            /** @description The API key is valid but lacks the scope orders:write this operation needs (insufficient_scope). */
             403: {
                 headers: {
                     /** @description RFC 6750 challenge naming the scope that is needed. */

@@ -32,7 +32,8 @@ function invalidKey(message: string, code: 'invalid_api_key' | 'expired_api_key'
   });
 }
 
-function insufficientScope(scope: ApiKeyScope): AppError {
+/** The 403 for a key without `scope`; also the documented example of every operation needing it. */
+export function insufficientScope(scope: ApiKeyScope): AppError {
   return new AppError('insufficient_scope', `This API key lacks the scope ${scope} that this operation needs.`, {
     'www-authenticate': `Bearer realm="${AUTH_REALM}", error="insufficient_scope", scope="${scope}"`,
   });

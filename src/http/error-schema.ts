@@ -1,5 +1,7 @@
 import { Type } from 'typebox';
+import type { ApiKeyScope } from '../api-keys/api-key-scopes.js';
 import { ERROR_CODES, errorRecord, type ErrorCode } from '../errors/errors.js';
+import { insufficientScope } from './authentication.js';
 
 /** The spec's Error record; `status` always equals the HTTP status. */
 export const ErrorRecordSchema = Type.Object(
@@ -83,8 +85,9 @@ const RETRY_AFTER: Readonly<Record<string, HeaderDoc>> = {
   'Retry-After': { type: 'string', pattern: '^[0-9]+$', maxLength: 10, description: 'Seconds to wait before retrying.', examples: ['17'] },
 };
 
-/** Responses every authenticated /v1 operation can give, whatever it does. */
-export function commonErrorResponses(extraHeaders: Readonly<Record<string, HeaderDoc>> = {}) {
+/** Responses every authenticated operation can give, whatever it does; `scope` is the one it needs. */
+export function commonErrorResponses(scope: ApiKeyScope, extraHeaders: Readonly<Record<string, HeaderDoc>> = {}) {
+  const forbidden = insufficientScope(scope);
   return {
     401: errorResponse(
       'The API key is missing, invalid or expired (missing_api_key, invalid_api_key, expired_api_key).',
@@ -92,14 +95,14 @@ export function commonErrorResponses(extraHeaders: Readonly<Record<string, Heade
       { ...WWW_AUTHENTICATE, ...RATE_LIMIT_HEADER_DOCS, ...extraHeaders },
     ),
     403: errorResponse(
-      'The API key is valid but lacks the scope this operation needs (insufficient_scope).',
-      { code: 'insufficient_scope', message: 'This API key lacks the scope orders:write that this operation needs.' },
+      `The API key is valid but lacks the scope ${scope} this operation needs (insufficient_scope).`,
+      { code: 'insufficient_scope', message: forbidden.message },
       {
         'WWW-Authenticate': {
           type: 'string',
           maxLength: 200,
           description: 'RFC 6750 challenge naming the scope that is needed.',
-          examples: ['Bearer realm="store-orders", error="insufficient_scope", scope="orders:write"'],
+          examples: [String(forbidden.headers['www-authenticate'])],
         },
         ...RATE_LIMIT_HEADER_DOCS,
         ...extraHeaders,

@@ -74,7 +74,7 @@ export const sendMessageSchema = {
         },
       },
     },
-    ...commonErrorResponses(),
+    ...commonErrorResponses('messages:write'),
     400: errorResponse(
       'The body is empty, not valid JSON or not UTF-8 (malformed_request); Content-Type is missing or not application/json (content_type_not_json); ' +
         'the body is not an object, or message is missing, null, not a string, empty, too long, or has NUL or a lone surrogate, or there are other fields (validation_failed); ' +
@@ -105,7 +105,7 @@ export const getMessageSchema = {
   params: MessageIdParamsSchema,
   response: {
     200: { ...MessageSchema, description: 'The message.', examples: [{ ...MESSAGE_EXAMPLE, status: 'sent' }] },
-    ...commonErrorResponses(),
+    ...commonErrorResponses('messages:write'),
     404: errorResponse('No such message for this account (message_not_found).', {
       code: 'message_not_found',
       message: 'No message with this id exists.',

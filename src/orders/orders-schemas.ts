@@ -56,7 +56,7 @@ export const listOrdersSchema = {
   response: {
     200: Type.Array(OrderSchema, { description: 'The orders.', examples: [[ORDER_EXAMPLE]], headers: VALIDATOR_HEADER_DOCS }),
     304: NotModifiedResponseSchema,
-    ...commonErrorResponses(),
+    ...commonErrorResponses('orders:read'),
   },
 } as const;
 
@@ -69,7 +69,7 @@ export const cancelOrderSchema = {
   params: OrderIdParamsSchema,
   response: {
     204: Type.Null({ description: 'The order was pending and is now cancelled.' }),
-    ...commonErrorResponses(),
+    ...commonErrorResponses('orders:write'),
     400: errorResponse('The orderId is not a decimal int64 (validation_failed), or the request has a body with a Content-Type other than JSON, or invalid JSON (malformed_request).', {
       code: 'validation_failed',
       message: `Path parameter orderId is not valid. Expected: ${ORDER_ID_DESCRIPTION}`,

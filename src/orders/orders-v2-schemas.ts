@@ -135,7 +135,7 @@ export const listOrdersV2Schema = {
       headers: { ...VALIDATOR_HEADER_DOCS, ...LINK_HEADER_DOCS },
     }),
     304: NotModifiedResponseSchema,
-    ...commonErrorResponses(),
+    ...commonErrorResponses('orders:read'),
     400: errorResponse(
       'A query parameter is unknown, repeated, empty or malformed (validation_failed; the message names it and never repeats its value), ' +
         'or the cursor is not the nextCursor of this listing: altered, of another account or sent with other filters (invalid_cursor).',
@@ -161,7 +161,7 @@ export const getOrderV2Schema = {
       description: 'The order.',
       examples: [ORDER_V2_EXAMPLES[0]],
     }),
-    ...commonErrorResponses(),
+    ...commonErrorResponses('orders:read'),
     400: errorResponse('The orderId is not a decimal int64 (validation_failed).', ORDER_ID_400),
     404: errorResponse("No such order for this account; another account's order is not found either (order_not_found).", {
       code: 'order_not_found',
@@ -181,7 +181,7 @@ export const cancelOrderV2Schema = {
   params: OrderIdParamsSchema,
   response: {
     204: Type.Null({ description: 'The order was pending and is now cancelled.' }),
-    ...commonErrorResponses(),
+    ...commonErrorResponses('orders:write'),
     400: errorResponse(
       'The orderId is not a decimal int64 (validation_failed), or the request has a body with a Content-Type other than JSON, or invalid JSON (malformed_request).',
       ORDER_ID_400,

@@ -42,7 +42,7 @@ export const getPetSchema = {
       examples: [{ id: 7, name: 'Rex' }],
       headers: DEPRECATION_HEADER_DOCS,
     }),
-    ...commonErrorResponses(DEPRECATION_HEADER_DOCS),
+    ...commonErrorResponses('pets:read', DEPRECATION_HEADER_DOCS),
     400: errorResponse(
       'The petId is not a decimal int64 (validation_failed).',
       { code: 'validation_failed', message: `Path parameter petId is not valid. Expected: ${PET_ID_DESCRIPTION}` },
