@@ -375,6 +375,25 @@ for (const backend of testBackends()) {
         );
       });
 
+      test('when a large group comes in shuffled id order, then every result still comes at its own position', async (t) => {
+        const { storage, account, other } = await setUp(t);
+        // 3,000 orders: every third shipped, every fifth another account's; the group also names absent ids.
+        const ids = Array.from({ length: 3000 }, (_, i) => BigInt(i + 1));
+        async function* batches() {
+          for (let start = 0; start < ids.length; start += 500) {
+            yield ids.slice(start, start + 500).map((id) => pending(id % 5n === 0n ? other.id : account.id, { id, status: id % 3n === 0n ? 'shipped' : 'pending' }));
+          }
+        }
+        await storage.orders.importOrders(batches());
+        // A fixed shuffle (a multiplicative step modulo a prime above the count), so that array order is far from id order.
+        const named = Array.from({ length: 3011 }, (_, i) => BigInt(((i + 1) * 1777) % 3011));
+        const results = await storage.orders.changeStatusMany(named.map((id) => cancel(id, account.id)));
+        const expected = named.map((id) =>
+          id === 0n || id > 3000n || id % 5n === 0n ? { changed: false } : id % 3n === 0n ? { changed: false, current: 'shipped' } : { changed: true },
+        );
+        assert.deepEqual(results, expected);
+      });
+
       test('when a group names an order more than once, then each change is decided after the ones before it', async (t) => {
         const { storage, account, other } = await setUp(t);
         for (const id of [1n, 2n, 3n]) await storage.orders.create(pending(account.id, { id }));
