@@ -1,5 +1,8 @@
-import { ValidationError } from '../errors/errors.js';
+import { AppError, ValidationError } from '../errors/errors.js';
+import { normalizeDateTime } from '../shared/date-time.js';
 import { parseInt64 } from '../shared/int64.js';
+import { newPendingOrder } from './new-order.js';
+import type { NewOrder } from './orders-repository.js';
 
 /** What one import line may say; the same fields as `orders create`. */
 export interface OrderLine {
@@ -55,4 +58,49 @@ export function parseOrderLine(line: string): OrderLine {
     shipDate: record.shipDate,
     complete: record.complete,
   };
+}
+
+/** One line of a parsed batch that was refused: its index in the batch, and why. */
+export interface RefusedLine {
+  index: number;
+  message: string;
+}
+
+/** A batch of import lines as orders, or the first line refused. */
+export type ParsedBatch = { orders: NewOrder[] } | { refused: RefusedLine };
+
+/**
+ * `normalizeDateTime`, remembering recent answers: bulk data repeats ship
+ * dates, and parsing each one again is a third of the work.
+ */
+export function rememberingDateTimes(): (text: string) => string | undefined {
+  const seen = new Map<string, string | undefined>();
+  return (text) => {
+    if (seen.has(text)) return seen.get(text);
+    if (seen.size >= 10_000) seen.clear();
+    const normalized = normalizeDateTime(text);
+    seen.set(text, normalized);
+    return normalized;
+  };
+}
+
+/**
+ * Parses and validates non-blank import lines into new pending orders of
+ * `accountId`, stopping at the first refused line.
+ */
+export function parseOrderBatch(
+  lines: readonly string[],
+  { accountId, createdAt, normalizeShipDate }: { accountId: number; createdAt: string; normalizeShipDate: (text: string) => string | undefined },
+): ParsedBatch {
+  const orders: NewOrder[] = [];
+  for (let index = 0; index < lines.length; index++) {
+    try {
+      const line = parseOrderLine(lines[index] ?? '');
+      orders.push(newPendingOrder({ accountId, ...line }, createdAt, normalizeShipDate));
+    } catch (error) {
+      if (error instanceof AppError) return { refused: { index, message: error.message } };
+      throw error;
+    }
+  }
+  return { orders };
 }

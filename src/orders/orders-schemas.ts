@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 import { IfNoneMatchHeadersSchema, NotModifiedResponseSchema, VALIDATOR_HEADER_DOCS } from '../http/conditional-get.js';
 import { commonErrorResponses, errorResponse } from '../http/error-schema.js';
 import { INT64_DECIMAL_PATTERN } from '../shared/int64.js';
-import { QUANTITY_MAX } from './orders-service.js';
+import { QUANTITY_MAX } from './new-order.js';
 
 /**
  * An int64 carried as bigint in code and written as a plain JSON number with

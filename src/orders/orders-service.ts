@@ -1,10 +1,9 @@
 import { AppError, ConflictError, NotFoundError, ValidationError } from '../errors/errors.js';
 import type { Clock } from '../shared/clock.js';
-import { normalizeDateTime } from '../shared/date-time.js';
 import { createBatcher } from '../shared/batcher.js';
-import { isInt64 } from '../shared/int64.js';
 import { createOrdersListing, createVersionReads, type ListingOptions, type OpenedListing, type ReadVersion } from './orders-listing.js';
-import { parseOrderLine } from './orders-import.js';
+import { newPendingOrder, type CreateOrderInput } from './new-order.js';
+import { startImportParser } from './orders-import-parser.js';
 import {
   ImportRejectedError,
   type NewOrder,
@@ -14,18 +13,7 @@ import {
   type StatusChangeResult,
 } from './orders-repository.js';
 
-/** Quantity is a count of units: a positive 32-bit integer. */
-export const QUANTITY_MAX = 2_147_483_647;
 
-export interface CreateOrderInput {
-  accountId: number;
-  id?: bigint;
-  petId?: bigint;
-  quantity?: number;
-  /** Any RFC 3339 date-time; stored normalised to UTC. */
-  shipDate?: string;
-  complete?: boolean;
-}
 
 /** A conditional status change, answered once it is durably committed. */
 export type ChangeStatus = (change: StatusChange) => Promise<StatusChangeResult>;
@@ -58,36 +46,6 @@ export function alreadyShipped(orderId: bigint): ConflictError {
 }
 
 const IMPORT_BATCH = 1000;
-
-/** Validates an order placed through the operator interfaces. */
-function newPendingOrder(
-  input: CreateOrderInput,
-  createdAt: string,
-  normalizeShipDate: (text: string) => string | undefined = normalizeDateTime,
-): NewOrder {
-  if (input.id !== undefined && !isInt64(input.id)) throw new ValidationError('Order id must be an int64.');
-  if (input.petId !== undefined && !isInt64(input.petId)) throw new ValidationError('Pet id must be an int64.');
-  if (input.quantity !== undefined && !(Number.isInteger(input.quantity) && input.quantity >= 1 && input.quantity <= QUANTITY_MAX)) {
-    throw new ValidationError(`Quantity must be an integer from 1 to ${QUANTITY_MAX}.`);
-  }
-  let shipDate: string | undefined;
-  if (input.shipDate !== undefined) {
-    shipDate = normalizeShipDate(input.shipDate);
-    if (shipDate === undefined) {
-      throw new ValidationError('Ship date must be an ISO 8601 date-time with a time zone, e.g. 2026-12-01T10:00:00Z.');
-    }
-  }
-  return {
-    id: input.id,
-    accountId: input.accountId,
-    petId: input.petId,
-    quantity: input.quantity,
-    shipDate,
-    complete: input.complete ?? false,
-    status: 'pending',
-    createdAt,
-  };
-}
 
 export function createOrdersService({
   ordersRepository,
@@ -149,57 +107,57 @@ export function createOrdersService({
      * Bulk-loads pending orders for one account from NDJSON lines (one
      * CreateOrderInput object per line, blank lines skipped), all in one
      * transaction: a bad line aborts the import with its line number and
-     * nothing is committed.
+     * nothing is committed. `lines` comes in groups (e.g. the lines of each
+     * chunk read); a worker thread parses batches of them while storage
+     * writes the batches before.
      */
     async importOrders(
       accountId: number,
-      lines: AsyncIterable<string>,
+      lines: AsyncIterable<readonly string[]>,
       { onProgress }: { onProgress?: (imported: number) => void } = {},
     ): Promise<{ imported: number }> {
-      const createdAt = clock.now().toISOString();
-      // Bulk data repeats ship dates; parsing each one again is a third of the work.
-      const shipDates = new Map<string, string | undefined>();
-      const normalizeShipDate = (text: string) => {
-        if (shipDates.has(text)) return shipDates.get(text);
-        if (shipDates.size >= 10_000) shipDates.clear();
-        const normalized = normalizeDateTime(text);
-        shipDates.set(text, normalized);
-        return normalized;
-      };
+      const parser = startImportParser({ accountId, createdAt: clock.now().toISOString() });
       // Line numbers of the batch storage is consuming, to name a refused order's line.
       let batchStart = 0;
-      let batchLines: number[] = [];
+      let batchLines: readonly number[] = [];
+      let queued = 0;
+      // Line numbers of the batches at the parser, oldest first.
+      const atParser: number[][] = [];
+      async function* takeParsed(): AsyncGenerator<NewOrder[]> {
+        const parsed = parser.take();
+        const numbers = atParser.shift();
+        if (parsed === undefined || numbers === undefined) throw new Error('no batch is being parsed');
+        const batch = await parsed;
+        if ('refused' in batch) throw new ValidationError(`Line ${numbers[batch.refused.index]}: ${batch.refused.message}`);
+        batchStart = queued;
+        batchLines = numbers;
+        queued += batch.orders.length;
+        yield batch.orders;
+        onProgress?.(queued);
+      }
+      async function* toParser(batch: string[], numbers: number[]): AsyncGenerator<NewOrder[]> {
+        while (!parser.offer(batch)) yield* takeParsed();
+        atParser.push(numbers);
+      }
       async function* batches(): AsyncGenerator<NewOrder[]> {
-        let batch: NewOrder[] = [];
+        let batch: string[] = [];
         let numbers: number[] = [];
         let lineNumber = 0;
-        let queued = 0;
-        for await (const line of lines) {
-          lineNumber++;
-          if (line.trim() === '') continue;
-          try {
-            batch.push(newPendingOrder({ ...parseOrderLine(line), accountId }, createdAt, normalizeShipDate));
-          } catch (error) {
-            if (error instanceof AppError) throw new ValidationError(`Line ${lineNumber}: ${error.message}`);
-            throw error;
-          }
-          numbers.push(lineNumber);
-          if (batch.length === IMPORT_BATCH) {
-            batchStart = queued;
-            batchLines = numbers;
-            queued += batch.length;
-            yield batch;
-            onProgress?.(queued);
-            batch = [];
-            numbers = [];
+        for await (const group of lines) {
+          for (const line of group) {
+            lineNumber++;
+            if (line.trim() === '') continue;
+            batch.push(line);
+            numbers.push(lineNumber);
+            if (batch.length === IMPORT_BATCH) {
+              yield* toParser(batch, numbers);
+              batch = [];
+              numbers = [];
+            }
           }
         }
-        if (batch.length > 0) {
-          batchStart = queued;
-          batchLines = numbers;
-          yield batch;
-          onProgress?.(queued + batch.length);
-        }
+        if (batch.length > 0) yield* toParser(batch, numbers);
+        while (atParser.length > 0) yield* takeParsed();
       }
       try {
         return await ordersRepository.importOrders(batches());
@@ -211,6 +169,8 @@ export function createOrdersService({
           throw new ConflictError('order_id_taken', line === undefined ? reason.message : `Line ${line}: ${reason.message}`);
         }
         throw error;
+      } finally {
+        await parser.close();
       }
     },
 

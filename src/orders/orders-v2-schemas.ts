@@ -5,7 +5,7 @@ import { documentedAs } from '../openapi/openapi-document.js';
 import { INT64_DECIMAL_PATTERN } from '../shared/int64.js';
 import { ORDER_STATUSES } from './orders-repository.js';
 import { ORDER_ID_DESCRIPTION, OrderIdParamsSchema } from './orders-schemas.js';
-import { QUANTITY_MAX } from './orders-service.js';
+import { QUANTITY_MAX } from './new-order.js';
 import { V2_LIMIT_DEFAULT, V2_LIMIT_MAX } from './orders-v2-service.js';
 
 const Int64 = (description: string) => Type.Unsafe<bigint>({ type: 'integer', format: 'int64', description });

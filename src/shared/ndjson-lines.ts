@@ -1,8 +1,8 @@
 import { StringDecoder } from 'node:string_decoder';
 
 export interface LineSource {
-  /** The input's lines, without their line ends. */
-  lines: AsyncGenerator<string, void, undefined>;
+  /** The input's lines, without their line ends, in groups: the lines each chunk read completed. */
+  lines: AsyncGenerator<string[], void, undefined>;
   /** Bytes taken from the input so far. */
   bytesRead(): number;
 }
@@ -19,7 +19,7 @@ export interface LineSource {
  */
 export function ndjsonLines(input: AsyncIterable<Buffer | string>): LineSource {
   let bytes = 0;
-  async function* lines(): AsyncGenerator<string, void, undefined> {
+  async function* lines(): AsyncGenerator<string[], void, undefined> {
     const decoder = new StringDecoder('utf8');
     let rest = '';
     let first = true;
@@ -42,16 +42,17 @@ export function ndjsonLines(input: AsyncIterable<Buffer | string>): LineSource {
         rest += piece;
         continue;
       }
-      yield withoutCr(rest + piece.slice(0, end));
+      const group = [withoutCr(rest + piece.slice(0, end))];
       let start = end + 1;
       for (end = piece.indexOf('\n', start); end !== -1; end = piece.indexOf('\n', start)) {
-        yield withoutCr(piece.slice(start, end));
+        group.push(withoutCr(piece.slice(start, end)));
         start = end + 1;
       }
       rest = piece.slice(start);
+      yield group;
     }
     rest += decoder.end();
-    if (rest !== '') yield rest;
+    if (rest !== '') yield [rest];
   }
   return { lines: lines(), bytesRead: () => bytes };
 }

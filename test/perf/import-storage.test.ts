@@ -4,8 +4,9 @@ import { createServices } from '../../src/composition.js';
 import { AppError } from '../../src/errors/errors.js';
 import { testBackends } from '../support/storage.js';
 
-async function* linesOf(lines: readonly string[]): AsyncGenerator<string> {
-  for (const line of lines) yield line;
+/** The lines in groups of 7, so that groups straddle the import's batches. */
+async function* linesOf(lines: readonly string[]): AsyncGenerator<string[]> {
+  for (let start = 0; start < lines.length; start += 7) yield lines.slice(start, start + 7);
 }
 
 const order = (id: number) => `{"id":${id},"petId":${9007199254740993n + BigInt(id)},"quantity":1,"shipDate":"2026-12-01T10:00:00Z"}`;
@@ -50,6 +51,11 @@ for (const backend of testBackends()) {
       const lines = [...Array.from({ length: 1500 }, (_, i) => order(i + 1)), '{"petId":'];
 
       await assert.rejects(services.orders.importOrders(account.id, linesOf(lines)), /Line 1501: not valid JSON/);
+      assert.deepEqual(await storage.orders.listAll(account.id), []);
+
+      // Far past the batches parsed ahead of storage, after blank lines that still count.
+      const later = [...Array.from({ length: 7400 }, (_, i) => (i % 100 === 99 ? '  ' : order(i + 1))), '{"petId":1,"quantity":1,"status":"shipped"}'];
+      await assert.rejects(services.orders.importOrders(account.id, linesOf(later)), /^ValidationError: Line 7401: unknown field "status"/);
       assert.deepEqual(await storage.orders.listAll(account.id), []);
     });
   });

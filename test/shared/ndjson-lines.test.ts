@@ -15,7 +15,7 @@ async function* chunksOf(bytes: Buffer, cuts: readonly number[]): AsyncGenerator
 async function collect(source: AsyncIterable<Buffer | string>): Promise<{ lines: string[]; bytes: number }> {
   const { lines, bytesRead } = ndjsonLines(source);
   const out: string[] = [];
-  for await (const line of lines) out.push(line);
+  for await (const group of lines) out.push(...group);
   return { lines: out, bytes: bytesRead() };
 }
 
@@ -55,7 +55,7 @@ describe('NDJSON lines', () => {
     assert.deepEqual(await collect(strings()), { lines: ['ab', '€c'], bytes: 8 });
   });
 
-  test('when nobody asks for a line, then nothing is read', async () => {
+  test('when nobody asks for a line, then nothing is read; then the lines of a chunk come as one group', async () => {
     let pulled = 0;
     async function* counted() {
       pulled++;
@@ -64,7 +64,7 @@ describe('NDJSON lines', () => {
     const { lines } = ndjsonLines(counted());
     await new Promise((resolve) => setImmediate(resolve));
     assert.equal(pulled, 0);
-    assert.deepEqual(await lines.next(), { done: false, value: 'a' });
+    assert.deepEqual(await lines.next(), { done: false, value: ['a', 'b'] });
     assert.equal(pulled, 1);
   });
 });

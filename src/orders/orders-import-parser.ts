@@ -1,0 +1,59 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startModuleWorker } from '../shared/module-worker.js';
+import type { ParsedBatch } from './orders-import.js';
+
+/** Batches handed to the worker before the first of them is taken back: enough to keep it busy, few enough to bound memory. */
+const AHEAD = 4;
+
+/* The worker's file next to this one: .js when built, .ts when run from the sources. */
+const WORKER_FILE = new URL(`./orders-import-worker${path.extname(fileURLToPath(import.meta.url))}`, import.meta.url);
+
+export interface ImportParser {
+  /** Queues a batch of non-blank lines; false when AHEAD batches are queued already. */
+  offer(lines: string[]): boolean;
+  /** The oldest queued batch, parsed; undefined when none is queued. */
+  take(): Promise<ParsedBatch> | undefined;
+  /** Stops the worker; batches still queued are dropped. */
+  close(): Promise<void>;
+}
+
+/**
+ * Parses import batches on a worker thread, in order, so that parsing the
+ * next batches overlaps writing this one: an import is about half parsing
+ * and half storage work, and the two then share the time.
+ */
+export function startImportParser(options: { accountId: number; createdAt: string }, workerFile: URL = WORKER_FILE): ImportParser {
+  const worker = startModuleWorker(workerFile, { workerData: options });
+  const queued: { resolve(batch: ParsedBatch): void; reject(error: Error): void }[] = [];
+  const promises: Promise<ParsedBatch>[] = [];
+  let failure: Error | undefined;
+  const failAll = (error: Error) => {
+    failure ??= error;
+    for (const waiter of queued.splice(0)) waiter.reject(failure);
+  };
+  worker.on('message', (batch: ParsedBatch) => queued.shift()?.resolve(batch));
+  worker.on('error', (error) => failAll(new Error(`the import's parser failed: ${error.message}`)));
+  worker.on('exit', () => failAll(new Error("the import's parser stopped")));
+  return {
+    offer(lines) {
+      if (promises.length >= AHEAD) return false;
+      const promise = failure
+        ? Promise.reject(failure)
+        : new Promise<ParsedBatch>((resolve, reject) => {
+            queued.push({ resolve, reject });
+            worker.postMessage(lines);
+          });
+      // Settled by take(); until then a rejection is not unhandled.
+      promise.catch(() => undefined);
+      promises.push(promise);
+      return true;
+    },
+    take() {
+      return promises.shift();
+    },
+    async close() {
+      await worker.terminate();
+    },
+  };
+}
