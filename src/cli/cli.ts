@@ -1,5 +1,4 @@
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import path from 'node:path';
 import type { WriteStream } from 'node:tty';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
@@ -236,7 +235,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
         progress.done();
         throw error;
       } finally {
-        input.close();
+        await input.close();
       }
     },
   },
@@ -437,26 +436,49 @@ function orderJson(o: Order) {
 interface ImportSource extends LineSource {
   /** Total bytes, when known (a file, not a pipe). */
   size: number | undefined;
-  /** Stops reading (the import may fail before it has read everything). */
-  close(): void;
+  /** Releases the input (the import may end before reading all of it). */
+  close(): Promise<void>;
 }
+
+/** Why a file cannot be read, in words; undefined for errors that are not about the file. */
+const UNREADABLE: Readonly<Record<string, string>> = {
+  ENOENT: 'no such file',
+  EACCES: 'permission denied',
+  EISDIR: 'it is a directory',
+  ENOTDIR: 'a part of the path is not a directory',
+};
 
 async function openImportSource(source: string, io: CliIo): Promise<ImportSource> {
   if (source === '-') {
     const stdin = io.stdin;
     if (stdin === undefined) throw new UsageError('no standard input to read from');
-    return { ...ndjsonLines(stdin), size: undefined, close: () => stdin.pause() };
+    // Standard input is the caller's: the line reader stops reading it when the import ends.
+    return { ...ndjsonLines(stdin), size: undefined, close: async () => undefined };
   }
-  const file = path.resolve(io.cwd, source);
-  let stats;
+  const unreadable = (error: unknown) => {
+    const reason = UNREADABLE[(error as NodeJS.ErrnoException).code ?? ''];
+    return reason === undefined ? error : new AppError('validation_failed', `Cannot read ${source}: ${reason}.`);
+  };
+  // Opened (and refused) here: storage may take a while to begin (PostgreSQL's BEGIN) before the first read.
+  let handle;
   try {
-    stats = await stat(file);
-  } catch {
-    throw new AppError('validation_failed', `Cannot read ${source}: no such file.`);
+    handle = await open(path.resolve(io.cwd, source));
+  } catch (error) {
+    throw unreadable(error);
   }
-  if (stats.isDirectory()) throw new AppError('validation_failed', `Cannot read ${source}: it is a directory.`);
-  const stream = createReadStream(file, { highWaterMark: 1 << 20 });
-  return { ...ndjsonLines(stream), size: stats.size, close: () => stream.destroy() };
+  try {
+    const stats = await handle.stat();
+    if (stats.isDirectory()) throw new AppError('validation_failed', `Cannot read ${source}: it is a directory.`);
+    const stream = handle.createReadStream({ highWaterMark: 1 << 20, autoClose: false });
+    return {
+      ...ndjsonLines(stream),
+      size: stats.size,
+      close: () => handle.close(),
+    };
+  } catch (error) {
+    await handle.close();
+    throw unreadable(error);
+  }
 }
 
 /** A one-line progress bar on stderr, drawn only when stderr is a terminal. */

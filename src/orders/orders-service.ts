@@ -13,8 +13,6 @@ import {
   type StatusChangeResult,
 } from './orders-repository.js';
 
-
-
 /** A conditional status change, answered once it is durably committed. */
 export type ChangeStatus = (change: StatusChange) => Promise<StatusChangeResult>;
 
@@ -123,21 +121,29 @@ export function createOrdersService({
       let queued = 0;
       // Line numbers of the batches at the parser, oldest first.
       const atParser: number[][] = [];
-      async function* takeParsed(): AsyncGenerator<NewOrder[]> {
+      /** The oldest batch at the parser, parsed; a refused line ends the import with its number. */
+      async function takeParsed(): Promise<{ orders: NewOrder[]; numbers: number[] }> {
         const parsed = parser.take();
         const numbers = atParser.shift();
         if (parsed === undefined || numbers === undefined) throw new Error('no batch is being parsed');
         const batch = await parsed;
         if ('refused' in batch) throw new ValidationError(`Line ${numbers[batch.refused.index]}: ${batch.refused.message}`);
+        return { orders: batch.orders, numbers };
+      }
+      function* store({ orders, numbers }: { orders: NewOrder[]; numbers: number[] }): Generator<NewOrder[]> {
         batchStart = queued;
         batchLines = numbers;
-        queued += batch.orders.length;
-        yield batch.orders;
+        queued += orders.length;
+        yield orders;
         onProgress?.(queued);
       }
       async function* toParser(batch: string[], numbers: number[]): AsyncGenerator<NewOrder[]> {
-        while (!parser.offer(batch)) yield* takeParsed();
+        // When the parser is full, its oldest batch is taken before this one goes in, so that
+        // the parser still holds a full queue while storage writes the batch taken.
+        const oldest = parser.offer(batch) ? undefined : await takeParsed();
+        if (oldest !== undefined && !parser.offer(batch)) throw new Error('the parser refused a batch after one was taken');
         atParser.push(numbers);
+        if (oldest !== undefined) yield* store(oldest);
       }
       async function* batches(): AsyncGenerator<NewOrder[]> {
         let batch: string[] = [];
@@ -157,7 +163,7 @@ export function createOrdersService({
           }
         }
         if (batch.length > 0) yield* toParser(batch, numbers);
-        while (atParser.length > 0) yield* takeParsed();
+        while (atParser.length > 0) yield* store(await takeParsed());
       }
       try {
         return await ordersRepository.importOrders(batches());
