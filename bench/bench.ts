@@ -70,6 +70,13 @@ function pinned(core: string, command: string, argv: string[]): [string, string[
   return PIN ? ['taskset', ['-c', core, command, ...argv]] : [command, argv];
 }
 
+/** Moves an embedded PostgreSQL (its postmaster, whose later children inherit it, and every process running now) to `core`. */
+function pinPostgres(dataDir: string, core: string): void {
+  const postmaster = readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0] ?? '';
+  const children = spawnSync('pgrep', ['-P', postmaster]).stdout.toString().split('\n').filter((pid) => pid !== '');
+  for (const pid of [postmaster, ...children]) execFileSync('taskset', ['-a', '-p', '-c', core, pid], { stdio: 'ignore' });
+}
+
 function cli(env: Record<string, string>, argv: string[], input?: string): string {
   return execFileSync(process.execPath, [BIN, ...argv], { env: { ...process.env, ...env }, input, maxBuffer: 1 << 26 }).toString();
 }
@@ -538,7 +545,7 @@ async function main(): Promise<void> {
         embedded = await startEmbeddedPostgres({ durable: true });
         postgresUrl = embedded.url;
       }
-      await postgresRows(postgresUrl);
+      await postgresRows(postgresUrl, embedded?.dataDir);
     } catch (error) {
       rows.push({ scenario: 'PostgreSQL rows', note: `not measured: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}` });
     } finally {
@@ -546,7 +553,7 @@ async function main(): Promise<void> {
     }
   }
 
-  async function postgresRows(postgresUrl: string): Promise<void> {
+  async function postgresRows(postgresUrl: string, dataDir: string | undefined): Promise<void> {
     const pgEnv = { DATABASE_URL: postgresUrl };
     cli(pgEnv, ['migrate']);
     const account = JSON.parse(cli(pgEnv, ['accounts', 'create', '--name', 'bench-pg', '--json'])) as { id: number };
@@ -556,6 +563,14 @@ async function main(): Promise<void> {
     if (baseline !== undefined) {
       resetPeak(pg.pid);
       rows.push(pairedRow('GET /v1/store/orders, 100 orders, PostgreSQL, 1 process', await against(pg, `${pg.url}/v1/store/orders`, auth(key)), pg.pid));
+      // The database on the client's core: the server's core is then its own, as the
+      // baseline's is and as it is with the database on another host. Not in --quick.
+      if (!QUICK && PIN && dataDir !== undefined) {
+        pinPostgres(dataDir, CLIENT_CORE);
+        resetPeak(pg.pid);
+        rows.push(pairedRow('GET /v1/store/orders, 100 orders, PostgreSQL pinned to the client core, 1 process', await against(pg, `${pg.url}/v1/store/orders`, auth(key)), pg.pid));
+        pinPostgres(dataDir, `${SERVER_CORE},${CLIENT_CORE}`);
+      }
     }
     if (runs('cancel')) {
       const cancelAccountPg = JSON.parse(cli(pgEnv, ['accounts', 'create', '--name', 'bench-pg-cancel', '--json'])) as { id: number };
