@@ -441,12 +441,12 @@ interface ImportSource extends LineSource {
 }
 
 /** Why a file cannot be read, in words; undefined for errors that are not about the file. */
-const UNREADABLE: Readonly<Record<string, string>> = {
+const UNREADABLE = {
   ENOENT: 'no such file',
   EACCES: 'permission denied',
   EISDIR: 'it is a directory',
   ENOTDIR: 'a part of the path is not a directory',
-};
+} as const;
 
 async function openImportSource(source: string, io: CliIo): Promise<ImportSource> {
   if (source === '-') {
@@ -455,9 +455,10 @@ async function openImportSource(source: string, io: CliIo): Promise<ImportSource
     // Standard input is the caller's: the line reader stops reading it when the import ends.
     return { ...ndjsonLines(stdin), size: undefined, close: async () => undefined };
   }
+  const cannotRead = (reason: string) => new AppError('validation_failed', `Cannot read ${source}: ${reason}.`);
   const unreadable = (error: unknown) => {
-    const reason = UNREADABLE[(error as NodeJS.ErrnoException).code ?? ''];
-    return reason === undefined ? error : new AppError('validation_failed', `Cannot read ${source}: ${reason}.`);
+    const reason = (UNREADABLE as Readonly<Record<string, string | undefined>>)[(error as NodeJS.ErrnoException).code ?? ''];
+    return reason === undefined ? error : cannotRead(reason);
   };
   // Opened (and refused) here: storage may take a while to begin (PostgreSQL's BEGIN) before the first read.
   let handle;
@@ -468,7 +469,7 @@ async function openImportSource(source: string, io: CliIo): Promise<ImportSource
   }
   try {
     const stats = await handle.stat();
-    if (stats.isDirectory()) throw new AppError('validation_failed', `Cannot read ${source}: it is a directory.`);
+    if (stats.isDirectory()) throw cannotRead(UNREADABLE.EISDIR);
     const stream = handle.createReadStream({ highWaterMark: 1 << 20, autoClose: false });
     return {
       ...ndjsonLines(stream),

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startModuleWorker } from '../shared/module-worker.js';
 import type { ParsedBatch } from './orders-import.js';
+import type { NewOrder } from './orders-repository.js';
 
 /** Batches handed to the worker before the first of them is taken back: enough to keep it busy, few enough to bound memory. */
 const AHEAD = 4;
@@ -9,11 +10,14 @@ const AHEAD = 4;
 /* The worker's file next to this one: .js when built, .ts when run from the sources. */
 const WORKER_FILE = new URL(`./orders-import-worker${path.extname(fileURLToPath(import.meta.url))}`, import.meta.url);
 
+/** A batch parsed: its orders and their line numbers, or the first refused line by its number. */
+export type ParsedLines = { orders: NewOrder[]; numbers: readonly number[] } | { refused: { line: number; message: string } };
+
 export interface ImportParser {
-  /** Queues a batch of non-blank lines; false when AHEAD batches are queued already. */
-  offer(lines: string[]): boolean;
+  /** Queues a batch of non-blank lines with their line numbers; false when AHEAD batches are queued already. */
+  offer(lines: string[], numbers: readonly number[]): boolean;
   /** The oldest queued batch, parsed; undefined when none is queued. */
-  take(): Promise<ParsedBatch> | undefined;
+  take(): Promise<ParsedLines> | undefined;
   /** Stops the worker; batches still queued are dropped. */
   close(): Promise<void>;
 }
@@ -26,7 +30,7 @@ export interface ImportParser {
 export function startImportParser(options: { accountId: number; createdAt: string }, workerFile: URL = WORKER_FILE): ImportParser {
   const worker = startModuleWorker(workerFile, { workerData: options });
   const queued: { resolve(batch: ParsedBatch): void; reject(error: Error): void }[] = [];
-  const promises: Promise<ParsedBatch>[] = [];
+  const promises: Promise<ParsedLines>[] = [];
   let failure: Error | undefined;
   const failAll = (error: Error) => {
     failure ??= error;
@@ -36,14 +40,16 @@ export function startImportParser(options: { accountId: number; createdAt: strin
   worker.on('error', (error) => failAll(new Error(`the import's parser failed: ${error.message}`)));
   worker.on('exit', () => failAll(new Error("the import's parser stopped")));
   return {
-    offer(lines) {
+    offer(lines, numbers) {
       if (promises.length >= AHEAD) return false;
       const promise = failure
         ? Promise.reject(failure)
         : new Promise<ParsedBatch>((resolve, reject) => {
             queued.push({ resolve, reject });
             worker.postMessage(lines);
-          });
+          }).then((batch): ParsedLines =>
+            'refused' in batch ? { refused: { line: numbers[batch.refused.index] ?? 0, message: batch.refused.message } } : { orders: batch.orders, numbers },
+          );
       // Settled by take(); until then a rejection is not unhandled.
       promise.catch(() => undefined);
       promises.push(promise);

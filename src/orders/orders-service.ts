@@ -3,7 +3,7 @@ import type { Clock } from '../shared/clock.js';
 import { createBatcher } from '../shared/batcher.js';
 import { createOrdersListing, createVersionReads, type ListingOptions, type OpenedListing, type ReadVersion } from './orders-listing.js';
 import { newPendingOrder, type CreateOrderInput } from './new-order.js';
-import { startImportParser } from './orders-import-parser.js';
+import { startImportParser, type ParsedLines } from './orders-import-parser.js';
 import {
   ImportRejectedError,
   type NewOrder,
@@ -119,31 +119,23 @@ export function createOrdersService({
       let batchStart = 0;
       let batchLines: readonly number[] = [];
       let queued = 0;
-      // Line numbers of the batches at the parser, oldest first.
-      const atParser: number[][] = [];
-      /** The oldest batch at the parser, parsed; a refused line ends the import with its number. */
-      async function takeParsed(): Promise<{ orders: NewOrder[]; numbers: number[] }> {
-        const parsed = parser.take();
-        const numbers = atParser.shift();
-        if (parsed === undefined || numbers === undefined) throw new Error('no batch is being parsed');
+      /** A parsed batch to storage; a refused line ends the import with its number. */
+      async function* store(parsed: Promise<ParsedLines>): AsyncGenerator<NewOrder[]> {
         const batch = await parsed;
-        if ('refused' in batch) throw new ValidationError(`Line ${numbers[batch.refused.index]}: ${batch.refused.message}`);
-        return { orders: batch.orders, numbers };
-      }
-      function* store({ orders, numbers }: { orders: NewOrder[]; numbers: number[] }): Generator<NewOrder[]> {
+        if ('refused' in batch) throw new ValidationError(`Line ${batch.refused.line}: ${batch.refused.message}`);
         batchStart = queued;
-        batchLines = numbers;
-        queued += orders.length;
-        yield orders;
+        batchLines = batch.numbers;
+        queued += batch.orders.length;
+        yield batch.orders;
         onProgress?.(queued);
       }
       async function* toParser(batch: string[], numbers: number[]): AsyncGenerator<NewOrder[]> {
-        // When the parser is full, its oldest batch is taken before this one goes in, so that
+        if (parser.offer(batch, numbers)) return;
+        // The parser is full: its oldest batch is taken before this one goes in, so that
         // the parser still holds a full queue while storage writes the batch taken.
-        const oldest = parser.offer(batch) ? undefined : await takeParsed();
-        if (oldest !== undefined && !parser.offer(batch)) throw new Error('the parser refused a batch after one was taken');
-        atParser.push(numbers);
-        if (oldest !== undefined) yield* store(oldest);
+        const oldest = parser.take();
+        if (oldest === undefined || !parser.offer(batch, numbers)) throw new Error('the parser refused a batch after one was taken');
+        yield* store(oldest);
       }
       async function* batches(): AsyncGenerator<NewOrder[]> {
         let batch: string[] = [];
@@ -163,7 +155,7 @@ export function createOrdersService({
           }
         }
         if (batch.length > 0) yield* toParser(batch, numbers);
-        while (atParser.length > 0) yield* store(await takeParsed());
+        for (let parsed = parser.take(); parsed !== undefined; parsed = parser.take()) yield* store(parsed);
       }
       try {
         return await ordersRepository.importOrders(batches());

@@ -9,8 +9,8 @@ describe('the import parser thread', () => {
     const parser = startImportParser(options);
     t.after(() => parser.close());
     const batch = (first: number) => [0, 1].map((i) => `{"id":${first + i},"petId":9007199254740993,"quantity":${i + 1}}`);
-    for (const first of [10, 20, 30, 40]) assert.equal(parser.offer(batch(first)), true);
-    assert.equal(parser.offer(batch(50)), false);
+    for (const first of [10, 20, 30, 40]) assert.equal(parser.offer(batch(first), [first, first + 1]), true);
+    assert.equal(parser.offer(batch(50), [50, 51]), false);
     for (const first of [10, 20, 30, 40]) {
       const parsed = await parser.take();
       assert.ok(parsed !== undefined && 'orders' in parsed);
@@ -18,20 +18,21 @@ describe('the import parser thread', () => {
         parsed.orders.map((o) => [o.id, o.accountId, o.petId, o.quantity, o.status, o.createdAt]),
         [0, 1].map((i) => [BigInt(first + i), 7, 9007199254740993n, i + 1, 'pending', options.createdAt]),
       );
+      assert.deepEqual(parsed.numbers, [first, first + 1]);
     }
     assert.equal(parser.take(), undefined);
-    assert.equal(parser.offer(['{"petId":1,"quantity":1}', '{"petId":1}']), true);
-    assert.deepEqual(await parser.take(), { refused: { index: 1, message: '"quantity" is required and must be a number.' } });
+    assert.equal(parser.offer(['{"petId":1,"quantity":1}', '{"petId":1}'], [60, 62]), true);
+    assert.deepEqual(await parser.take(), { refused: { line: 62, message: '"quantity" is required and must be a number.' } });
   });
 
   test('when the thread dies, then the batches waiting on it and every later one fail with a plain error', async (t) => {
     const parser = startImportParser(options, new URL('../support/dying-import-worker.ts', import.meta.url));
     t.after(() => parser.close());
-    parser.offer(['a']);
-    parser.offer(['b']);
-    assert.deepEqual(await parser.take(), { orders: [] });
+    parser.offer(['a'], [1]);
+    parser.offer(['b'], [2]);
+    assert.deepEqual(await parser.take(), { orders: [], numbers: [1] });
     await assert.rejects(parser.take() ?? Promise.resolve(), /^Error: the import's parser failed: out of memory, say$/);
-    parser.offer(['c']);
+    parser.offer(['c'], [3]);
     await assert.rejects(parser.take() ?? Promise.resolve(), /the import's parser failed/);
   });
 });
