@@ -4,7 +4,12 @@ import { describe, test, type TestContext } from 'node:test';
 import { AppError } from '../../src/errors/errors.js';
 import { INT64_MAX, INT64_MIN } from '../../src/shared/int64.js';
 import type { Storage } from '../../src/storage/storage.js';
+import type { ContractCoverage } from '../support/storage-contract.js';
 import { testBackends } from '../support/storage.js';
+
+export const CONTRACT_COVERS = {
+  pets: ['create', 'findForAccount'],
+} as const satisfies ContractCoverage;
 
 const AT = '2026-11-22T10:00:00.000Z';
 
