@@ -7,8 +7,6 @@ import { CommandFailed, createPrinter, oneLine, type CliIo } from './cli-output.
 import type { CliCommand, ServeFunction } from './commands/command.js';
 import { COMMANDS } from './commands/index.js';
 
-export type { CliIo } from './cli-output.js';
-
 const isHelp = (arg: string | undefined) => arg === '--help' || arg === '-h';
 
 /** The commands of a group ("keys": keys create, keys list, ...). */

@@ -21,9 +21,11 @@ import {
  * Conventions the reader relies on: a variable without `default` is optional
  * (Type.Optional); `errorMessage` replaces the generated problem sentence; a
  * Refine's message is the problem when the refinement fails; `x-secret`
- * values are never quoted in a problem.
+ * values are never quoted in a problem. Enumerated words are accepted in any
+ * case; lists are comma-separated.
  */
 
+/** Visible ASCII: a secret pasted with a space or a newline in it is refused rather than silently trimmed inside. */
 const PRINTABLE = '^[\\x21-\\x7e]+$';
 
 const DATABASE_POOL_SIZE_MAX = 1000;

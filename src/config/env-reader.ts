@@ -41,7 +41,7 @@ export function variables(): Variable[] {
 }
 
 /** One refused variable. */
-export interface EnvironmentProblem {
+interface EnvironmentProblem {
   readonly variable: string;
   /** One sentence naming the variable; never quotes a secret. */
   readonly problem: string;
