@@ -1,8 +1,13 @@
+import type { EnvironmentValues } from './config-schema.js';
+import { deepFreeze } from './deep-freeze.js';
+import { readEnvironment } from './env-reader.js';
+
 /**
  * The bounds that keep the service answering under abuse: request rate,
  * time a client may take to send a request, concurrent connections, load
- * shedding, and how often key usage is written back. Parsed with the rest of
- * the configuration (config.ts) and frozen.
+ * shedding, and how often key usage is written back. Read with the rest of
+ * the configuration from the one schema (config-schema.ts, section Limits)
+ * and frozen.
  */
 export interface Limits {
   readonly rateLimit: {
@@ -44,77 +49,26 @@ export interface Limits {
   readonly trustProxy: readonly string[];
 }
 
-export const LIMIT_DEFAULTS = {
-  RATE_LIMIT_REQUESTS: '100',
-  RATE_LIMIT_WINDOW_SECONDS: '60',
-  HEADERS_TIMEOUT_MS: '10000',
-  REQUEST_TIMEOUT_MS: '30000',
-  KEEP_ALIVE_TIMEOUT_MS: '72000',
-  MAX_CONNECTIONS: '1024',
-  LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '1000',
-  LOAD_SHED_MAX_EVENT_LOOP_UTILIZATION: '0',
-  LOAD_SHED_MAX_HEAP_MB: '0',
-  KEY_USAGE_FLUSH_MS: '60000',
-  TRUST_PROXY: '',
-} as const;
-
-type LimitName = keyof typeof LIMIT_DEFAULTS;
-type Env = Readonly<Record<string, string | undefined>>;
-
-/** Parses the limits, pushing one sentence per bad value onto `problems`. */
-export function parseLimits(env: Env, problems: string[]): Limits {
-  const read = (name: LimitName): string => {
-    const value = env[name];
-    return value === undefined || value.trim() === '' ? LIMIT_DEFAULTS[name] : value.trim();
-  };
-  const integer = (name: LimitName, min: number, max: number): number => {
-    const text = read(name);
-    const value = /^[0-9]+$/.test(text) ? Number(text) : NaN;
-    if (Number.isSafeInteger(value) && value >= min && value <= max) return value;
-    problems.push(`${name} must be an integer from ${min} to ${max} (got ${JSON.stringify(text)})`);
-    return min;
-  };
-  const fraction = (name: LimitName): number => {
-    const text = read(name);
-    const value = /^(?:0|1|0?\.[0-9]+|1\.0*)$/.test(text) ? Number(text) : NaN;
-    if (value >= 0 && value <= 1) return value;
-    problems.push(`${name} must be a number from 0 to 1 (got ${JSON.stringify(text)})`);
-    return 0;
-  };
-
-  const headersTimeoutMs = integer('HEADERS_TIMEOUT_MS', 100, 600_000);
-  const requestTimeoutMs = integer('REQUEST_TIMEOUT_MS', 100, 3_600_000);
-  // Node refuses a headers timeout longer than the request timeout.
-  if (requestTimeoutMs < headersTimeoutMs) problems.push('REQUEST_TIMEOUT_MS must not be less than HEADERS_TIMEOUT_MS');
-  return Object.freeze({
-    rateLimit: Object.freeze({
-      requests: integer('RATE_LIMIT_REQUESTS', 0, 1_000_000_000),
-      windowSeconds: integer('RATE_LIMIT_WINDOW_SECONDS', 1, 86_400),
-    }),
-    headersTimeoutMs,
-    requestTimeoutMs,
-    keepAliveTimeoutMs: integer('KEEP_ALIVE_TIMEOUT_MS', 1, 3_600_000),
-    maxConnections: integer('MAX_CONNECTIONS', 1, 1_000_000),
-    loadShedding: Object.freeze({
-      maxEventLoopDelayMs: integer('LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS', 0, 600_000),
-      maxEventLoopUtilization: fraction('LOAD_SHED_MAX_EVENT_LOOP_UTILIZATION'),
-      maxHeapUsedBytes: integer('LOAD_SHED_MAX_HEAP_MB', 0, 1_000_000) * 1024 * 1024,
+/** The limits section of the environment (config-schema.ts) in the shape the HTTP layer reads. */
+export function limitsFrom(values: EnvironmentValues['limits']): Limits {
+  return {
+    rateLimit: { requests: values.RATE_LIMIT_REQUESTS, windowSeconds: values.RATE_LIMIT_WINDOW_SECONDS },
+    headersTimeoutMs: values.HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: values.REQUEST_TIMEOUT_MS,
+    keepAliveTimeoutMs: values.KEEP_ALIVE_TIMEOUT_MS,
+    maxConnections: values.MAX_CONNECTIONS,
+    loadShedding: {
+      maxEventLoopDelayMs: values.LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS,
+      maxEventLoopUtilization: values.LOAD_SHED_MAX_EVENT_LOOP_UTILIZATION,
+      maxHeapUsedBytes: values.LOAD_SHED_MAX_HEAP_MB * 1024 * 1024,
+      // Fixed: not worth a variable (see README, Resource bounds).
       sampleIntervalMs: 1000,
       retryAfterSeconds: 5,
-    }),
-    keyUsageFlushMs: integer('KEY_USAGE_FLUSH_MS', 100, 3_600_000),
-    trustProxy: Object.freeze(parseTrustProxy(read('TRUST_PROXY'), problems)),
-  });
-}
-
-function parseTrustProxy(text: string, problems: string[]): string[] {
-  const entries = text.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
-  const bad = entries.find((entry) => !/^(?:loopback|linklocal|uniquelocal|[0-9A-Fa-f:.]+(?:\/[0-9]{1,3})?)$/.test(entry));
-  if (bad !== undefined) {
-    problems.push(`TRUST_PROXY must be a comma-separated list of proxy addresses or CIDR ranges (got ${JSON.stringify(bad)})`);
-  }
-  return entries;
+    },
+    keyUsageFlushMs: values.KEY_USAGE_FLUSH_MS,
+    trustProxy: values.TRUST_PROXY,
+  };
 }
 
 /** The documented defaults, for hosts built without a configuration (tests). */
-export const DEFAULT_LIMITS: Limits = parseLimits({}, []);
+export const DEFAULT_LIMITS: Limits = deepFreeze(limitsFrom(readEnvironment({}).values.limits));

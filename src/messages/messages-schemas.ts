@@ -77,8 +77,8 @@ export const sendMessageSchema = {
     ...commonErrorResponses('messages:write'),
     400: errorResponse(
       'The body is empty, not valid JSON or not UTF-8 (malformed_request); Content-Type is missing or not application/json (content_type_not_json); ' +
-        'the body is not an object, or message is missing, null, not a string, empty, too long, or has NUL or a lone surrogate, or there are other fields (validation_failed); ' +
-        'the Idempotency-Key is malformed (invalid_idempotency_key).',
+        'the body is not an object, or message is missing, null, not a string, empty, too long, or has NUL or a lone surrogate, or there are other fields, ' +
+        `or the Idempotency-Key is empty, longer than ${IDEMPOTENCY_KEY_MAX_LENGTH} characters or not visible ASCII (validation_failed).`,
       { code: 'content_type_not_json', message: 'The Content-Type must be application/json.' },
     ),
     413: errorResponse(`The body is over ${MESSAGES_BODY_LIMIT_BYTES} bytes (payload_too_large).`, {

@@ -97,3 +97,14 @@ describe('configuration edge cases', () => {
     assert.equal(config.stagingBaseUrl, 'http://staging.shop.test/v1');
   });
 });
+
+describe('configuration immutability', () => {
+  test('when the configuration is loaded, then every nested object and list is frozen, and so are the default limits', () => {
+    const config = loadConfig({ CURSOR_SECRET: 'c'.repeat(40), TRUST_PROXY: 'loopback' }, '/srv/app');
+    for (const value of [config.database, config.cursorSecrets, config.quickstart, config.messages, config.limits, config.limits.rateLimit, config.limits.loadShedding, config.limits.trustProxy, config.pets]) {
+      assert.ok(Object.isFrozen(value));
+    }
+    assert.ok(Object.isFrozen(DEFAULT_LIMITS) && Object.isFrozen(DEFAULT_LIMITS.trustProxy));
+    assert.deepEqual(loadConfig({}, '/srv/app').limits.trustProxy, [], 'a second load is not affected by the first');
+  });
+});

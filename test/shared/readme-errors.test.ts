@@ -13,3 +13,17 @@ test('when the README error table is read, then it lists exactly the closed set 
   );
   assert.deepEqual(documented, { ...ERROR_STATUS });
 });
+
+test('when the README and the published OpenAPI documents name an error code, then it is one of the closed set, with its status', () => {
+  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  for (const [, code, status] of readme.matchAll(/^\| `([a-z_]+)` \| (\d{3}) \|/gm)) {
+    assert.equal(ERROR_STATUS[code as keyof typeof ERROR_STATUS], Number(status), `README: ${code ?? ''}`);
+  }
+  for (const file of ['openapi.json', 'openapi-v2.json', 'quickstart-openapi.json']) {
+    const document = readFileSync(path.join(ROOT, 'openapi', file), 'utf8');
+    // Descriptions name the codes of a response in parentheses: "(missing_api_key, invalid_api_key)".
+    for (const [, list] of document.matchAll(/\(((?:[a-z]+_[a-z_]+)(?:, [a-z]+_[a-z_]+)*)\)/g)) {
+      for (const code of (list ?? '').split(', ')) assert.ok(code in ERROR_STATUS, `${file}: ${code} is not an error code`);
+    }
+  }
+});

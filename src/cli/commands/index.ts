@@ -1,0 +1,19 @@
+import { accountsCommands } from './accounts.js';
+import type { CliCommand } from './command.js';
+import { keysCommands } from './keys.js';
+import { migrateCommand } from './migrate.js';
+import { ordersImportCommand } from './orders-import.js';
+import { ordersCommands } from './orders.js';
+import { petsCommands } from './pets.js';
+import { serveCommand } from './serve.js';
+
+/** Every command, in the order `store-orders --help` lists them. */
+export const COMMANDS: readonly CliCommand[] = [
+  serveCommand,
+  migrateCommand,
+  ...accountsCommands,
+  ...keysCommands,
+  ...ordersCommands,
+  ordersImportCommand,
+  ...petsCommands,
+];

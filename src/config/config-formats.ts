@@ -1,0 +1,91 @@
+import { isIP } from 'node:net';
+import { normalizeDateTime } from '../shared/date-time.js';
+
+/**
+ * The value formats the configuration schema refines its strings with. Each
+ * is a plain function of the text so that the schema can check a value and
+ * the loader can convert the same text without a second set of rules.
+ */
+
+const HOST_NAME = /^(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+
+/** An IPv4/IPv6 address, or an RFC 1123 host name that is not a malformed dotted quad. */
+export function isValidHost(host: string): boolean {
+  if (isIP(host) !== 0) return true;
+  return HOST_NAME.test(host) && !/^[0-9.]+$/.test(host);
+}
+
+/** An absolute http(s) URL without query, fragment or credentials, returned without a trailing slash (paths are appended to it). */
+export function parseBaseUrl(text: string): string | undefined {
+  if (!URL.canParse(text)) return undefined;
+  const url = new URL(text);
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+    return undefined;
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
+/** A base URL (see parseBaseUrl) whose path ends in the version prefix /v1 (spec section 1). */
+export function parseVersionedBaseUrl(text: string): string | undefined {
+  const url = parseBaseUrl(text);
+  return url?.endsWith('/v1') === true ? url : undefined;
+}
+
+/** Any absolute http:// or https:// URL; query and credentials allowed (a webhook may carry a token). */
+export function isHttpUrl(text: string): boolean {
+  if (!URL.canParse(text)) return false;
+  const { protocol } = new URL(text);
+  return protocol === 'http:' || protocol === 'https:';
+}
+
+/** A calendar date (midnight UTC) or an RFC 3339 date-time with an explicit zone. */
+export function parseInstant(text: string): Date | undefined {
+  const normalized = normalizeDateTime(/^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T00:00:00Z` : text);
+  return normalized === undefined ? undefined : new Date(normalized);
+}
+
+/** A proxy that X-Forwarded-For is believed from: an address, a CIDR range, or one of proxy-addr's named ranges. */
+export function isTrustedProxyEntry(entry: string): boolean {
+  return /^(?:loopback|linklocal|uniquelocal|[0-9A-Fa-f:.]+(?:\/[0-9]{1,3})?)$/.test(entry);
+}
+
+/** 32 characters of a random string carry at least 128 bits even as hex. */
+export const CURSOR_SECRET_MIN_LENGTH = 32;
+
+/** The SQLite file a sqlite: URL names (relative to the working directory), or a problem. */
+type DatabaseUrl = { kind: 'sqlite'; file: string } | { kind: 'postgres' } | { kind: 'invalid'; problem: string };
+
+/**
+ * Classifies DATABASE_URL. A problem never quotes a postgres URL: it may
+ * hold a password.
+ */
+export function parseDatabaseUrl(url: string): DatabaseUrl {
+  const invalid = (problem: string): DatabaseUrl => ({ kind: 'invalid', problem });
+  if (url.startsWith('sqlite:')) {
+    const rest = url.slice('sqlite:'.length);
+    // sqlite:///abs/path is a URL with an empty authority; sqlite://x would silently mean /x.
+    if (rest.startsWith('//') && !rest.startsWith('///')) {
+      return invalid('DATABASE_URL must be sqlite:<path> or sqlite:///<absolute path> (sqlite://<name> is ambiguous)');
+    }
+    const file = rest.replace(/^\/\/(?=\/)/, '');
+    if (file === '' || file.includes('\0')) return invalid('DATABASE_URL must name a file after "sqlite:", e.g. sqlite:./data/store.db');
+    if (file === ':memory:') return invalid('DATABASE_URL sqlite::memory: is not supported: the CLI and the server must share one database file');
+    return { kind: 'sqlite', file };
+  }
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(url)?.[1];
+  if (scheme !== undefined && /^postgres(ql)?$/i.test(scheme)) {
+    if (!URL.canParse(url)) {
+      return invalid('DATABASE_URL is not a valid postgres:// URL (the value is not shown because it may contain a password)');
+    }
+    const parsed = new URL(url);
+    if (parsed.hostname === '' && !parsed.searchParams.has('host')) {
+      return invalid('DATABASE_URL must name a host, e.g. postgres://user:password@db.example:5432/store (the value is not shown)');
+    }
+    return { kind: 'postgres' };
+  }
+  return invalid(
+    scheme === undefined
+      ? 'DATABASE_URL must start with "sqlite:" or "postgres://" (e.g. sqlite:./data/store.db)'
+      : `DATABASE_URL scheme "${scheme}:" is not supported; use sqlite:<path> or postgres://user:password@host:port/database`,
+  );
+}
