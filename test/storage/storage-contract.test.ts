@@ -9,7 +9,8 @@ import { API_KEY_SCOPES } from '../../src/api-keys/api-key-scopes.js';
 import { AppError } from '../../src/errors/errors.js';
 import type { NewOrder } from '../../src/orders/orders-repository.js';
 import { INT64_MAX, INT64_MIN } from '../../src/shared/int64.js';
-import { openStorage, type Storage } from '../../src/storage/storage.js';
+import { openStorage } from '../../src/storage/open-storage.js';
+import type { Storage } from '../../src/storage/storage.js';
 import { allMigrations } from '../support/migrations.js';
 import { testBackends } from '../support/storage.js';
 

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createServices } from '../../src/composition.js';
 import { AppError } from '../../src/errors/errors.js';
-import { openStorage } from '../../src/storage/storage.js';
+import { openStorage } from '../../src/storage/open-storage.js';
 import { testBackends } from '../support/storage.js';
+import { testServices } from '../support/container.js';
 
 const AT = '2026-11-21T12:00:00.000Z';
 
@@ -67,7 +67,7 @@ for (const backend of testBackends()) {
 
     test('when the service is given a limit outside 1..500, then validation_failed naming limit', async (t) => {
       const { storage } = await backend.freshDatabase(t);
-      const services = createServices(storage, { environment: 'production' });
+      const services = testServices(storage);
       const account = await services.accounts.createAccount({ name: 'Limits' });
       for (const limit of [0, 501, 1.5, -1]) {
         await assert.rejects(services.ordersV2.openListing(account.id, { filter: {}, limit }), (error: unknown) => {
