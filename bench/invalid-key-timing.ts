@@ -14,7 +14,9 @@ import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { generateApiKey } from '../src/api-keys/api-key-format.js';
 import { createServices } from '../src/composition.js';
-import { openStorage } from '../src/storage/storage.js';
+import { loadConfig } from '../src/config/config.js';
+import { systemClock } from '../src/shared/clock.js';
+import { openStorage } from '../src/storage/open-storage.js';
 
 const PREFIX_AND_BODY = 'so_prod_'.length + 30;
 const VISIBLE_START = 'so_prod_'.length + 4;
@@ -37,7 +39,7 @@ const storage = openStorage({ kind: 'sqlite', path: path.join(dir, 'store.db') }
 
 try {
   await storage.migrate();
-  const services = createServices(storage, { environment: 'production' });
+  const services = createServices(storage, loadConfig({}), systemClock);
   const account = await services.accounts.createAccount({ name: 'Bench' });
   const stored: string[] = [];
   for (let i = 0; i < 1000; i++) stored.push((await services.apiKeys.createKey({ accountId: account.id })).secret);

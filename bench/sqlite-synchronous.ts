@@ -10,8 +10,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createServices } from '../src/composition.js';
-import type { SqliteSynchronous } from '../src/config/config.js';
-import { openStorage } from '../src/storage/storage.js';
+import { loadConfig, type SqliteSynchronous } from '../src/config/config.js';
+import { systemClock } from '../src/shared/clock.js';
+import { openStorage } from '../src/storage/open-storage.js';
 
 const baseDir = process.argv[2] ?? tmpdir();
 const count = Number(process.argv[3] ?? '2000');
@@ -21,7 +22,7 @@ async function measure(synchronous: SqliteSynchronous): Promise<number> {
   const storage = openStorage({ kind: 'sqlite', path: path.join(dir, 'store.db'), synchronous });
   try {
     await storage.migrate();
-    const services = createServices(storage, { environment: 'production' });
+    const services = createServices(storage, loadConfig({}), systemClock);
     const account = await services.accounts.createAccount({ name: 'bench' });
     for (let id = 1n; id <= BigInt(count); id++) await services.orders.createOrder({ accountId: account.id, id, quantity: 1 });
     const started = process.hrtime.bigint();

@@ -8,9 +8,12 @@ import { buildApp } from '../src/app.js';
 import { buildQuickstartApp } from '../src/quickstart/quickstart-app.js';
 import { createServices, type Services } from '../src/composition.js';
 import { loadConfig, type Config } from '../src/config/config.js';
+import { createRateLimiter } from '../src/http/rate-limit.js';
 import { openApiJson } from '../src/openapi/openapi-document.js';
 import { V2_DOCUMENT } from '../src/openapi/store-openapi.js';
-import { openStorage, type Storage } from '../src/storage/storage.js';
+import { systemClock } from '../src/shared/clock.js';
+import { openStorage } from '../src/storage/open-storage.js';
+import type { Storage } from '../src/storage/storage.js';
 import type { FastifyInstance } from 'fastify';
 
 /** Paths (from the repository root) of the generated, committed contract files. */
@@ -34,7 +37,7 @@ async function generateDocuments<Name extends string>(
   const dir = mkdtempSync(path.join(tmpdir(), 'store-orders-openapi-'));
   const storage = openStorage({ kind: 'sqlite', path: path.join(dir, 'store.db') });
   try {
-    const app = await build(createServices(storage, config), storage, config);
+    const app = await build(createServices(storage, config, systemClock), storage, config);
     await app.ready();
     const texts = Object.fromEntries(Object.entries<string>(decorators).map(([name, decorator]) => [name, openApiJson(app, decorator)]));
     await app.close();
@@ -48,7 +51,7 @@ async function generateDocuments<Name extends string>(
 /** The store host's documents: v1 (/openapi.json) and v2 beta (/v2/openapi.json). */
 export function generateStoreOpenApiJson(): Promise<{ v1: string; v2: string }> {
   return generateDocuments(
-    (services, storage, config) => buildApp({ logger: pino({ level: 'silent' }), services, storage, config }),
+    (services, storage, config) => buildApp({ logger: pino({ level: 'silent' }), services, storage, config, rateLimiter: createRateLimiter(config.limits.rateLimit) }),
     { v1: 'swagger', v2: V2_DOCUMENT.decorator },
   );
 }
@@ -68,7 +71,13 @@ export async function generateQuickstartOpenApiJson(): Promise<string> {
   const { document } = await generateDocuments(
     (services, _storage, config) => {
       if (config.quickstart === null) throw new Error('the default configuration enables the quickstart host');
-      return buildQuickstartApp({ logger: pino({ level: 'silent' }), services, config: config.quickstart });
+      return buildQuickstartApp({
+        logger: pino({ level: 'silent' }),
+        services,
+        config: config.quickstart,
+        limits: config.limits,
+        rateLimiter: createRateLimiter(config.limits.rateLimit),
+      });
     },
     { document: 'swagger' },
   );

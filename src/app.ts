@@ -1,12 +1,11 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Services } from './composition.js';
-import { DEFAULT_LIMITS, type Limits } from './config/limits.js';
-import { loadConfig, type Config } from './config/config.js';
+import type { Config } from './config/config.js';
 import { registerHealthRoutes } from './health/health-routes.js';
 import { requireApiKey } from './http/authentication.js';
 import { announceDeprecation } from './http/deprecation.js';
-import { createHttpApp } from './http/http-app.js';
-import { createRateLimiter, type RateLimiter } from './http/rate-limit.js';
+import { createHttpApp, type HttpAppOptions } from './http/http-app.js';
+import type { RateLimiter } from './http/rate-limit.js';
 import { registerDocsPage } from './openapi/docs-page.js';
 import { registerOpenApi, registerOpenApiRoute } from './openapi/openapi-document.js';
 import { storeOpenApiOptions, storeV2OpenApiOptions, V2_DOCUMENT } from './openapi/store-openapi.js';
@@ -21,44 +20,39 @@ export interface AppDependencies {
   logger: FastifyBaseLogger;
   services: Services;
   storage: Pick<Storage, 'ping'>;
-  /** Default: the documented defaults (config/limits.ts). */
-  limits?: Limits;
-  /** Share one between hosts so a key has one budget per process; default: a new one from `limits`. */
-  rateLimiter?: RateLimiter;
-  /** The servers the OpenAPI document names; the documented defaults when absent. */
-  config?: Pick<Config, 'publicBaseUrl' | 'stagingBaseUrl'>;
-  /**
-   * false: the v1 listing is answered by its Fastify route only, never by the
-   * fast lane in front of it (the tests compare the two). Default true.
-   */
-  listingLane?: boolean;
+  /** The servers the OpenAPI document names, and the host's limits. */
+  config: Pick<Config, 'publicBaseUrl' | 'stagingBaseUrl' | 'limits'>;
+  /** Shared between hosts so that a key has one budget per process. */
+  rateLimiter: RateLimiter;
 }
 
 /** Request bodies are not used by v1; this bounds what a client can make us read. */
 const BODY_LIMIT_BYTES = 1024 * 1024;
 
 /**
- * Builds the store host: health probes, the /v1 API and the /v2 (beta) orders API. It never listens;
- * server.ts does, and tests inject requests.
+ * Builds the store host: health probes, the /v1 API and the /v2 (beta) orders API, with the v1
+ * listing's fast lane in front of Fastify's router. It never listens; server.ts does, and tests
+ * inject requests.
  */
-export async function buildApp({
-  logger,
-  services,
-  storage,
-  limits = DEFAULT_LIMITS,
-  rateLimiter = createRateLimiter(limits.rateLimit),
-  config,
-  listingLane = true,
-}: AppDependencies): Promise<FastifyInstance> {
-  const preRouting = listingLane
-    ? createListingLane({ apiKeys: services.apiKeys, keyUsage: services.keyUsage, rateLimiter, ordersService: services.orders, logger })
-    : undefined;
-  const app = await createHttpApp({ logger, bodyLimit: BODY_LIMIT_BYTES, limits, rateLimiter, ...(preRouting && { preRouting }) });
+export async function buildApp(dependencies: AppDependencies): Promise<FastifyInstance> {
+  const { logger, services, rateLimiter } = dependencies;
+  const preRouting = createListingLane({ apiKeys: services.apiKeys, keyUsage: services.keyUsage, rateLimiter, ordersService: services.orders, logger });
+  const app = await createHttpApp({ ...storeHttpOptions(dependencies), preRouting });
+  await registerStoreRoutes(app, dependencies);
+  return app;
+}
+
+/** The store host's plumbing options (http/http-app.ts), before any pre-routing handler. */
+export function storeHttpOptions({ logger, config, rateLimiter }: AppDependencies): HttpAppOptions {
+  return { logger, bodyLimit: BODY_LIMIT_BYTES, limits: config.limits, rateLimiter };
+}
+
+/** Every route of the store host, on `app` as createHttpApp built it. */
+export async function registerStoreRoutes(app: FastifyInstance, { services, storage, config, rateLimiter }: AppDependencies): Promise<void> {
   // Before any route: the generators collect routes as they are added. One
   // document per version prefix (spec section 1: servers carry the prefix).
-  const documented = config ?? loadConfig({});
-  await registerOpenApi(app, storeOpenApiOptions(documented));
-  await registerOpenApi(app, storeV2OpenApiOptions(documented));
+  await registerOpenApi(app, storeOpenApiOptions(config));
+  await registerOpenApi(app, storeV2OpenApiOptions(config));
   registerOpenApiRoute(app);
   registerOpenApiRoute(app, V2_DOCUMENT.path, V2_DOCUMENT.decorator);
   await registerDocsPage(app, {
@@ -93,5 +87,4 @@ export async function buildApp({
     },
     { prefix: '/v1' },
   );
-  return app;
 }

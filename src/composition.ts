@@ -2,7 +2,7 @@ import { createAccountsService } from './accounts/accounts-service.js';
 import { cacheApiKeyLookups } from './api-keys/api-key-cache.js';
 import { createApiKeysService } from './api-keys/api-keys-service.js';
 import { createKeyUsageRecorder } from './api-keys/api-key-usage.js';
-import { loadConfig, type Config } from './config/config.js';
+import type { Config } from './config/config.js';
 import { createCursorCodec } from './orders/orders-cursor.js';
 import type { Logger } from 'pino';
 import { createWebhookDelivery, recordOnlyDelivery } from './messages/messages-delivery.js';
@@ -13,7 +13,8 @@ import { createGroupedStatusChanges, createOrdersService } from './orders/orders
 import { createOrdersV2Service } from './orders/orders-v2-service.js';
 import { createPetsService } from './pets/pets-service.js';
 import { systemClock, type Clock } from './shared/clock.js';
-import { openStorage, type Storage } from './storage/storage.js';
+import { openStorage } from './storage/open-storage.js';
+import type { Storage } from './storage/storage.js';
 
 export interface Services {
   accounts: ReturnType<typeof createAccountsService>;
@@ -32,11 +33,14 @@ export interface Container {
   close(): Promise<void>;
 }
 
-/** Builds every service over one storage. The only place dependencies are wired. */
+/**
+ * Builds every service over one storage. The only place dependencies are
+ * wired: the container below, and tests through test/support, both call it.
+ */
 export function createServices(
   storage: Storage,
-  config: Pick<Config, 'environment'> & Partial<Pick<Config, 'cursorSecrets' | 'pets'>>,
-  clock: Clock = systemClock,
+  config: Pick<Config, 'environment' | 'cursorSecrets' | 'pets'>,
+  clock: Clock,
 ): Services {
   // One group commit per storage: v1 and v2 cancels that arrive together share a commit.
   const changeStatus = createGroupedStatusChanges(storage.orders);
@@ -56,11 +60,10 @@ export function createServices(
       ordersRepository: storage.orders,
       changeStatus,
       readVersion,
-      cursors: createCursorCodec({ secrets: config.cursorSecrets ?? [], secretsRepository: storage.secrets, clock }),
+      cursors: createCursorCodec({ secrets: config.cursorSecrets, secretsRepository: storage.secrets, clock }),
       clock,
     }),
-    // Callers that do not say (tests of other capabilities) get the documented default dates.
-    pets: createPetsService({ petsRepository: storage.pets, clock, lifecycle: config.pets ?? loadConfig({}).pets }),
+    pets: createPetsService({ petsRepository: storage.pets, clock, lifecycle: config.pets }),
     messages: createMessagesService({ messagesRepository: storage.messages, clock }),
   };
 }

@@ -28,7 +28,7 @@ export async function runServer(
   // One rate limiter for both hosts: a key (or client address) has one budget per process.
   const { limits } = config;
   const rateLimiter = createRateLimiter(limits.rateLimit);
-  const app = await buildApp({ logger, services: container.services, storage: container.storage, limits, rateLimiter, config });
+  const app = await buildApp({ logger, services: container.services, storage: container.storage, rateLimiter, config });
   const quickstart: FastifyInstance | undefined =
     config.quickstart === null ? undefined : await buildQuickstartApp({ logger, services: container.services, limits, rateLimiter, config: config.quickstart });
 

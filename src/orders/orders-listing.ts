@@ -92,9 +92,9 @@ export interface OpenedListing {
  * other requests keep flowing.
  */
 export function createOrdersListing(
-  ordersRepository: Pick<OrdersRepository, 'listActivePage' | 'ordersVersion'>,
+  ordersRepository: Pick<OrdersRepository, 'listActivePage'>,
+  readVersion: ReadVersion,
   { wholeLimit = 1000, streamPage = 4000, cacheBytes = 32 * 1024 * 1024 }: ListingOptions = {},
-  readVersion: ReadVersion = createVersionReads(ordersRepository),
 ) {
   const cache = new Lru<number, { version: bigint; validator: string; body: Buffer }>(cacheBytes, (entry) => entry.body.length);
 

@@ -1,7 +1,7 @@
 import { AppError, ConflictError, NotFoundError, ValidationError } from '../errors/errors.js';
 import type { Clock } from '../shared/clock.js';
 import { createBatcher } from '../shared/batcher.js';
-import { createOrdersListing, createVersionReads, type ListingOptions, type OpenedListing, type ReadVersion } from './orders-listing.js';
+import { createOrdersListing, type ListingOptions, type OpenedListing, type ReadVersion } from './orders-listing.js';
 import { newPendingOrder, type CreateOrderInput } from './new-order.js';
 import { startImportParser, type ParsedLines } from './orders-import-parser.js';
 import {
@@ -49,19 +49,19 @@ export function createOrdersService({
   ordersRepository,
   clock,
   listing: listingOptions,
-  changeStatus = createGroupedStatusChanges(ordersRepository),
-  readVersion = createVersionReads(ordersRepository),
+  changeStatus,
+  readVersion,
 }: {
   ordersRepository: OrdersRepository;
   clock: Clock;
   listing?: ListingOptions;
   /** Shared with the v2 service, so that their version reads share batches. */
-  readVersion?: ReadVersion;
-  /** Shared with the other services that cancel; its own group commit when absent. */
-  changeStatus?: ChangeStatus;
+  readVersion: ReadVersion;
+  /** Shared with every service that cancels, so that their cancels share commits. */
+  changeStatus: ChangeStatus;
 }) {
   const notFound = (orderId: bigint) => new NotFoundError('order_not_found', `Order ${orderId} was not found.`);
-  const listing = createOrdersListing(ordersRepository, listingOptions, readVersion);
+  const listing = createOrdersListing(ordersRepository, readVersion, listingOptions);
 
   return {
     /** The v1 collection: the account's orders that have not been cancelled, by id. */

@@ -3,8 +3,8 @@ import type { Clock } from '../shared/clock.js';
 import { digestOf } from '../shared/digest.js';
 import { canonicalFilter, filterDigest, type CursorCodec } from './orders-cursor.js';
 import type { Order, OrderFilter, OrdersRepository } from './orders-repository.js';
-import { createVersionReads, type ReadVersion } from './orders-listing.js';
-import { alreadyShipped, cancelPendingOrder, createGroupedStatusChanges, type ChangeStatus } from './orders-service.js';
+import type { ReadVersion } from './orders-listing.js';
+import { alreadyShipped, cancelPendingOrder, type ChangeStatus } from './orders-service.js';
 
 export const V2_LIMIT_DEFAULT = 50;
 export const V2_LIMIT_MAX = 500;
@@ -49,16 +49,16 @@ export function createOrdersV2Service({
   ordersRepository,
   cursors,
   clock,
-  changeStatus = createGroupedStatusChanges(ordersRepository),
-  readVersion = createVersionReads(ordersRepository),
+  changeStatus,
+  readVersion,
 }: {
   ordersRepository: OrdersRepository;
   cursors: CursorCodec;
   clock: Clock;
   /** Shared with the v1 service so that their cancels share commits. */
-  changeStatus?: ChangeStatus;
+  changeStatus: ChangeStatus;
   /** Shared with the v1 service so that their version reads share batches. */
-  readVersion?: ReadVersion;
+  readVersion: ReadVersion;
 }) {
   const notFound = (orderId: bigint) => new NotFoundError('order_not_found', `Order ${orderId} was not found.`);
 

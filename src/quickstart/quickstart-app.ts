@@ -1,10 +1,10 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Services } from '../composition.js';
-import { DEFAULT_LIMITS, type Limits } from '../config/limits.js';
-import { loadConfig, type QuickstartConfig } from '../config/config.js';
+import type { Limits } from '../config/limits.js';
+import type { QuickstartConfig } from '../config/config.js';
 import { requireApiKey } from '../http/authentication.js';
 import { createHttpApp } from '../http/http-app.js';
-import { createRateLimiter, type RateLimiter } from '../http/rate-limit.js';
+import type { RateLimiter } from '../http/rate-limit.js';
 import { registerMessagesRoutes } from '../messages/messages-routes.js';
 import { MESSAGES_BODY_LIMIT_BYTES } from '../messages/messages-schemas.js';
 import { registerOpenApi, registerOpenApiRoute } from '../openapi/openapi-document.js';
@@ -13,12 +13,12 @@ import { quickstartOpenApiOptions } from './quickstart-openapi.js';
 export interface QuickstartAppDependencies {
   logger: FastifyBaseLogger;
   services: Pick<Services, 'apiKeys' | 'keyUsage' | 'messages'>;
-  /** Default: the documented defaults (config/limits.ts). */
-  limits?: Limits;
-  /** Pass the store host's, so a key has one budget per process across both hosts; default: a new one from `limits`. */
-  rateLimiter?: RateLimiter;
-  /** The OpenAPI server URL; the documented default when absent. */
-  config?: Pick<QuickstartConfig, 'publicUrl'>;
+  /** The host's limits (timeouts, connection cap, load shedding, rate limits). */
+  limits: Limits;
+  /** The store host's, so that a key has one budget per process across both hosts. */
+  rateLimiter: RateLimiter;
+  /** The OpenAPI server URL. */
+  config: Pick<QuickstartConfig, 'publicUrl'>;
 }
 
 /**
@@ -29,8 +29,8 @@ export interface QuickstartAppDependencies {
 export async function buildQuickstartApp({
   logger,
   services,
-  limits = DEFAULT_LIMITS,
-  rateLimiter = createRateLimiter(limits.rateLimit),
+  limits,
+  rateLimiter,
   config,
 }: QuickstartAppDependencies): Promise<FastifyInstance> {
   const app = await createHttpApp({
@@ -43,17 +43,11 @@ export async function buildQuickstartApp({
     rateLimiter,
   });
   // Before any route: the generator collects routes as they are added.
-  await registerOpenApi(app, quickstartOpenApiOptions(config ?? defaultQuickstartConfig()));
+  await registerOpenApi(app, quickstartOpenApiOptions(config));
   registerOpenApiRoute(app);
   await app.register(async (scope) => {
     requireApiKey(scope, services.apiKeys, { rateLimiter, keyUsage: services.keyUsage });
     registerMessagesRoutes(scope, { messagesService: services.messages });
   });
   return app;
-}
-
-function defaultQuickstartConfig(): Pick<QuickstartConfig, 'publicUrl'> {
-  const quickstart = loadConfig({}).quickstart;
-  if (quickstart === null) throw new Error('the default configuration enables the quickstart host');
-  return quickstart;
 }

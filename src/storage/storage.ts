@@ -5,8 +5,6 @@ import type { MessagesRepository } from '../messages/messages-repository.js';
 import type { OrdersRepository } from '../orders/orders-repository.js';
 import type { SecretsRepository } from '../secrets/secrets-repository.js';
 import type { PetsRepository } from '../pets/pets-repository.js';
-import { openPostgresStorage } from './postgres/postgres-storage.js';
-import { openSqliteStorage } from './sqlite/sqlite-storage.js';
 
 export interface MigrationReport {
   /** Migrations applied by this call, e.g. ["0001-initial"]. */
@@ -29,13 +27,4 @@ export interface Storage {
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
   close(): Promise<void>;
-}
-
-export function openStorage(config: DatabaseConfig): Storage {
-  switch (config.kind) {
-    case 'sqlite':
-      return openSqliteStorage(config.path, { synchronous: config.synchronous });
-    case 'postgres':
-      return openPostgresStorage(config);
-  }
 }

@@ -6,10 +6,14 @@ import Database from 'better-sqlite3';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
-import { DEFAULT_LIMITS, type Limits } from '../../src/config/limits.js';
+import type { Limits } from '../../src/config/limits.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { createTestApp } from '../support/app.js';
 import { sqliteBackend } from '../support/storage.js';
+import { testConfig } from '../support/container.js';
+
+/** The documented limits, as a process started without limit variables has them. */
+const TEST_LIMITS: Limits = testConfig().limits;
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -155,7 +159,7 @@ test('when real requests for every documented status go through Prism validating
 });
 
 test('when real requests for every documented v2 status go through Prism validating against openapi-v2.json, then no response violates it', async (t) => {
-  const limits: Limits = { ...DEFAULT_LIMITS, rateLimit: { requests: 50, windowSeconds: 3600 } };
+  const limits: Limits = { ...TEST_LIMITS, rateLimit: { requests: 50, windowSeconds: 3600 } };
   const { app, services, storage, database, tenant } = await createTestApp(t, sqliteBackend, { limits });
   // The v2 document's servers end in /v2 and its paths do not.
   const origin = await app.listen({ host: '127.0.0.1', port: 0 });

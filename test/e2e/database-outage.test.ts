@@ -10,10 +10,10 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createServices } from '../../src/composition.js';
-import { openStorage } from '../../src/storage/storage.js';
+import { openStorage } from '../../src/storage/open-storage.js';
 import { startEmbeddedPostgres } from '../support/embedded-postgres.js';
 import { runBin, startServer } from '../support/process.js';
+import { testServices } from '../support/container.js';
 
 /** Generous: only a bound for a broken build, never a speed requirement. */
 const RECOVERY_DEADLINE_MS = 60_000;
@@ -39,7 +39,7 @@ describe('database outage (PostgreSQL)', () => {
     t.after(() => postgres.destroy());
     const storage = openStorage({ kind: 'postgres', url: postgres.url, poolSize: 2 });
     await storage.migrate();
-    const services = createServices(storage, { environment: 'production' });
+    const services = testServices(storage);
     const account = await services.accounts.createAccount({ name: 'Main Street Pets' });
     const { secret } = await services.apiKeys.createKey({ accountId: account.id });
     await services.orders.createOrder({ accountId: account.id, id: 9_007_199_254_740_993n, quantity: 1 });
@@ -108,7 +108,7 @@ describe('database outage (PostgreSQL)', () => {
       });
       const storage = openStorage({ kind: 'postgres', url: postgres.url, poolSize: 2 });
       await storage.migrate();
-      const services = createServices(storage, { environment: 'production' });
+      const services = testServices(storage);
       const account = await services.accounts.createAccount({ name: 'Main Street Pets' });
       const { secret } = await services.apiKeys.createKey({ accountId: account.id });
       await storage.close();

@@ -2,12 +2,15 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
-import { DEFAULT_LIMITS } from '../../src/config/limits.js';
 import { routeTable } from '../../src/http/error-handler.js';
 import { createTestApp, errorBody } from '../support/app.js';
 import { createTestQuickstartApp } from '../support/quickstart.js';
 import { listenLocal, sendRaw, type RawResponse } from '../support/raw-http.js';
 import { testBackends } from '../support/storage.js';
+import { testConfig } from '../support/container.js';
+
+/** The documented limits, as a process started without limit variables has them. */
+const TEST_LIMITS = testConfig().limits;
 
 /*
  * Property-based abuse of every route of both hosts (store and quickstart). Whatever arrives,
@@ -21,9 +24,9 @@ assert.ok(backend);
 // This suite saturates its own event loop on purpose (2 MiB bodies, 100 000-deep JSON), which
 // load shedding would rightly answer with 503; shedding and rate limits have their own tests.
 const NO_RATE_LIMIT = {
-  ...DEFAULT_LIMITS,
+  ...TEST_LIMITS,
   rateLimit: { requests: 0, windowSeconds: 60 },
-  loadShedding: { ...DEFAULT_LIMITS.loadShedding, maxEventLoopDelayMs: 0, maxEventLoopUtilization: 0 },
+  loadShedding: { ...TEST_LIMITS.loadShedding, maxEventLoopDelayMs: 0, maxEventLoopUtilization: 0 },
 };
 
 interface Fixture {

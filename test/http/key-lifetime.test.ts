@@ -1,14 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Writable } from 'node:stream';
-import { buildApp } from '../../src/app.js';
 import { API_KEY_SCOPES } from '../../src/api-keys/api-key-scopes.js';
-import { DEFAULT_LIMITS } from '../../src/config/limits.js';
 import { createLogger } from '../../src/http/logging.js';
 import { createRateLimiter } from '../../src/http/rate-limit.js';
 import type { Clock } from '../../src/shared/clock.js';
-import { createTestApp, errorBody } from '../support/app.js';
+import { buildTestStoreApp, createTestApp, errorBody } from '../support/app.js';
 import { testBackends } from '../support/storage.js';
+import { testConfig } from '../support/container.js';
+
+/** The documented limits, as a process started without limit variables has them. */
+const TEST_LIMITS = testConfig().limits;
 
 /** A clock the test moves by hand. */
 function manualClock(start = '2026-11-22T00:00:00.000Z'): Clock & { advance(ms: number): void } {
@@ -81,12 +83,12 @@ for (const backend of testBackends()) {
 
     test('when a route behind authentication declares no scope, then it cannot be registered (fail closed)', async (t) => {
       const { services, storage } = await createTestApp(t, testBackends()[0] ?? backend);
-      const app = await buildApp({ logger: createLogger('silent', new Writable({ write: (_c, _e, done) => done() })), services, storage });
+      const app = await buildTestStoreApp({ logger: createLogger('silent', new Writable({ write: (_c, _e, done) => done() })), services, storage });
       t.after(() => app.close());
       const { requireApiKey } = await import('../../src/http/authentication.js');
       await assert.rejects(async () => {
         await app.register(async (scope) => {
-          requireApiKey(scope, services.apiKeys, { rateLimiter: createRateLimiter(DEFAULT_LIMITS.rateLimit), keyUsage: services.keyUsage });
+          requireApiKey(scope, services.apiKeys, { rateLimiter: createRateLimiter(TEST_LIMITS.rateLimit), keyUsage: services.keyUsage });
           scope.get('/unscoped', async () => ({}));
         });
         await app.ready();

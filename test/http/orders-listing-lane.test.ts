@@ -1,14 +1,19 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { describe, test, type TestContext } from 'node:test';
-import { buildApp } from '../../src/app.js';
-import { createServices, type Services } from '../../src/composition.js';
-import { DEFAULT_LIMITS, type Limits } from '../../src/config/limits.js';
+import type { Services } from '../../src/composition.js';
+import type { Limits } from '../../src/config/limits.js';
 import type { OpenedListing } from '../../src/orders/orders-listing.js';
-import { openStorage } from '../../src/storage/storage.js';
+import { openStorage } from '../../src/storage/open-storage.js';
+import type { Storage } from '../../src/storage/storage.js';
+import { buildTestStoreApp } from '../support/app.js';
 import { listenLocal, openSocket, parseResponse } from '../support/raw-http.js';
 import { testBackends } from '../support/storage.js';
 import { capturingLogger } from '../support/logs.js';
+import { testConfig, testServices } from '../support/container.js';
+
+/** The documented limits, as a process started without limit variables has them. */
+const TEST_LIMITS: Limits = testConfig().limits;
 
 interface Exchange {
   status: number;
@@ -54,10 +59,10 @@ interface Host {
   seen: Observed;
 }
 
-async function host(t: TestContext, services: Services, storage: Parameters<typeof buildApp>[0]['storage'], listingLane: boolean, limits: Limits): Promise<Host> {
+async function host(t: TestContext, services: Services, storage: Pick<Storage, 'ping'>, listingLane: boolean, limits: Limits): Promise<Host> {
   const { logger, logs } = capturingLogger('info');
   const observed = observing(services);
-  const app = await buildApp({ logger, services: observed.services, storage, limits, listingLane });
+  const app = await buildTestStoreApp({ logger, services: observed.services, storage, config: { ...testConfig(), limits }, fastLane: listingLane });
   t.after(() => app.close());
   const agent = new http.Agent({ keepAlive: true });
   t.after(() => agent.destroy());
@@ -113,13 +118,13 @@ function requestLines(logs: string[]): unknown[] {
 
 const headerValue = (exchange: Exchange, name: string) => exchange.headers.find(([n]) => n === name)?.[1];
 
-const NO_RATE_LIMIT: Limits = DEFAULT_LIMITS;
+const NO_RATE_LIMIT: Limits = TEST_LIMITS;
 
 for (const backend of testBackends()) {
   describe(`v1 listing fast lane (${backend.name})`, () => {
     async function setup(t: TestContext, limits: Limits = NO_RATE_LIMIT) {
       const { config, storage } = await backend.freshDatabase(t);
-      const services = createServices(storage, { environment: 'production' });
+      const services = testServices(storage);
       const account = await services.accounts.createAccount({ name: 'Lane' });
       const { secret } = await services.apiKeys.createKey({ accountId: account.id });
       const readOnly = await services.apiKeys.createKey({ accountId: account.id, scopes: ['orders:write'] });
@@ -204,7 +209,7 @@ for (const backend of testBackends()) {
 
       const other = openStorage(config);
       t.after(() => other.close());
-      await createServices(other, { environment: 'production' }).orders.cancelOrder(account.id, 9007199254740993n);
+      await testServices(other).orders.cancelOrder(account.id, 9007199254740993n);
       const afterOther = await send(lane, { headers: auth });
       assert.equal(afterOther.body, '[{"id":9223372036854775807,"petId":9223372036854775807,"quantity":2,"shipDate":"2026-12-01T10:00:00.000Z","complete":false}]');
       // An ETag from before the other connection's write no longer matches.
@@ -225,7 +230,7 @@ for (const backend of testBackends()) {
     });
 
     test('when a key lists through the lane and the route alike, then each request counts once against its rate limit', async (t) => {
-      const { auth, lane, route } = await setup(t, { ...DEFAULT_LIMITS, rateLimit: { requests: 4, windowSeconds: 3600 } });
+      const { auth, lane, route } = await setup(t, { ...TEST_LIMITS, rateLimit: { requests: 4, windowSeconds: 3600 } });
       const remaining: (string | undefined)[] = [];
       for (let i = 0; i < 5; i++) {
         const answer = await same(lane, route, { headers: auth });

@@ -1,12 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { generateApiKey } from '../../src/api-keys/api-key-format.js';
-import { DEFAULT_LIMITS, type Limits } from '../../src/config/limits.js';
+import type { Limits } from '../../src/config/limits.js';
 import { createRateLimiter } from '../../src/http/rate-limit.js';
 import { createTestApp, errorBody } from '../support/app.js';
 import { testBackends } from '../support/storage.js';
+import { testConfig } from '../support/container.js';
 
-const limitOf = (requests: number, windowSeconds = 60): Limits => ({ ...DEFAULT_LIMITS, rateLimit: { requests, windowSeconds } });
+/** The documented limits, as a process started without limit variables has them. */
+const TEST_LIMITS: Limits = testConfig().limits;
+
+const limitOf = (requests: number, windowSeconds = 60): Limits => ({ ...TEST_LIMITS, rateLimit: { requests, windowSeconds } });
 
 describe('fixed-window rate limiter', () => {
   test('when the quota is spent, then requests are refused until the window ends, and the reset counts down', () => {

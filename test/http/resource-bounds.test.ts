@@ -3,16 +3,20 @@ import { once } from 'node:events';
 import type { Socket } from 'node:net';
 import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DEFAULT_LIMITS, type Limits } from '../../src/config/limits.js';
+import type { Limits } from '../../src/config/limits.js';
 import { createTestApp, errorBody } from '../support/app.js';
 import { listenLocal, openSocket, parseResponse, sendRaw } from '../support/raw-http.js';
 import { testBackends } from '../support/storage.js';
+import { testConfig } from '../support/container.js';
+
+/** The documented limits, as a process started without limit variables has them. */
+const TEST_LIMITS: Limits = testConfig().limits;
 
 const backend = testBackends()[0];
 assert.ok(backend);
 
 function limitsWith(overrides: Partial<Limits>): Limits {
-  return { ...DEFAULT_LIMITS, ...overrides };
+  return { ...TEST_LIMITS, ...overrides };
 }
 
 /** Writes `text` one byte at a time every `everyMs` until the socket closes; resolves with what the server sent. */
@@ -91,7 +95,7 @@ describe('resource bounds', () => {
 
   test('when the process is over its load bound, then API requests get 503 overloaded with Retry-After, liveness still answers', async (t) => {
     const limits = limitsWith({
-      loadShedding: { ...DEFAULT_LIMITS.loadShedding, maxHeapUsedBytes: 1, sampleIntervalMs: 10 },
+      loadShedding: { ...TEST_LIMITS.loadShedding, maxHeapUsedBytes: 1, sampleIntervalMs: 10 },
     });
     const { app, tenant } = await createTestApp(t, backend, { limits });
     const { auth } = await tenant();
@@ -108,7 +112,7 @@ describe('resource bounds', () => {
 
   test('when the event loop is really saturated, then requests are shed with 503 until it recovers', async (t) => {
     const limits = limitsWith({
-      loadShedding: { ...DEFAULT_LIMITS.loadShedding, maxEventLoopDelayMs: 50, maxEventLoopUtilization: 0, sampleIntervalMs: 10 },
+      loadShedding: { ...TEST_LIMITS.loadShedding, maxEventLoopDelayMs: 50, maxEventLoopUtilization: 0, sampleIntervalMs: 10 },
     });
     const { app, tenant } = await createTestApp(t, backend, { limits });
     const { auth } = await tenant();

@@ -2,14 +2,15 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer, type AddressInfo } from 'node:net';
 import { describe, test, type TestContext } from 'node:test';
-import { createServices } from '../../src/composition.js';
 import { createWebhookDelivery, recordOnlyDelivery, type MessageDelivery } from '../../src/messages/messages-delivery.js';
 import { createMessageDispatcher, retryDelayMs } from '../../src/messages/messages-dispatcher.js';
 import type { Clock } from '../../src/shared/clock.js';
-import { openStorage, type Storage } from '../../src/storage/storage.js';
+import { openStorage } from '../../src/storage/open-storage.js';
+import type { Storage } from '../../src/storage/storage.js';
 import { createTenant, eventually, manualClock, startReceiver } from '../support/quickstart.js';
 import { testBackends } from '../support/storage.js';
 import { capturingLogger } from '../support/logs.js';
+import { testServices } from '../support/container.js';
 
 const RETRIES = { retryBaseMs: 1, retryMaxMs: 4, maxAttempts: 1000, pollIntervalMs: 10, webhookTimeoutMs: 5000 };
 
@@ -43,7 +44,7 @@ for (const backend of testBackends()) {
   describe(`messages dispatcher (${backend.name})`, () => {
     test('when there is no webhook, then a queued message is recorded as sent', async (t) => {
       const { storage } = await backend.freshDatabase(t);
-      const services = createServices(storage, { environment: 'production' });
+      const services = testServices(storage);
       const { account } = await createTenant(services, 'A');
       const { message } = await services.messages.queueMessage({ accountId: account.id, message: 'hello' });
       startDispatcher(t, storage, recordOnlyDelivery);
@@ -55,7 +56,7 @@ for (const backend of testBackends()) {
 
     test('when the webhook accepts, then it receives the message as JSON with its id as Idempotency-Key, and the message is sent', async (t) => {
       const { storage } = await backend.freshDatabase(t);
-      const services = createServices(storage, { environment: 'production' });
+      const services = testServices(storage);
       const { account } = await createTenant(services, 'A');
       const receiver = await startReceiver(t, () => 204);
       const { message } = await services.messages.queueMessage({ accountId: account.id, message: 'Grüße 🐾' });
@@ -70,7 +71,7 @@ for (const backend of testBackends()) {
 
     test('when the webhook fails twice (500, then a redirect), then the message is retried and sent on the third attempt', async (t) => {
       const { storage } = await backend.freshDatabase(t);
-      const services = createServices(storage, { environment: 'production' });
+      const services = testServices(storage);
       const { account } = await createTenant(services, 'A');
       const receiver = await startReceiver(t, (_request, index) => [500, 302, 200][index] ?? 200);
       const { message } = await services.messages.queueMessage({ accountId: account.id, message: 'retry me' });
@@ -87,7 +88,7 @@ for (const backend of testBackends()) {
 
     test('when the webhook keeps failing, then the message is failed after maxAttempts and not tried again', async (t) => {
       const { storage } = await backend.freshDatabase(t);
-      const services = createServices(storage, { environment: 'production' });
+      const services = testServices(storage);
       const { account } = await createTenant(services, 'A');
       const receiver = await startReceiver(t, () => 503);
       const { message } = await services.messages.queueMessage({ accountId: account.id, message: 'doomed' });
@@ -100,7 +101,7 @@ for (const backend of testBackends()) {
     test('when the webhook cannot be reached, then the attempt fails and the retry is scheduled with exponential back-off', async (t) => {
       const { storage } = await backend.freshDatabase(t);
       const clock = manualClock();
-      const services = createServices(storage, { environment: 'production' }, clock);
+      const services = testServices(storage, { clock: clock });
       const { account } = await createTenant(services, 'A');
       // A port that was just free: nothing listens there.
       const probe = createServer().listen(0, '127.0.0.1');
@@ -131,7 +132,7 @@ for (const backend of testBackends()) {
 
     test('when a dispatcher stops while a delivery hangs, then the message is released, still queued and not counted', async (t) => {
       const { storage } = await backend.freshDatabase(t);
-      const services = createServices(storage, { environment: 'production' });
+      const services = testServices(storage);
       const { account } = await createTenant(services, 'A');
       const receiver = await startReceiver(t, () => 'hang');
       const { message } = await services.messages.queueMessage({ accountId: account.id, message: 'interrupted' });
@@ -147,7 +148,7 @@ for (const backend of testBackends()) {
 
     test('when three dispatchers on separate connections share one database, then each of 60 messages is delivered exactly once', async (t) => {
       const { config, storage } = await backend.freshDatabase(t);
-      const services = createServices(storage, { environment: 'production' });
+      const services = testServices(storage);
       const { account } = await createTenant(services, 'A');
       const ids = new Set<string>();
       for (let i = 0; i < 60; i++) ids.add((await services.messages.queueMessage({ accountId: account.id, message: `m${i}` })).message.id);
@@ -170,7 +171,7 @@ for (const backend of testBackends()) {
 
     test('when a claim lapses (its holder died), then another dispatcher takes the message and the old holder cannot settle it', async (t) => {
       const { storage } = await backend.freshDatabase(t);
-      const services = createServices(storage, { environment: 'production' });
+      const services = testServices(storage);
       const { account } = await createTenant(services, 'A');
       const { message } = await services.messages.queueMessage({ accountId: account.id, message: 'orphan' });
       const t0 = Date.parse(message.createdAt);
@@ -192,7 +193,7 @@ for (const backend of testBackends()) {
 for (const backend of testBackends()) {
   test(`when ten connections claim concurrently, then each of 100 due messages is claimed exactly once (${backend.name})`, async (t) => {
     const { config, storage } = await backend.freshDatabase(t);
-    const services = createServices(storage, { environment: 'production' });
+    const services = testServices(storage);
     const { account } = await createTenant(services, 'A');
     const ids = new Set<string>();
     for (let i = 0; i < 100; i++) ids.add((await services.messages.queueMessage({ accountId: account.id, message: `m${i}` })).message.id);

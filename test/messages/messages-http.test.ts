@@ -3,17 +3,20 @@ import { Writable } from 'node:stream';
 import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import fc from 'fast-check';
-import { buildApp } from '../../src/app.js';
-import { DEFAULT_LIMITS, type Limits } from '../../src/config/limits.js';
+import type { Limits } from '../../src/config/limits.js';
 import { createLogger } from '../../src/http/logging.js';
 import { createRateLimiter } from '../../src/http/rate-limit.js';
-import { createTestApp, errorBody } from '../support/app.js';
+import { buildTestStoreApp, createTestApp, errorBody } from '../support/app.js';
 import { createTestQuickstartApp } from '../support/quickstart.js';
 import { testBackends } from '../support/storage.js';
+import { testConfig } from '../support/container.js';
+
+/** The documented limits, as a process started without limit variables has them. */
+const TEST_LIMITS: Limits = testConfig().limits;
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const JSON_TYPE = { 'content-type': 'application/json' };
-const limitOf = (requests: number, windowSeconds = 60): Limits => ({ ...DEFAULT_LIMITS, rateLimit: { requests, windowSeconds } });
+const limitOf = (requests: number, windowSeconds = 60): Limits => ({ ...TEST_LIMITS, rateLimit: { requests, windowSeconds } });
 /** For tests that send more requests on one key than the default quota allows; rate limits have their own tests. */
 const NO_RATE_LIMIT = limitOf(0);
 
@@ -267,7 +270,7 @@ for (const backend of testBackends()) {
         const posted = await app.inject({ method: 'POST', url: '/messages', headers: { ...auth, ...JSON_TYPE }, payload: { message: 'x' } });
         assert.equal(posted.statusCode, 202);
         assert.equal((await app.inject({ method: 'GET', url: String(posted.headers.location), headers: auth })).statusCode, 200);
-        const store = await buildApp({ logger: createLogger('silent', new Writable({ write: (_c, _e, done) => done() })), services, storage });
+        const store = await buildTestStoreApp({ logger: createLogger('silent', new Writable({ write: (_c, _e, done) => done() })), services, storage });
         t.after(() => store.close());
         const orders = await store.inject({ method: 'GET', url: '/v1/store/orders', headers: auth });
         assert.equal(orders.statusCode, 403);
@@ -316,7 +319,7 @@ for (const backend of testBackends()) {
         const limits = limitOf(3);
         const rateLimiter = createRateLimiter(limits.rateLimit);
         const { app, storage, services, tenant } = await createTestQuickstartApp(t, backend, { limits, rateLimiter });
-        const store = await buildApp({ logger: createLogger('silent', new Writable({ write: (_c, _e, done) => done() })), services, storage, limits, rateLimiter });
+        const store = await buildTestStoreApp({ logger: createLogger('silent', new Writable({ write: (_c, _e, done) => done() })), services, storage, config: { ...testConfig(), limits }, rateLimiter });
         t.after(() => store.close());
         const { auth } = await tenant();
         assert.equal((await store.inject({ method: 'GET', url: '/v1/store/orders', headers: auth })).statusCode, 200);
@@ -351,7 +354,7 @@ for (const backend of testBackends()) {
       });
 
       test('when the process is over its load bound, then POST /messages gets 503 overloaded with Retry-After', async (t) => {
-        const limits: Limits = { ...DEFAULT_LIMITS, loadShedding: { ...DEFAULT_LIMITS.loadShedding, maxHeapUsedBytes: 1, sampleIntervalMs: 10 } };
+        const limits: Limits = { ...TEST_LIMITS, loadShedding: { ...TEST_LIMITS.loadShedding, maxHeapUsedBytes: 1, sampleIntervalMs: 10 } };
         const { app, tenant } = await createTestQuickstartApp(t, backend, { limits });
         const { auth } = await tenant();
         await app.ready();

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { openStorage, type Storage } from '../../src/storage/storage.js';
+import { openStorage } from '../../src/storage/open-storage.js';
+import type { Storage } from '../../src/storage/storage.js';
 import { errorBody } from '../support/app.js';
 import { createTestQuickstartApp, manualClock } from '../support/quickstart.js';
 import { testBackends } from '../support/storage.js';

@@ -3,10 +3,10 @@ import { describe, test, type TestContext } from 'node:test';
 import { cacheApiKeyLookups } from '../../src/api-keys/api-key-cache.js';
 import { generateApiKey, hashApiKey } from '../../src/api-keys/api-key-format.js';
 import { API_KEY_SCOPES } from '../../src/api-keys/api-key-scopes.js';
-import { createServices } from '../../src/composition.js';
 import type { Clock } from '../../src/shared/clock.js';
-import { openStorage } from '../../src/storage/storage.js';
+import { openStorage } from '../../src/storage/open-storage.js';
 import { testBackends, type TestBackend } from '../support/storage.js';
+import { testServices } from '../support/container.js';
 
 /** A clock the test moves by hand. */
 function manualClock(): Clock & { advance(ms: number): void } {
@@ -20,8 +20,8 @@ async function twoProcesses(t: TestContext, backend: TestBackend) {
   const other = openStorage(config);
   t.after(() => other.close());
   const clock = manualClock();
-  const here = createServices(storage, { environment: 'production' }, clock);
-  const there = createServices(other, { environment: 'production' });
+  const here = testServices(storage, { clock: clock });
+  const there = testServices(other);
   const account = await there.accounts.createAccount({ name: 'Keys' });
   return { storage, other, clock, here, there, account };
 }

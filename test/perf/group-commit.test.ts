@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createServices } from '../../src/composition.js';
 import { AppError } from '../../src/errors/errors.js';
 import { createBatcher } from '../../src/shared/batcher.js';
 import type { OrdersRepository } from '../../src/orders/orders-repository.js';
-import { createOrdersService } from '../../src/orders/orders-service.js';
-import { systemClock } from '../../src/shared/clock.js';
-import { openStorage } from '../../src/storage/storage.js';
+import { openStorage } from '../../src/storage/open-storage.js';
 import { testBackends } from '../support/storage.js';
+import { testServices } from '../support/container.js';
 
 type Outcome = 'cancelled' | 'order_not_found' | 'order_already_shipped';
 
@@ -110,7 +108,7 @@ for (const backend of testBackends()) {
   describe(`durable cancels under concurrency (${backend.name})`, () => {
     test('when 64 cancels of 16 orders race, then each pending order is cancelled exactly once, in fewer commits than cancels', async (t) => {
       const { storage } = await backend.freshDatabase(t);
-      const services = createServices(storage, { environment: 'production' });
+      const services = testServices(storage);
       const account = await services.accounts.createAccount({ name: 'Race' });
       const ids: bigint[] = [];
       for (let i = 0; i < 16; i++) ids.push((await services.orders.createOrder({ accountId: account.id, petId: 1n, quantity: 1 })).id);
@@ -125,7 +123,7 @@ for (const backend of testBackends()) {
           return storage.orders.changeStatusMany(changes);
         },
       };
-      const orders = createOrdersService({ ordersRepository: watched, clock: systemClock });
+      const { orders } = testServices({ ...storage, orders: watched });
 
       const attempts = Array.from({ length: 64 }, (_, i) => ({ id: ids[i % 16] ?? 0n }));
       const outcomes = await Promise.all(attempts.map(({ id }) => outcome(orders.cancelOrder(account.id, id))));
@@ -150,8 +148,8 @@ for (const backend of testBackends()) {
       const { config, storage } = await backend.freshDatabase(t);
       const other = openStorage(config);
       t.after(() => other.close());
-      const here = createServices(storage, { environment: 'production' });
-      const there = createServices(other, { environment: 'production' });
+      const here = testServices(storage);
+      const there = testServices(other);
       const account = await here.accounts.createAccount({ name: 'Race' });
       const ids: bigint[] = [];
       for (let i = 0; i < 32; i++) ids.push((await here.orders.createOrder({ accountId: account.id, petId: 1n, quantity: 1 })).id);
@@ -167,7 +165,7 @@ for (const backend of testBackends()) {
 
     test('when a batch mixes cancels of the same, missing, shipped and pending orders, then changeStatusMany decides each in order', async (t) => {
       const { storage } = await backend.freshDatabase(t);
-      const services = createServices(storage, { environment: 'production' });
+      const services = testServices(storage);
       const account = await services.accounts.createAccount({ name: 'Mixed' });
       const pending = await services.orders.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
       const shipped = await services.orders.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createServices } from '../../src/composition.js';
 import { AppError } from '../../src/errors/errors.js';
 import { testBackends } from '../support/storage.js';
+import { testServices } from '../support/container.js';
 
 /** The lines in groups of 7, so that groups straddle the import's batches. */
 async function* linesOf(lines: readonly string[]): AsyncGenerator<string[]> {
@@ -15,7 +15,7 @@ for (const backend of testBackends()) {
   describe(`bulk import through storage (${backend.name})`, () => {
     test('when every line is valid, then all orders are committed with exact int64 digits, with and without ids', async (t) => {
       const { storage } = await backend.freshDatabase(t);
-      const services = createServices(storage, { environment: 'production' });
+      const services = testServices(storage);
       const account = await services.accounts.createAccount({ name: 'Import' });
       const lines = [...Array.from({ length: 2100 }, (_, i) => order(i + 1)), '{"petId":5,"quantity":2}', ''];
 
@@ -30,7 +30,7 @@ for (const backend of testBackends()) {
 
     test('when an order id in the third batch is taken, then the error names its line and nothing of the import is committed', async (t) => {
       const { storage } = await backend.freshDatabase(t);
-      const services = createServices(storage, { environment: 'production' });
+      const services = testServices(storage);
       const account = await services.accounts.createAccount({ name: 'Import' });
       await services.orders.createOrder({ accountId: account.id, id: 2500n, petId: 1n, quantity: 1 });
       const lines = Array.from({ length: 3000 }, (_, i) => order(i + 1));
@@ -46,7 +46,7 @@ for (const backend of testBackends()) {
 
     test('when a line is malformed after earlier batches were written, then nothing is committed', async (t) => {
       const { storage } = await backend.freshDatabase(t);
-      const services = createServices(storage, { environment: 'production' });
+      const services = testServices(storage);
       const account = await services.accounts.createAccount({ name: 'Import' });
       const lines = [...Array.from({ length: 1500 }, (_, i) => order(i + 1)), '{"petId":'];
 

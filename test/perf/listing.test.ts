@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, test, type TestContext } from 'node:test';
-import { buildApp } from '../../src/app.js';
-import { createServices } from '../../src/composition.js';
 import { createLogger } from '../../src/http/logging.js';
-import type { ListingOptions } from '../../src/orders/orders-listing.js';
+import { createVersionReads, type ListingOptions } from '../../src/orders/orders-listing.js';
 import type { Order, OrdersRepository } from '../../src/orders/orders-repository.js';
-import { createOrdersService } from '../../src/orders/orders-service.js';
+import { createGroupedStatusChanges, createOrdersService } from '../../src/orders/orders-service.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { stringifyJson } from '../../src/shared/json.js';
-import { openStorage } from '../../src/storage/storage.js';
+import { openStorage } from '../../src/storage/open-storage.js';
+import { buildTestStoreApp } from '../support/app.js';
 import { testBackends, type TestBackend } from '../support/storage.js';
+import { testServices } from '../support/container.js';
 
 /** The v1 listing as the plain serialisation writes it: the five fields, in schema order. */
 function plainListing(orders: Order[]): string {
@@ -23,7 +23,7 @@ function plainListing(orders: Order[]): string {
 
 async function setup(t: TestContext, backend: TestBackend, listing?: ListingOptions) {
   const { config, storage } = await backend.freshDatabase(t);
-  const base = createServices(storage, { environment: 'production' });
+  const base = testServices(storage);
   // The real repository, with its page reads counted.
   const pageReads = { count: 0 };
   const ordersRepository: OrdersRepository = {
@@ -33,9 +33,17 @@ async function setup(t: TestContext, backend: TestBackend, listing?: ListingOpti
       return storage.orders.listActivePage(accountId, afterId, limit);
     },
   };
-  const services = { ...base, orders: createOrdersService({ ordersRepository, clock: systemClock, listing }) };
+  // The listing's page sizes are the production defaults but for this test's own.
+  const orders = createOrdersService({
+    ordersRepository,
+    clock: systemClock,
+    listing,
+    changeStatus: createGroupedStatusChanges(ordersRepository),
+    readVersion: createVersionReads(ordersRepository),
+  });
+  const services = { ...base, orders };
   const silent = new Writable({ write: (_chunk, _encoding, done) => done() });
-  const app = await buildApp({ logger: createLogger('silent', silent), services, storage });
+  const app = await buildTestStoreApp({ logger: createLogger('silent', silent), services, storage });
   t.after(() => app.close());
   const account = await services.accounts.createAccount({ name: 'Listing' });
   const { secret } = await services.apiKeys.createKey({ accountId: account.id });
@@ -114,7 +122,7 @@ for (const backend of testBackends()) {
 
       const other = openStorage(config);
       t.after(() => other.close());
-      const otherServices = createServices(other, { environment: 'production' });
+      const otherServices = testServices(other);
       await otherServices.orders.cancelOrder(account.id, 1n);
       assert.equal(await list(), '[{"id":2,"petId":2,"quantity":1,"complete":false}]');
 
@@ -175,7 +183,7 @@ for (const backend of testBackends()) {
 
       const other = openStorage(config);
       t.after(() => other.close());
-      await createServices(other, { environment: 'production' }).orders.shipOrder(1n);
+      await testServices(other).orders.shipOrder(1n);
 
       const after = await get({ 'if-none-match': etag });
       assert.equal(after.statusCode, 200);

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createServices } from '../../src/composition.js';
-import { openStorage } from '../../src/storage/storage.js';
+import { openStorage } from '../../src/storage/open-storage.js';
 import { createTestApp } from '../support/app.js';
 import { testBackends } from '../support/storage.js';
+import { testServices } from '../support/container.js';
 
 for (const backend of testBackends()) {
   describe(`v2 page cache (${backend.name})`, () => {
@@ -28,7 +28,7 @@ for (const backend of testBackends()) {
 
       const other = openStorage(database);
       t.after(() => other.close());
-      await createServices(other, { environment: 'production' }).orders.cancelOrder(account.id, 2n);
+      await testServices(other).orders.cancelOrder(account.id, 2n);
 
       const after = await get();
       assert.notEqual(after.headers.etag, first.headers.etag);

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createServices } from '../../src/composition.js';
 import { createTenant, eventually, startReceiver } from '../support/quickstart.js';
 import type { DatabaseConfig } from '../../src/config/config.js';
 import { startServer } from '../support/process.js';
 import { testBackends } from '../support/storage.js';
+import { testServices } from '../support/container.js';
 
 /** The DATABASE_URL a spawned server needs to open `config`'s database. */
 function databaseUrlOf(config: DatabaseConfig): string {
@@ -20,7 +20,7 @@ for (const backend of testBackends()) {
   describe(`store-orders serve with the quickstart host (${backend.name})`, () => {
     test('when serve starts, then each host listens on its own port with only its routes, and SIGTERM stops both with exit 0', async (t) => {
       const { config, storage } = await backend.freshDatabase(t);
-      const { auth } = await createTenant(createServices(storage, { environment: 'production' }), 'Spawned');
+      const { auth } = await createTenant(testServices(storage), 'Spawned');
       const server = await startServer(t, { DATABASE_URL: databaseUrlOf(config) });
       assert.ok(server.quickstartUrl);
       assert.notEqual(server.quickstartUrl, server.baseUrl);
@@ -58,7 +58,7 @@ for (const backend of testBackends()) {
 
     test('when the server stops with messages queued, then they are kept and the next server dispatches them', async (t) => {
       const { config, storage } = await backend.freshDatabase(t);
-      const { account, auth } = await createTenant(createServices(storage, { environment: 'production' }), 'Restart');
+      const { account, auth } = await createTenant(testServices(storage), 'Restart');
       // First life: the webhook takes the first message and never answers; the others wait their turn or fail.
       const stuck = await startReceiver(t, (_request, index) => (index === 0 ? 'hang' : 503));
       const env = { DATABASE_URL: databaseUrlOf(config), MESSAGES_RETRY_BASE_MS: '5', MESSAGES_RETRY_MAX_MS: '20' };

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createServices } from '../../src/composition.js';
 import { AppError } from '../../src/errors/errors.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { testBackends } from '../support/storage.js';
+import { testServices } from '../support/container.js';
 
 const fixedClock: Clock = { now: () => new Date('2026-11-21T12:00:00.000Z') };
 
@@ -15,7 +15,7 @@ for (const backend of testBackends()) {
   describe(`orders service (${backend.name})`, () => {
     async function setup(t: Parameters<typeof backend.freshDatabase>[0]) {
       const { storage } = await backend.freshDatabase(t);
-      const services = createServices(storage, { environment: 'production' }, fixedClock);
+      const services = testServices(storage, { clock: fixedClock });
       const account = await services.accounts.createAccount({ name: 'Pets & Co' });
       return { services, account };
     }
@@ -90,7 +90,7 @@ for (const backend of testBackends()) {
   describe(`accounts and API keys services (${backend.name})`, () => {
     test('when a key is created, then only its hash and start are stored and it authenticates until revoked', async (t) => {
       const { storage } = await backend.freshDatabase(t);
-      const services = createServices(storage, { environment: 'production' }, fixedClock);
+      const services = testServices(storage, { clock: fixedClock });
       const account = await services.accounts.createAccount({ name: '  Trimmed  ' });
       assert.equal(account.name, 'Trimmed');
       const { apiKey, secret } = await services.apiKeys.createKey({ accountId: account.id, name: 'ci' });
@@ -113,7 +113,7 @@ for (const backend of testBackends()) {
 
     test('when names are empty, too long or hold control characters, then a validation error', async (t) => {
       const { storage } = await backend.freshDatabase(t);
-      const services = createServices(storage, { environment: 'production' }, fixedClock);
+      const services = testServices(storage, { clock: fixedClock });
       for (const name of ['', '   ', 'x'.repeat(201), 'a\nb', 'nul\u0000']) {
         await assert.rejects(services.accounts.createAccount({ name }), rejectsWith('validation_failed'));
       }

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
 import { API_KEY_SCOPES } from '../../src/api-keys/api-key-scopes.js';
 import type { NewApiKey } from '../../src/api-keys/api-keys-repository.js';
-import { openStorage, type Storage } from '../../src/storage/storage.js';
+import { openStorage } from '../../src/storage/open-storage.js';
+import type { Storage } from '../../src/storage/storage.js';
 import { isoPlus, type ContractCoverage } from '../support/storage-contract.js';
 import { testBackends } from '../support/storage.js';
 

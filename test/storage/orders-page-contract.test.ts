@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
 import type { NewOrder, Order, OrderFilter } from '../../src/orders/orders-repository.js';
 import { INT64_MAX, INT64_MIN } from '../../src/shared/int64.js';
-import { openStorage, type Storage } from '../../src/storage/storage.js';
+import { openStorage } from '../../src/storage/open-storage.js';
+import type { Storage } from '../../src/storage/storage.js';
 import type { ContractCoverage } from '../support/storage-contract.js';
 import { testBackends } from '../support/storage.js';
 

@@ -1,7 +1,7 @@
 /** The secrets part of the storage contract: the same cases on every adapter. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { openStorage } from '../../src/storage/storage.js';
+import { openStorage } from '../../src/storage/open-storage.js';
 import type { ContractCoverage } from '../support/storage-contract.js';
 import { testBackends } from '../support/storage.js';
 

@@ -1,14 +1,47 @@
 import type { TestContext } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.js';
+import type { FastifyBaseLogger } from 'fastify';
+import { buildApp, registerStoreRoutes, storeHttpOptions, type AppDependencies } from '../../src/app.js';
 import type { Account } from '../../src/accounts/accounts-repository.js';
-import { createServices, type Services } from '../../src/composition.js';
+import type { Services } from '../../src/composition.js';
 import type { Config, DatabaseConfig, DeploymentEnvironment } from '../../src/config/config.js';
 import type { Limits } from '../../src/config/limits.js';
+import { createHttpApp } from '../../src/http/http-app.js';
+import { createRateLimiter, type RateLimiter } from '../../src/http/rate-limit.js';
 import type { Clock } from '../../src/shared/clock.js';
 import type { Storage } from '../../src/storage/storage.js';
+import { testConfig, testServices } from './container.js';
 import type { TestBackend } from './storage.js';
 import { capturingLogger } from './logs.js';
+
+/**
+ * The store host as server.ts builds it, over `services`: the configuration
+ * from testConfig() unless given, and a rate limiter of its own from the
+ * configuration's limits unless given. `fastLane: false` builds the very same
+ * host from the same pieces but for the v1 listing's fast lane, which only
+ * the test comparing the two leaves out.
+ */
+export async function buildTestStoreApp({
+  logger,
+  services,
+  storage,
+  config = testConfig(),
+  rateLimiter = createRateLimiter(config.limits.rateLimit),
+  fastLane = true,
+}: {
+  logger: FastifyBaseLogger;
+  services: Services;
+  storage: Pick<Storage, 'ping'>;
+  config?: AppDependencies['config'];
+  rateLimiter?: RateLimiter;
+  fastLane?: boolean;
+}): Promise<FastifyInstance> {
+  const dependencies: AppDependencies = { logger, services, storage, config, rateLimiter };
+  if (fastLane) return buildApp(dependencies);
+  const app = await createHttpApp(storeHttpOptions(dependencies));
+  await registerStoreRoutes(app, dependencies);
+  return app;
+}
 
 export interface TestApp {
   app: FastifyInstance;
@@ -43,15 +76,16 @@ export async function createTestApp(
   } = {},
 ): Promise<TestApp> {
   const { storage, config: database } = await backend.freshDatabase(t);
-  const services = createServices(storage, { environment, ...(pets === undefined ? {} : { pets }) }, clock);
-  const { logger, logs } = capturingLogger();
-  const app = await buildApp({
-    logger,
-    services,
-    storage,
+  const base = testConfig({ STORE_ENVIRONMENT: environment });
+  const appConfig: Config = {
+    ...base,
+    ...config,
+    ...(pets === undefined ? {} : { pets }),
     ...(limits === undefined ? {} : { limits }),
-    ...(config === undefined ? {} : { config }),
-  });
+  };
+  const services = testServices(storage, { config: appConfig, ...(clock === undefined ? {} : { clock }) });
+  const { logger, logs } = capturingLogger();
+  const app = await buildTestStoreApp({ logger, services, storage, config: appConfig });
   t.after(() => app.close());
   let tenants = 0;
   return {

@@ -2,10 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
-import { createServices, type Services } from '../../src/composition.js';
+import type { Services } from '../../src/composition.js';
 import type { DatabaseConfig } from '../../src/config/config.js';
-import { openStorage, type Storage } from '../../src/storage/storage.js';
+import { openStorage } from '../../src/storage/open-storage.js';
+import type { Storage } from '../../src/storage/storage.js';
 import { createTestDatabase } from './postgres.js';
+import { testServices } from './container.js';
 
 /** A database that spawned processes share, by its DATABASE_URL. */
 export interface SharedDatabase {
@@ -32,7 +34,7 @@ function handles(config: DatabaseConfig) {
     open: () => {
       const storage = openStorage(config);
       opened.push(storage);
-      return { storage, services: createServices(storage, { environment: 'production' }) };
+      return { storage, services: testServices(storage) };
     },
     closeAll: () => Promise.all(opened.map((storage) => storage.close())),
   };

@@ -5,13 +5,14 @@ import type { TestContext } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { Account } from '../../src/accounts/accounts-repository.js';
 import type { ApiKeyScope } from '../../src/api-keys/api-key-scopes.js';
-import { createServices, type Services } from '../../src/composition.js';
+import type { Services } from '../../src/composition.js';
 import type { Limits } from '../../src/config/limits.js';
-import type { QuickstartConfig } from '../../src/config/config.js';
-import type { RateLimiter } from '../../src/http/rate-limit.js';
+import type { Config, QuickstartConfig } from '../../src/config/config.js';
+import { createRateLimiter, type RateLimiter } from '../../src/http/rate-limit.js';
 import { buildQuickstartApp } from '../../src/quickstart/quickstart-app.js';
 import type { Clock } from '../../src/shared/clock.js';
 import type { Storage } from '../../src/storage/storage.js';
+import { testConfig, testServices } from './container.js';
 import type { TestBackend } from './storage.js';
 import { capturingLogger } from './logs.js';
 
@@ -60,18 +61,26 @@ export async function createTestQuickstartApp(
   } = {},
 ): Promise<TestQuickstartApp> {
   const storage = given ?? (await backend.freshDatabase(t)).storage;
-  const services = givenServices ?? createServices(storage, { environment: 'production' }, clock);
+  const services = givenServices ?? testServices(storage, clock === undefined ? {} : { clock });
   const { logger, logs } = capturingLogger();
+  const base = testConfig();
+  const hostLimits = limits ?? base.limits;
   const app = await buildQuickstartApp({
     logger,
     services,
-    ...(limits === undefined ? {} : { limits }),
-    ...(rateLimiter === undefined ? {} : { rateLimiter }),
-    ...(config === undefined ? {} : { config }),
+    limits: hostLimits,
+    rateLimiter: rateLimiter ?? createRateLimiter(hostLimits.rateLimit),
+    config: config ?? quickstartConfigOf(base),
   });
   t.after(() => app.close());
   let tenants = 0;
   return { app, storage, services, logs, tenant: (name = `Store ${++tenants}`, scopes) => createTenant(services, name, scopes) };
+}
+
+/** The quickstart part of a configuration that enables the quickstart host. */
+export function quickstartConfigOf(config: Config): QuickstartConfig {
+  if (config.quickstart === null) throw new Error('the test configuration enables the quickstart host');
+  return config.quickstart;
 }
 
 export interface ReceivedRequest {

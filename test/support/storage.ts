@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 import type { DatabaseConfig } from '../../src/config/config.js';
-import { openStorage, type Storage } from '../../src/storage/storage.js';
+import { openStorage } from '../../src/storage/open-storage.js';
+import type { Storage } from '../../src/storage/storage.js';
 import { createTestDatabase } from './postgres.js';
 
 /** A backend the storage and HTTP suites run against. */

@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, test, type TestContext } from 'node:test';
-import { buildApp } from '../../src/app.js';
-import { createServices } from '../../src/composition.js';
 import { ifNoneMatchMatches } from '../../src/http/conditional-get.js';
 import { createLogger } from '../../src/http/logging.js';
 import type { OrdersRepository } from '../../src/orders/orders-repository.js';
 import type { Storage } from '../../src/storage/storage.js';
-import { createTestApp, errorBody } from '../support/app.js';
+import { buildTestStoreApp, createTestApp, errorBody } from '../support/app.js';
 import { testBackends, type TestBackend } from '../support/storage.js';
+import { testServices } from '../support/container.js';
 
 const LISTINGS = ['/v1/store/orders', '/v2/store/orders', '/v2/store/orders?status=pending&limit=2'];
 
@@ -28,9 +27,9 @@ async function countingApp(t: TestContext, backend: TestBackend) {
     },
   };
   const counted: Storage = { ...storage, orders };
-  const services = createServices(counted, { environment: 'production' });
+  const services = testServices(counted);
   const sink = new Writable({ write: (_chunk, _encoding, done) => done() });
-  const app = await buildApp({ logger: createLogger('silent', sink), services, storage: counted });
+  const app = await buildTestStoreApp({ logger: createLogger('silent', sink), services, storage: counted });
   t.after(() => app.close());
   const account = await services.accounts.createAccount({ name: 'Counted' });
   const { secret } = await services.apiKeys.createKey({ accountId: account.id });

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { listOrdersV2Schema, getOrderV2Schema, cancelOrderV2Schema } from '../../src/orders/orders-v2-schemas.js';
-import { createServices } from '../../src/composition.js';
 import { createTestApp, errorBody } from '../support/app.js';
 import { walk, type Page } from '../support/pages.js';
 import { testBackends } from '../support/storage.js';
+import { testConfig, testServices } from '../support/container.js';
 
 for (const backend of testBackends()) {
   describe(`v2 orders listing over HTTP (${backend.name})`, () => {
@@ -273,7 +273,7 @@ for (const backend of testBackends()) {
 
     test('when two servers share a database and no CURSOR_SECRET is set, then each accepts the other\'s cursors', async (t) => {
       const { storage } = await backend.freshDatabase(t);
-      const [a, b] = [createServices(storage, { environment: 'production' }), createServices(storage, { environment: 'production' })];
+      const [a, b] = [testServices(storage), testServices(storage)];
       assert.ok(a && b);
       const account = await a.accounts.createAccount({ name: 'Shared' });
       for (let i = 0; i < 3; i++) await a.orders.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
@@ -287,9 +287,9 @@ for (const backend of testBackends()) {
       const { storage } = await backend.freshDatabase(t);
       const oldSecret = 'o'.repeat(40);
       const newSecret = 'n'.repeat(40);
-      const before = createServices(storage, { environment: 'production', cursorSecrets: [oldSecret] });
-      const rotated = createServices(storage, { environment: 'production', cursorSecrets: [newSecret, oldSecret] });
-      const after = createServices(storage, { environment: 'production', cursorSecrets: [newSecret] });
+      const before = testServices(storage, { config: testConfig({ CURSOR_SECRET: oldSecret }) });
+      const rotated = testServices(storage, { config: testConfig({ CURSOR_SECRET: newSecret, CURSOR_SECRET_PREVIOUS: oldSecret }) });
+      const after = testServices(storage, { config: testConfig({ CURSOR_SECRET: newSecret }) });
       const account = await before.accounts.createAccount({ name: 'Rotating' });
       for (let i = 0; i < 3; i++) await before.orders.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
       const { nextCursor } = await before.ordersV2.readPage(await before.ordersV2.openListing(account.id, { filter: {}, limit: 1 }));

@@ -1,0 +1,21 @@
+import { createServices, type Services } from '../../src/composition.js';
+import { loadConfig, type Config } from '../../src/config/config.js';
+import { systemClock, type Clock } from '../../src/shared/clock.js';
+import type { Storage } from '../../src/storage/storage.js';
+
+/** Where relative paths in a test's configuration would resolve (no test uses one). */
+const TEST_CWD = '/srv/store-orders-test';
+
+/**
+ * The configuration a test runs with: the real loader over `env` (variables
+ * as the process would read them), so that tests and production parse the
+ * same way and get the same defaults.
+ */
+export function testConfig(env: Readonly<Record<string, string>> = {}): Config {
+  return loadConfig({ ...env }, TEST_CWD);
+}
+
+/** Every service over `storage`, wired by the real composition root. */
+export function testServices(storage: Storage, { config = testConfig(), clock = systemClock }: { config?: Config; clock?: Clock } = {}): Services {
+  return createServices(storage, config, clock);
+}
