@@ -18,9 +18,9 @@ import type { FastifyInstance } from 'fastify';
 
 /** Paths (from the repository root) of the generated, committed contract files. */
 export const OPENAPI_FILE = 'openapi/openapi.json';
-export const CLIENT_TYPES_FILE = 'src/client/openapi-types.ts';
+export const CLIENT_TYPES_FILE = 'packages/client/src/openapi-types.ts';
 export const OPENAPI_V2_FILE = 'openapi/openapi-v2.json';
-export const CLIENT_V2_TYPES_FILE = 'src/client/openapi-v2-types.ts';
+export const CLIENT_V2_TYPES_FILE = 'packages/client/src/openapi-v2-types.ts';
 export const QUICKSTART_OPENAPI_FILE = 'openapi/quickstart-openapi.json';
 
 /**

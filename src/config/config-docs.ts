@@ -4,8 +4,8 @@ import { describeValues, keywords, variables, type Variable } from './env-reader
 /**
  * The configuration's documentation, generated from the one schema
  * (config-schema.ts): the environment section of `store-orders --help` and
- * the README's configuration table (`npm run docs:config` writes it; a test
- * fails when the README differs).
+ * the configuration table of docs/configuration.md (`npm run docs:config` writes it; a test
+ * fails when that file differs).
  */
 
 /** The default as it would be written in the environment; '' when unset by default. */
@@ -42,7 +42,7 @@ export function environmentHelp(): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** The README's configuration tables, one per section, in Markdown. */
+/** The configuration tables of docs/configuration.md, one per section, in Markdown. */
 export function configurationTable(): string {
   const cell = (text: string) => text.replaceAll('|', '\\|');
   const blocks: string[] = [];

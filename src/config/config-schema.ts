@@ -13,9 +13,9 @@ import {
 /**
  * Every environment variable the program reads, defined once: the section
  * (the object it sits in, titled), its name (the property), its type and
- * bounds, its default and a one-line description (Markdown: the README table
+ * bounds, its default and a one-line description (Markdown: the docs table
  * shows it as is, --help without the backticks). Parsing (env-reader.ts), the
- * defaults, `store-orders --help` and the README's configuration table
+ * defaults, `store-orders --help` and the configuration table of docs/configuration.md
  * (config-docs.ts, `npm run docs:config`) all come from this object.
  *
  * Conventions the reader relies on: a variable without `default` is optional

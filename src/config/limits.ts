@@ -61,7 +61,7 @@ export function limitsFrom(values: EnvironmentValues['limits']): Limits {
       maxEventLoopDelayMs: values.LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS,
       maxEventLoopUtilization: values.LOAD_SHED_MAX_EVENT_LOOP_UTILIZATION,
       maxHeapUsedBytes: values.LOAD_SHED_MAX_HEAP_MB * 1024 * 1024,
-      // Fixed: not worth a variable (see README, Resource bounds).
+      // Fixed: not worth a variable (see docs/operations.md, Resource bounds).
       sampleIntervalMs: 1000,
       retryAfterSeconds: 5,
     },

@@ -1,6 +1,6 @@
 /**
  * The closed set of error codes the API can answer with, each bound to one
- * HTTP status. The README's error table and the OpenAPI document list exactly
+ * HTTP status. The error table of docs/errors.md and the OpenAPI document list exactly
  * these; adding a code means adding it here first.
  */
 export const ERROR_STATUS = {

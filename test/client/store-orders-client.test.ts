@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import type { TestContext } from 'node:test';
 // The package's own export, as a user imports it (resolved through package.json "exports" to dist/).
 import { createStoreOrdersClient, StoreOrdersApiError, type OrderStatus, type OrderV2 } from 'store-orders/client';
-import { parseJsonExact } from '../../src/client/exact-json.js';
+import { parseJsonExact } from '../../packages/client/src/exact-json.js';
 import { createTestApp } from '../support/app.js';
 import { sqliteBackend, testBackends, type TestBackend } from '../support/storage.js';
 

@@ -5,9 +5,9 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { ROOT, runBin, runShellBlock } from '../support/process.js';
 
-test('when the key commands of the hardening README section are run verbatim, then they succeed and do what it says', async (t) => {
-  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const doc = readme.slice(readme.indexOf('### Key lifetime, scopes and rotation'));
+test('when the key commands of the hardening section (docs/operations.md) are run verbatim, then they succeed and do what it says', async (t) => {
+  const operations = readFileSync(path.join(ROOT, 'docs', 'operations.md'), 'utf8');
+  const doc = operations.slice(operations.indexOf('### Key lifetime, scopes and rotation'));
   const script = /```sh\n([\s\S]*?)```/.exec(doc)?.[1];
   assert.ok(script, 'the sh block is missing');
   const dir = mkdtempSync(path.join(tmpdir(), 'store-orders-hardening-doc-'));

@@ -5,13 +5,17 @@ import { describe, test } from 'node:test';
 import { configurationTable, environmentHelp } from '../../src/config/config-docs.js';
 import { variables } from '../../src/config/env-reader.js';
 import { loadConfig } from '../../src/config/config.js';
-import { withGeneratedDocs } from '../../scripts/readme-docs.js';
+import { GENERATED_DOCS, withGeneratedDocs } from '../../scripts/generated-docs.js';
 import { ROOT } from '../support/process.js';
 
 describe('configuration documentation', () => {
-  test('when the README is read, then its configuration table and command list are exactly what the code generates (run npm run docs:config)', () => {
-    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-    assert.equal(readme, withGeneratedDocs(readme));
+  test('when the documentation is read, then its configuration table and command list are exactly what the code generates (run npm run docs:config)', () => {
+    const files = Object.keys(GENERATED_DOCS);
+    assert.deepEqual(files.sort(), ['docs/configuration.md', 'docs/operations.md']);
+    for (const file of files) {
+      const text = readFileSync(path.join(ROOT, file), 'utf8');
+      assert.equal(text, withGeneratedDocs(file, text), file);
+    }
   });
 
   test('when the table and the help are generated, then each lists every variable of the schema once, with its default', () => {
