@@ -1,5 +1,6 @@
 import { positiveInteger, UsageError } from '../cli-args.js';
-import { CommandFailed, oneLine } from '../cli-output.js';
+import { describeFailure } from '../cli-errors.js';
+import { CommandFailed } from '../cli-output.js';
 import type { ServerCommand } from './command.js';
 
 const MAX_WORKERS = 64;
@@ -22,7 +23,7 @@ export const serveCommand: ServerCommand = {
     try {
       await serve(config, { workers });
     } catch (error) {
-      throw new CommandFailed(`cannot serve: ${oneLine(error)}`);
+      throw new CommandFailed(`cannot serve: ${describeFailure(error).message}`);
     }
   },
 };
