@@ -57,7 +57,7 @@ export async function ensurePostgresDatabase(url: string): Promise<EnsureDatabas
         message:
           `database "${name}" does not exist and role "${role}" may not create it. ` +
           `Ask an administrator to run: CREATE DATABASE ${pg.escapeIdentifier(name)} OWNER ${pg.escapeIdentifier(role)}; ` +
-          `(or: createdb -O '${role}' '${name}'), or give the role CREATEDB, then run migrate again.`,
+          '(or to give the role CREATEDB), then run migrate again.',
       };
     }
     throw error;
