@@ -1,4 +1,4 @@
-import { AppError } from '../errors/errors.js';
+import { AppError, type ErrorCode } from '../errors/errors.js';
 import { isUnavailable, sqlState, TransactionConflictError } from '../storage/postgres/postgres-errors.js';
 import { UsageError } from './cli-args.js';
 import { CommandFailed, oneLine } from './cli-output.js';
@@ -17,11 +17,13 @@ export type CliErrorCode =
   | 'database_unavailable'
   | 'database_error'
   | 'command_failed'
+  | 'database_not_created'
+  | 'database_not_empty'
   | 'interrupted'
   | 'internal_error';
 
 export interface CliErrorRecord {
-  readonly code: string;
+  readonly code: CliErrorCode | ErrorCode;
   readonly message: string;
   readonly exitCode: number;
 }
@@ -29,7 +31,7 @@ export interface CliErrorRecord {
 /** The operator pressed Ctrl-C; what was rolled back is in the message. Exit code 130 (128 + SIGINT). */
 export class InterruptedError extends Error {}
 
-const record = (code: string, exitCode: number, message: string): CliErrorRecord => ({ code, message, exitCode });
+const record = (code: CliErrorRecord['code'], exitCode: number, message: string): CliErrorRecord => ({ code, message, exitCode });
 
 /** The underlying reason of a storage error (its `cause`), on one line. */
 function reason(error: Error): string | undefined {

@@ -1,5 +1,6 @@
 import type { WriteStream } from 'node:tty';
 import { stringifyJson } from '../shared/json.js';
+import type { CliErrorCode } from './cli-errors.js';
 
 /** What a CLI run reads and writes; injected so that tests run commands in-process. */
 export interface CliIo {
@@ -30,7 +31,7 @@ export class CommandFailed extends Error {
   constructor(
     message: string,
     /** The `code` of the --json error record (docs/cli.md). */
-    readonly code: 'command_failed' | 'database_not_created' | 'database_not_empty' = 'command_failed',
+    readonly code: Extract<CliErrorCode, 'command_failed' | 'database_not_created' | 'database_not_empty'> = 'command_failed',
   ) {
     super(message);
   }

@@ -19,7 +19,7 @@ function distance(a: string, b: string): number {
  * likely intent (a third of its length, at least one edit), else undefined:
  * "did you mean" must not propose something unrelated.
  */
-export function closest(typed: string, known: readonly string[]): string | undefined {
+function closest(typed: string, known: readonly string[]): string | undefined {
   let best: { word: string; distance: number } | undefined;
   for (const word of known) {
     const d = distance(typed.toLowerCase(), word.toLowerCase());

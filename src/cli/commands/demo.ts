@@ -32,7 +32,7 @@ function localBaseUrl(config: Pick<Config, 'host' | 'port'>): string {
 }
 
 /** The curl lines to try, in the order to run them; the key is single-quoted for the shell (it is base62). */
-export function demoCurlLines(baseUrl: string, key: string, pendingId: bigint, shippedId: bigint): string[] {
+function demoCurlLines(baseUrl: string, key: string, pendingId: bigint, shippedId: bigint): string[] {
   const auth = `-H 'Authorization: Bearer ${key}'`;
   return [
     `curl -i ${auth} ${baseUrl}/store/orders`,
