@@ -58,10 +58,19 @@ async function* interruptible<T>(source: AsyncGenerator<T, void, undefined>, sig
   });
   // Observed here so that an abort nobody awaits (the import already failed) is no unhandled rejection.
   aborted.catch(() => undefined);
-  while (true) {
-    const next = await Promise.race([source.next(), aborted]);
-    if (next.done === true) return;
-    yield next.value;
+  // Whether a read is still outstanding: the source can be released only between reads.
+  let reading = false;
+  try {
+    while (true) {
+      reading = true;
+      const next = await Promise.race([source.next(), aborted]);
+      reading = false;
+      if (next.done === true) return;
+      yield next.value;
+    }
+  } finally {
+    // An import that ends early (a refused line) releases its input, e.g. stops reading standard input.
+    if (!reading) await source.return(undefined);
   }
 }
 
