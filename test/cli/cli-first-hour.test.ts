@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
+import { redactSecrets } from '../../src/cli/cli-errors.js';
 import { cliOn } from '../support/cli.js';
 import { createTestDatabase, testServerUrl } from '../support/postgres.js';
 import { runBin } from '../support/process.js';
@@ -113,5 +114,14 @@ describe('operator CLI, the first hour', () => {
       assert.equal(result.stderr, 'store-orders: cannot connect to the database: connect ECONNREFUSED 127.0.0.1:1\n', argv.join(' '));
       assert.doesNotMatch(result.stdout + result.stderr, /hunter2|retry the request|unexpected error/);
     }
+  });
+
+  test('when a message quotes the database URL or its password, then the output shows neither', () => {
+    const env = { DATABASE_URL: 'postgres://store:p%40ss-w0rd@db.internal:5432/store' };
+    assert.equal(
+      redactSecrets('could not use postgres://store:p%40ss-w0rd@db.internal:5432/store (password p@ss-w0rd, raw p%40ss-w0rd)', env),
+      'could not use <DATABASE_URL> (password ***, raw ***)',
+    );
+    assert.equal(redactSecrets('nothing secret here', { DATABASE_URL: 'sqlite:./data/store.db' }), 'nothing secret here');
   });
 });

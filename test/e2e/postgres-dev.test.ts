@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
@@ -87,6 +88,20 @@ describe('PostgreSQL from zero', () => {
     assert.deepEqual((JSON.parse(listed.stdout) as { accounts: { name: string }[] }).accounts.map((a) => a.name), ['Kept']);
     second.child.kill('SIGINT');
     assert.equal(await second.exited, 0, second.stderr());
+  });
+
+  test('when PG_PORT is taken, then db:postgres exits 1 naming PG_PORT', { timeout: 120_000 }, async (t) => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'store-orders-devpg-'));
+    chmodSync(dir, 0o711);
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const holder = createServer();
+    const port = await new Promise<number>((resolve) =>
+      holder.listen(0, '127.0.0.1', () => resolve((holder.address() as AddressInfo).port)),
+    );
+    t.after(() => holder.close());
+    const dev = startDevPostgres(t, port, path.join(dir, 'postgres'));
+    assert.equal(await dev.exited, 1);
+    assert.equal(dev.stderr(), `db:postgres: port ${port} is in use: stop what holds it or choose another with PG_PORT=<port>\n`);
   });
 
   test('when migrate names a database that does not exist and the role may create it, then it creates it (any name, quoted) and says so', async (t) => {
