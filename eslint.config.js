@@ -22,8 +22,8 @@ export default tseslint.config(
     },
   },
   {
-    // The entry point hands the environment to loadConfig; tests and benchmarks set it up.
-    files: ['src/config/**', 'src/cli/main.ts', 'test/**', 'bench/**'],
+    // The entry point hands the environment to loadConfig; tests, benchmarks and the development database (PG_PORT) set it up.
+    files: ['src/config/**', 'src/cli/main.ts', 'test/**', 'bench/**', 'scripts/db-postgres.ts'],
     rules: { 'no-restricted-properties': 'off' },
   },
   {

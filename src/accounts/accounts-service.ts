@@ -1,4 +1,4 @@
-import { ValidationError } from '../errors/errors.js';
+import { NotFoundError, ValidationError } from '../errors/errors.js';
 import type { Clock } from '../shared/clock.js';
 import type { Account, AccountsRepository } from './accounts-repository.js';
 
@@ -17,6 +17,13 @@ export function createAccountsService({ accountsRepository, clock }: { accountsR
 
     async listAccounts(): Promise<Account[]> {
       return accountsRepository.list();
+    },
+
+    /** The account, or NotFoundError('account_not_found'): for operators naming an account that may not exist. */
+    async requireAccount(accountId: number): Promise<Account> {
+      const account = await accountsRepository.findById(accountId);
+      if (account === undefined) throw new NotFoundError('account_not_found', `Account ${accountId} does not exist.`);
+      return account;
     },
   };
 }

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { normalizeDateTime } from '../shared/date-time.js';
 import { parseDuration } from '../shared/duration.js';
 import { parseInt64 } from '../shared/int64.js';
+import { didYouMean } from './cli-suggest.js';
 
 /** A mistake in how the command was called: exit code 2. */
 export class UsageError extends Error {}
@@ -52,12 +53,17 @@ export function parseCommandLine(
   argv: readonly string[],
 ): ParsedCommandLine {
   const options = Object.fromEntries(Object.entries(command.options).map(([name, option]) => [name, { type: option.type }]));
-  const parsed = parseArgs({
-    args: [...argv],
-    options: { ...options, help: { type: 'boolean', short: 'h' } },
-    allowPositionals: true,
-    strict: true,
-  });
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      options: { ...options, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error) {
+    throw unknownOption(command, error) ?? error;
+  }
   const values: OptionValues = parsed.values;
   if (values.help === true) return { values, args: parsed.positionals, help: true };
   const expected = command.positionals ?? [];
@@ -70,6 +76,15 @@ export function parseCommandLine(
     if (option.required === true && values[name] === undefined) throw new UsageError(`--${name} is required`);
   }
   return { values, args, help: false };
+}
+
+/** parseArgs's long advice about positionals replaced by the likely intended flag, when a flag is unknown. */
+function unknownOption(command: { readonly name: string; readonly options: CliOptions }, error: unknown): UsageError | undefined {
+  const code = error instanceof Error && 'code' in error ? error.code : undefined;
+  const typed = error instanceof Error && code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /Unknown option '([^']+)'/.exec(error.message)?.[1] : undefined;
+  if (typed === undefined) return undefined;
+  const flags = [...Object.keys(command.options), 'help'].map((name) => `--${name}`);
+  return new UsageError(`Unknown option '${typed}'${didYouMean(typed, flags)}; run store-orders ${command.name} --help`);
 }
 
 export function optionalString(values: OptionValues, name: string): string | undefined {

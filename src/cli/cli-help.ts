@@ -46,8 +46,9 @@ export function fullUsage(commands: readonly CliCommand[]): string {
     ...commandList(commands),
     '',
     'Run store-orders <command> --help for a command\'s options.',
-    'Every command but serve accepts --json (one JSON object on stdout).',
-    'Exit codes: 0 success, 1 the command failed, 2 called wrongly or invalid configuration.',
+    'Every command but serve accepts --json (one JSON object on stdout; on failure {"code","message","exitCode"}).',
+    'Exit codes: 0 success, 1 the command failed, 2 called wrongly or invalid configuration, 130 interrupted (Ctrl-C).',
+    'store-orders --version prints the version. More: docs/cli.md.',
     '',
     environmentHelp(),
   ].join('\n');

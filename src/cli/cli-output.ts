@@ -1,5 +1,6 @@
 import type { WriteStream } from 'node:tty';
 import { stringifyJson } from '../shared/json.js';
+import type { CliErrorCode } from './cli-errors.js';
 
 /** What a CLI run reads and writes; injected so that tests run commands in-process. */
 export interface CliIo {
@@ -9,6 +10,11 @@ export interface CliIo {
   stdin?: NodeJS.ReadableStream;
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
+  /**
+   * Calls `listener` on the first Ctrl-C (SIGINT) until the returned function
+   * is called; a command that can stop cleanly (orders import) registers.
+   */
+  onInterrupt?: (listener: () => void) => () => void;
 }
 
 export interface Printer {
@@ -21,7 +27,15 @@ export function createPrinter(stdout: NodeJS.WritableStream, asJson: boolean): P
 }
 
 /** The command ran and failed, with a message fit for the operator: exit code 1. */
-export class CommandFailed extends Error {}
+export class CommandFailed extends Error {
+  constructor(
+    message: string,
+    /** The `code` of the --json error record (docs/cli.md). */
+    readonly code: Extract<CliErrorCode, 'command_failed' | 'database_not_created' | 'database_not_empty'> = 'command_failed',
+  ) {
+    super(message);
+  }
+}
 
 /** An error's message on one line: no stack, no embedded newlines. */
 export function oneLine(error: unknown): string {

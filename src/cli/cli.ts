@@ -1,9 +1,11 @@
+import { readFileSync } from 'node:fs';
 import { createContainer, type Container } from '../composition.js';
 import { ConfigError, loadConfig, type Config } from '../config/config.js';
-import { AppError } from '../errors/errors.js';
 import { parseCommandLine, UsageError, type ParsedCommandLine } from './cli-args.js';
+import { describeFailure, redactSecrets, type CliErrorRecord } from './cli-errors.js';
 import { commandUsage, fullUsage, groupUsage, shortUsage } from './cli-help.js';
-import { CommandFailed, createPrinter, oneLine, type CliIo } from './cli-output.js';
+import { createPrinter, oneLine, type CliIo } from './cli-output.js';
+import { didYouMean } from './cli-suggest.js';
 import type { CliCommand, ServeFunction } from './commands/command.js';
 import { COMMANDS } from './commands/index.js';
 
@@ -17,22 +19,46 @@ function findCommand(first: string, second: string | undefined): CliCommand | un
   return COMMANDS.find((command) => command.name === `${first} ${second ?? ''}`) ?? COMMANDS.find((command) => command.name === first);
 }
 
+/** The package's version, read where it is defined rather than repeated. */
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+  return String(pkg.version);
+}
+
+/** --json anywhere before a `--` terminator: a failure is then also printed as a JSON record on stdout. */
+function wantsJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
+}
+
+const failureRecord = (code: CliErrorRecord['code'], exitCode: number, message: string): CliErrorRecord => ({ code, message, exitCode });
+
 /**
  * Runs one CLI invocation and returns its exit code: 0 success, 1 the
- * command failed, 2 it was called wrongly (or the configuration is invalid).
- * Never prints a stack trace. Help never needs a valid configuration.
+ * command failed, 2 it was called wrongly (or the configuration is invalid),
+ * 130 interrupted (Ctrl-C). Never prints a stack trace. Help never needs a
+ * valid configuration. With --json, a failure is printed on stdout as a JSON
+ * record `{"code","message","exitCode"}` as well as in words on stderr.
  */
 export async function runCli(argv: readonly string[], io: CliIo, serve: ServeFunction): Promise<number> {
-  const fail = (code: number, message: string) => {
+  const asJson = wantsJson(argv);
+  const fail = (failure: CliErrorRecord) => {
+    const message = redactSecrets(failure.message, io.env);
     io.stderr.write(`store-orders: ${message}\n`);
-    return code;
+    if (asJson) io.stdout.write(`${JSON.stringify({ code: failure.code, message, exitCode: failure.exitCode })}\n`);
+    return failure.exitCode;
   };
+  const usage = (message: string, code: CliErrorRecord['code'] = 'usage_error') => fail(failureRecord(code, 2, message));
   const [first, second] = argv;
   if (first === undefined) {
     io.stderr.write(shortUsage(COMMANDS));
     return 2;
   }
-  if (first === 'help' || isHelp(first)) return help(argv.slice(1), io) ? 0 : fail(2, `no help for "${argv.slice(1).join(' ')}"; run store-orders --help`);
+  if (first === '--version' || first === '-V' || first === 'version') {
+    io.stdout.write(`store-orders ${packageVersion()}\n`);
+    return 0;
+  }
+  if (first === 'help' || isHelp(first)) return help(argv.slice(1), io) ? 0 : usage(`no help for "${argv.slice(1).join(' ')}"; run store-orders --help`);
 
   const command = findCommand(first, second);
   if (command === undefined) {
@@ -41,17 +67,17 @@ export async function runCli(argv: readonly string[], io: CliIo, serve: ServeFun
       io.stdout.write(groupUsage(first, group));
       return 0;
     }
-    if (group.length > 0 && second === undefined) {
-      return fail(2, `${first} needs one of: ${group.map((c) => c.name.slice(first.length + 1)).join(', ')}; run store-orders ${first} --help`);
+    if (group.length > 0 && (second === undefined || second.startsWith('-'))) {
+      return usage(`${first} needs one of: ${group.map((c) => c.name.slice(first.length + 1)).join(', ')}; run store-orders ${first} --help`);
     }
-    return fail(2, `unknown command "${second === undefined ? first : `${first} ${second}`}"; run store-orders --help`);
+    return usage(unknownCommand(first, group.length > 0 ? second : undefined), 'unknown_command');
   }
 
   let parsed: ParsedCommandLine;
   try {
     parsed = parseCommandLine(command, argv.slice(command.name.split(' ').length));
   } catch (error) {
-    return fail(2, named(command, oneLine(error)));
+    return usage(named(command, oneLine(error)));
   }
   if (parsed.help) {
     io.stdout.write(commandUsage(command));
@@ -62,7 +88,7 @@ export async function runCli(argv: readonly string[], io: CliIo, serve: ServeFun
   try {
     config = loadConfig(io.env, io.cwd);
   } catch (error) {
-    if (error instanceof ConfigError) return fail(2, `invalid configuration: ${error.problems.join('; ')}`);
+    if (error instanceof ConfigError) return usage(`invalid configuration: ${error.problems.join('; ')}`, 'invalid_configuration');
     throw error;
   }
 
@@ -72,7 +98,7 @@ export async function runCli(argv: readonly string[], io: CliIo, serve: ServeFun
       await command.run({ ...context, serve });
       return 0;
     } catch (error) {
-      return fail(...failure(command, error));
+      return fail(failure(command, error));
     }
   }
 
@@ -80,7 +106,7 @@ export async function runCli(argv: readonly string[], io: CliIo, serve: ServeFun
   try {
     container = createContainer(config);
   } catch (error) {
-    return fail(1, `cannot open the database: ${oneLine(error)}`);
+    return fail(failureRecord('database_unavailable', 1, `cannot open the database: ${oneLine(error)}`));
   }
   try {
     // Every command works on a fresh database; `migrate` reports its own run.
@@ -88,10 +114,18 @@ export async function runCli(argv: readonly string[], io: CliIo, serve: ServeFun
     await command.run({ ...context, container, print: createPrinter(io.stdout, parsed.values.json === true) });
     return 0;
   } catch (error) {
-    return fail(...failure(command, error));
+    return fail(failure(command, error));
   } finally {
     await container.close();
   }
+}
+
+/** `unknown command "mirgate"; did you mean migrate?`, over every command and group name. */
+function unknownCommand(first: string, groupSecond: string | undefined): string {
+  const typed = groupSecond === undefined ? first : `${first} ${groupSecond}`;
+  const groups = [...new Set(COMMANDS.filter((c) => c.name.includes(' ')).map((c) => c.name.split(' ')[0] ?? ''))];
+  const known = groupSecond === undefined ? [...COMMANDS.map((c) => c.name), ...groups] : groupCommands(first).map((c) => c.name);
+  return `unknown command "${typed}"${didYouMean(typed, known)}; run store-orders --help`;
 }
 
 /** `help`, `--help` or `help <command…>`; false when the topic is no command. */
@@ -111,8 +145,7 @@ function help(topic: readonly string[], io: CliIo): boolean {
 /** A usage message prefixed with the command's name, unless it already starts with it. */
 const named = (command: CliCommand, message: string) => (message.startsWith(command.name) ? message : `${command.name}: ${message}`);
 
-function failure(command: CliCommand, error: unknown): [number, string] {
-  if (error instanceof UsageError) return [2, named(command, error.message)];
-  if (error instanceof CommandFailed || error instanceof AppError) return [1, error.message];
-  return [1, `unexpected error: ${oneLine(error)}`];
+function failure(command: CliCommand, error: unknown): CliErrorRecord {
+  const described = describeFailure(error);
+  return error instanceof UsageError ? { ...described, message: named(command, described.message) } : described;
 }

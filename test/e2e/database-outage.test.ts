@@ -85,7 +85,8 @@ describe('database outage (PostgreSQL)', () => {
   test('when PostgreSQL is unreachable at start, then serve exits 1 with one line and no password or stack trace', async () => {
     const result = await runBin(['serve'], { DATABASE_URL: 'postgres://store:hunter2@127.0.0.1:1/store', PORT: '0' });
     assert.equal(result.code, 1);
-    assert.equal(result.stderr, 'store-orders: cannot serve: The database is not reachable; retry the request shortly.\n');
+    // Issue 19 #10: an operator reads what failed in database terms, not a client's retry hint.
+    assert.equal(result.stderr, 'store-orders: cannot serve: cannot connect to the database: connect ECONNREFUSED 127.0.0.1:1\n');
     assert.ok(!(result.stdout + result.stderr).includes('hunter2'));
   });
 

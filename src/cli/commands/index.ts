@@ -1,5 +1,6 @@
 import { accountsCommands } from './accounts.js';
 import type { CliCommand } from './command.js';
+import { demoCommand } from './demo.js';
 import { keysCommands } from './keys.js';
 import { migrateCommand } from './migrate.js';
 import { ordersImportCommand } from './orders-import.js';
@@ -16,4 +17,5 @@ export const COMMANDS: readonly CliCommand[] = [
   ...ordersCommands,
   ordersImportCommand,
   ...petsCommands,
+  demoCommand,
 ];

@@ -42,7 +42,10 @@ export const ordersCommands: readonly DatabaseCommand[] = [
     options: { account: { type: 'string', value: '<id>', description: 'The account whose orders to list', required: true }, ...JSON_OPTION },
     migrateFirst: true,
     async run({ container, values, print }) {
-      const orders = await container.services.orders.listAllOrders(accountIdOption(values));
+      const accountId = accountIdOption(values);
+      // An empty list would read as "this account has no orders", which is a different fact.
+      await container.services.accounts.requireAccount(accountId);
+      const orders = await container.services.orders.listAllOrders(accountId);
       print.result(
         { orders: orders.map(orderJson) },
         orders.length === 0

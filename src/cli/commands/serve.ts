@@ -1,4 +1,5 @@
 import { positiveInteger, UsageError } from '../cli-args.js';
+import { describeFailure } from '../cli-errors.js';
 import { CommandFailed, oneLine } from '../cli-output.js';
 import type { ServerCommand } from './command.js';
 
@@ -22,7 +23,9 @@ export const serveCommand: ServerCommand = {
     try {
       await serve(config, { workers });
     } catch (error) {
-      throw new CommandFailed(`cannot serve: ${oneLine(error)}`);
+      // A database failure in its own words; anything else (a port in use) as the system put it.
+      const described = describeFailure(error);
+      throw new CommandFailed(`cannot serve: ${described.code === 'internal_error' ? oneLine(error) : described.message}`);
     }
   },
 };

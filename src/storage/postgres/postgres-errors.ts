@@ -67,7 +67,10 @@ export function isUnavailable(error: unknown): boolean {
 export function toStorageError(error: unknown): unknown {
   if (isTransactionConflict(error)) return new TransactionConflictError();
   if (isUnavailable(error)) {
-    return new AppError('service_unavailable', 'The database is not reachable; retry the request shortly.', { 'retry-after': '1' });
+    const unavailable = new AppError('service_unavailable', 'The database is not reachable; retry the request shortly.', { 'retry-after': '1' });
+    // Kept for operators (the CLI says why it cannot connect); clients only ever see the message above.
+    unavailable.cause = error;
+    return unavailable;
   }
   return error;
 }

@@ -74,7 +74,10 @@ function toSqliteStorageError(error: unknown): unknown {
   const code = error instanceof Database.SqliteError ? error.code : undefined;
   const closed = error instanceof TypeError && /database connection is not open/.test(error.message);
   if (closed || code === 'SQLITE_BUSY' || code?.startsWith('SQLITE_BUSY_') || code === 'SQLITE_LOCKED') {
-    return new AppError('service_unavailable', 'The database is busy or unavailable; retry the request shortly.', { 'retry-after': '1' });
+    const unavailable = new AppError('service_unavailable', 'The database is busy or unavailable; retry the request shortly.', { 'retry-after': '1' });
+    // Kept for operators (the CLI says why); clients only ever see the message above.
+    unavailable.cause = error;
+    return unavailable;
   }
   return error;
 }
