@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { createWebhookDelivery, recordOnlyDelivery } from './messages/messages-delivery.js';
 import { createMessageDispatcher, type MessageDispatcher } from './messages/messages-dispatcher.js';
 import { createMessagesService } from './messages/messages-service.js';
-import { createVersionReads } from './orders/orders-listing.js';
+import { createVersionReads } from './orders/listing/version-reads.js';
 import { createGroupedStatusChanges, createOrdersService } from './orders/orders-service.js';
 import { createOrdersV2Service } from './orders/orders-v2-service.js';
 import { createPetsService } from './pets/pets-service.js';

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, errorRecord, type ErrorCode, type ErrorRecord } from '../errors/errors.js';
-import { JSON_CONTENT_TYPE } from './raw-responses.js';
+import { JSON_CONTENT_TYPE } from './media-types.js';
 
 interface ErrorResponse {
   record: ErrorRecord;

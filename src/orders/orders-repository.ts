@@ -78,8 +78,6 @@ export interface OrdersRepository {
    * ConflictError('order_id_taken') when `id` is already used.
    */
   create(order: NewOrder): Promise<Order>;
-  /** The account's orders whose status is not `cancelled`, by id. */
-  listActive(accountId: number): Promise<Order[]>;
   /** All of the account's orders in any status, by id. */
   listAll(accountId: number): Promise<Order[]>;
   findById(id: bigint): Promise<Order | undefined>;
@@ -98,7 +96,7 @@ export interface OrdersRepository {
    */
   changeStatusMany(changes: readonly StatusChange[]): Promise<StatusChangeResult[]>;
   /**
-   * One page of listActive: at most `limit` orders with id greater than
+   * One page of the account's orders whose status is not `cancelled`: at most `limit` orders with id greater than
    * `afterId` (from the lowest when absent), by id. Paging by id keeps every
    * page an index range scan however deep the listing goes.
    */

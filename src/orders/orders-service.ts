@@ -1,11 +1,14 @@
 import { AppError, ConflictError, NotFoundError, ValidationError } from '../errors/errors.js';
 import type { Clock } from '../shared/clock.js';
 import { createBatcher } from '../shared/batcher.js';
-import { createOrdersListing, type ListingOptions, type OpenedListing, type ReadVersion } from './orders-listing.js';
+import { digestOf } from '../shared/digest.js';
+import { Lru } from '../shared/lru.js';
+import type { ReadVersion } from './listing/version-reads.js';
 import { newPendingOrder, type CreateOrderInput } from './new-order.js';
 import { startImportParser, type ParsedLines } from './orders-import-parser.js';
 import {
   ImportRejectedError,
+  type ListedOrder,
   type NewOrder,
   type Order,
   type OrdersRepository,
@@ -45,38 +48,69 @@ export function alreadyShipped(orderId: bigint): ConflictError {
 
 const IMPORT_BATCH = 1000;
 
+/** Accounts whose current v1 validator is remembered. */
+const LISTINGS_KNOWN = 100_000;
+
+/** Bump when the v1 listing changes shape, so that older ETags stop matching. */
+const V1_REPRESENTATION_REVISION = 1;
+
+/** The v1 listing of one account at one version of its orders, before any order is read. */
+export interface ActiveOrdersListing {
+  readonly accountId: number;
+  /**
+   * Changes whenever the listing could: any write to the account's orders
+   * (by any process sharing the database) or a new release of its shape.
+   */
+  readonly validator: string;
+}
+
 export function createOrdersService({
   ordersRepository,
   clock,
-  listing: listingOptions,
   changeStatus,
   readVersion,
 }: {
   ordersRepository: OrdersRepository;
   clock: Clock;
-  listing?: ListingOptions;
   /** Shared with the v2 service, so that their version reads share batches. */
   readVersion: ReadVersion;
   /** Shared with every service that cancels, so that their cancels share commits. */
   changeStatus: ChangeStatus;
 }) {
   const notFound = (orderId: bigint) => new NotFoundError('order_not_found', `Order ${orderId} was not found.`);
-  const listing = createOrdersListing(ordersRepository, readVersion, listingOptions);
+  const listings = new Lru<number, { version: bigint; listing: ActiveOrdersListing }>(LISTINGS_KNOWN, () => 1);
 
   return {
-    /** The v1 collection: the account's orders that have not been cancelled, by id. */
-    async listOrders(accountId: number): Promise<Order[]> {
-      return ordersRepository.listActive(accountId);
+    /**
+     * The v1 collection's validator (for ETag and 304), known from the
+     * account's orders version without listing. The version is read before
+     * any order: a write in between can only leave the validator older than
+     * the orders read after it (a needless rebuild later), never newer.
+     */
+    async openListing(accountId: number): Promise<ActiveOrdersListing> {
+      const version = await readVersion(accountId);
+      const known = listings.get(accountId);
+      if (known !== undefined && known.version === version) return known.listing;
+      // A digest per request would cost more than the rest of a cached answer: one per version.
+      const listing = { accountId, validator: digestOf(['orders-v1', V1_REPRESENTATION_REVISION, accountId, version]) };
+      listings.set(accountId, { version, listing });
+      return listing;
     },
 
     /**
-     * The v1 collection as a response: its validator (for ETag and 304),
-     * known from the account's change counter without listing, and its body
-     * already serialized, from cache while that counter is unchanged or
-     * streamed when large.
+     * The v1 collection (the account's orders that have not been cancelled),
+     * by id: `first` orders, then `next` at a time until none is left. Each
+     * page is an id range, so any depth stays an index range scan, and a
+     * caller that stops pulling reads no further page.
      */
-    async openListing(accountId: number): Promise<OpenedListing> {
-      return listing.open(accountId);
+    async *activeOrders(accountId: number, { first, next }: { first: number; next: number }): AsyncGenerator<ListedOrder[]> {
+      let page = await ordersRepository.listActivePage(accountId, undefined, first);
+      while (page.length > 0) {
+        yield page;
+        const last = page[page.length - 1];
+        if (last === undefined) return;
+        page = await ordersRepository.listActivePage(accountId, last.id, next);
+      }
     },
 
     /** Every order of the account in any status (operator view). */

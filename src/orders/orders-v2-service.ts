@@ -3,7 +3,7 @@ import type { Clock } from '../shared/clock.js';
 import { digestOf } from '../shared/digest.js';
 import { canonicalFilter, filterDigest, type CursorCodec } from './orders-cursor.js';
 import type { Order, OrderFilter, OrdersRepository } from './orders-repository.js';
-import type { ReadVersion } from './orders-listing.js';
+import type { ReadVersion } from './listing/version-reads.js';
 import { alreadyShipped, cancelPendingOrder, type ChangeStatus } from './orders-service.js';
 
 export const V2_LIMIT_DEFAULT = 50;

@@ -204,12 +204,6 @@ export function createPostgresOrdersRepository(sql: Sql, transaction: Transactio
         }
       }
     },
-    async listActive(accountId) {
-      const rows = await sql<OrderRow>(`SELECT ${COLUMNS} FROM orders WHERE account_id = $1 AND status <> 'cancelled' ORDER BY id`, [
-        accountId,
-      ]);
-      return rows.map(toOrder);
-    },
     async listAll(accountId) {
       const rows = await sql<OrderRow>(`SELECT ${COLUMNS} FROM orders WHERE account_id = $1 ORDER BY id`, [accountId]);
       return rows.map(toOrder);

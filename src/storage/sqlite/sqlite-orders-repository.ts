@@ -114,11 +114,6 @@ export function createSqliteOrdersRepository(db: Database.Database, openImportCo
         throw createError(order, error);
       }
     },
-    async listActive(accountId) {
-      const rows = sql(`SELECT ${COLUMNS} FROM orders WHERE account_id = ? AND status <> 'cancelled' ORDER BY id`)
-        .all(accountId) as OrderRow[];
-      return rows.map(toOrder);
-    },
     async listAll(accountId) {
       const rows = sql(`SELECT ${COLUMNS} FROM orders WHERE account_id = ? ORDER BY id`).all(accountId) as OrderRow[];
       return rows.map(toOrder);
