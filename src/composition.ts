@@ -9,7 +9,8 @@ import { createWebhookDelivery, recordOnlyDelivery } from './messages/messages-d
 import { createMessageDispatcher, type MessageDispatcher } from './messages/messages-dispatcher.js';
 import { createMessagesService } from './messages/messages-service.js';
 import { createVersionReads } from './orders/listing/version-reads.js';
-import { createGroupedStatusChanges, createOrdersService } from './orders/orders-service.js';
+import { createGroupedStatusChanges } from './orders/order-status-changes.js';
+import { createOrdersService } from './orders/orders-service.js';
 import { createOrdersV2Service } from './orders/orders-v2-service.js';
 import { createPetsService } from './pets/pets-service.js';
 import { systemClock, type Clock } from './shared/clock.js';

@@ -105,9 +105,9 @@ export interface OrdersRepository {
    * Creates every order of every batch in one transaction: all or nothing.
    * Batches are pulled one at a time, so the source may be any size. A
    * rejected order aborts the import with ImportRejectedError naming its
-   * position; an error thrown by the source aborts it too.
+   * source line; an error thrown by the source aborts it too.
    */
-  importOrders(batches: AsyncIterable<readonly NewOrder[]>): Promise<{ imported: number }>;
+  importOrders(batches: AsyncIterable<ImportBatch>): Promise<{ imported: number }>;
   /** Any status, any filter: index-backed keyset pagination (never OFFSET). */
   listPage(query: OrderPageQuery): Promise<Order[]>;
   /**
@@ -117,10 +117,17 @@ export interface OrdersRepository {
   ordersVersion(accountId: number): Promise<bigint>;
 }
 
-/** Why an import stopped: the order at `position` (0-based, across batches) was refused. */
+/** Orders to import, each with the number of the source line it came from (to name a refused one). */
+export interface ImportBatch {
+  readonly orders: readonly NewOrder[];
+  /** lines[i] is the line of orders[i]. */
+  readonly lines: readonly number[];
+}
+
+/** Why an import stopped: the order of source line `line` was refused. */
 export class ImportRejectedError extends Error {
   constructor(
-    readonly position: number,
+    readonly line: number,
     readonly reason: Error,
   ) {
     super(reason.message, { cause: reason });

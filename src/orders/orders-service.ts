@@ -1,50 +1,18 @@
 import { AppError, ConflictError, NotFoundError, ValidationError } from '../errors/errors.js';
 import type { Clock } from '../shared/clock.js';
-import { createBatcher } from '../shared/batcher.js';
 import { digestOf } from '../shared/digest.js';
+import { alreadyShipped, cancelPendingOrder, type ChangeStatus } from './order-status-changes.js';
 import { Lru } from '../shared/lru.js';
 import type { ReadVersion } from './listing/version-reads.js';
 import { newPendingOrder, type CreateOrderInput } from './new-order.js';
 import { startImportParser, type ParsedLines } from './orders-import-parser.js';
 import {
   ImportRejectedError,
+  type ImportBatch,
   type ListedOrder,
-  type NewOrder,
   type Order,
   type OrdersRepository,
-  type StatusChange,
-  type StatusChangeResult,
 } from './orders-repository.js';
-
-/** A conditional status change, answered once it is durably committed. */
-export type ChangeStatus = (change: StatusChange) => Promise<StatusChangeResult>;
-
-/**
- * Durable status changes that arrive together share one transaction and one
- * commit (changeStatusMany), each still decided by its own conditional write.
- * Create one per storage and hand it to every service that cancels, so v1 and
- * v2 cancels share commits too.
- */
-export function createGroupedStatusChanges(ordersRepository: Pick<OrdersRepository, 'changeStatusMany'>): ChangeStatus {
-  return createBatcher<StatusChange, StatusChangeResult>((batch) => ordersRepository.changeStatusMany(batch));
-}
-
-/**
- * The one pending -> cancelled transition every API version uses: a single
- * conditional write, so of concurrent cancels exactly one changes the order.
- * Each version maps the refusal to its own answer.
- */
-export function cancelPendingOrder(
-  { changeStatus, clock }: { changeStatus: ChangeStatus; clock: Clock },
-  accountId: number,
-  orderId: bigint,
-): Promise<StatusChangeResult> {
-  return changeStatus({ id: orderId, accountId, from: 'pending', to: 'cancelled', at: clock.now().toISOString() });
-}
-
-export function alreadyShipped(orderId: bigint): ConflictError {
-  return new ConflictError('order_already_shipped', `Order ${orderId} has already shipped and cannot be cancelled.`);
-}
 
 const IMPORT_BATCH = 1000;
 
@@ -149,21 +117,16 @@ export function createOrdersService({
       { onProgress }: { onProgress?: (imported: number) => void } = {},
     ): Promise<{ imported: number }> {
       const parser = startImportParser({ accountId, createdAt: clock.now().toISOString() });
-      // Line numbers of the batch storage is consuming, to name a refused order's line.
-      let batchStart = 0;
-      let batchLines: readonly number[] = [];
       let queued = 0;
-      /** A parsed batch to storage; a refused line ends the import with its number. */
-      async function* store(parsed: Promise<ParsedLines>): AsyncGenerator<NewOrder[]> {
+      /** A parsed batch to storage, with its line numbers; a refused line ends the import with its number. */
+      async function* store(parsed: Promise<ParsedLines>): AsyncGenerator<ImportBatch> {
         const batch = await parsed;
         if ('refused' in batch) throw new ValidationError(`Line ${batch.refused.line}: ${batch.refused.message}`);
-        batchStart = queued;
-        batchLines = batch.numbers;
         queued += batch.orders.length;
-        yield batch.orders;
+        yield { orders: batch.orders, lines: batch.numbers };
         onProgress?.(queued);
       }
-      async function* toParser(batch: string[], numbers: number[]): AsyncGenerator<NewOrder[]> {
+      async function* toParser(batch: string[], numbers: number[]): AsyncGenerator<ImportBatch> {
         if (parser.offer(batch, numbers)) return;
         // The parser is full: its oldest batch is taken before this one goes in, so that
         // the parser still holds a full queue while storage writes the batch taken.
@@ -171,7 +134,7 @@ export function createOrdersService({
         if (oldest === undefined || !parser.offer(batch, numbers)) throw new Error('the parser refused a batch after one was taken');
         yield* store(oldest);
       }
-      async function* batches(): AsyncGenerator<NewOrder[]> {
+      async function* batches(): AsyncGenerator<ImportBatch> {
         let batch: string[] = [];
         let numbers: number[] = [];
         let lineNumber = 0;
@@ -195,10 +158,9 @@ export function createOrdersService({
         return await ordersRepository.importOrders(batches());
       } catch (error) {
         if (error instanceof ImportRejectedError) {
-          const line = batchLines[error.position - batchStart];
           const reason = error.reason;
           if (reason instanceof AppError && reason.code === 'account_not_found') throw reason;
-          throw new ConflictError('order_id_taken', line === undefined ? reason.message : `Line ${line}: ${reason.message}`);
+          throw new ConflictError('order_id_taken', `Line ${error.line}: ${reason.message}`);
         }
         throw error;
       } finally {

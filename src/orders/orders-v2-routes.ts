@@ -36,7 +36,7 @@ export function registerOrdersV2Routes(
     '/store/orders',
     {
       schema: listOrdersV2Schema,
-      config: { scope: 'orders:read' },
+      config: { scope: 'orders:read', inputs: { cursor: ['querystring', 'cursor'], limit: ['querystring', 'limit'] } },
       // Before validation: the validator silently drops unknown parameters.
       preValidation: async (request) => rejectUnknownParameters(request.query),
     },

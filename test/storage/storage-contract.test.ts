@@ -382,7 +382,11 @@ for (const backend of testBackends()) {
         const ids = Array.from({ length: 3000 }, (_, i) => BigInt(i + 1));
         async function* batches() {
           for (let start = 0; start < ids.length; start += 500) {
-            yield ids.slice(start, start + 500).map((id) => pending(id % 5n === 0n ? other.id : account.id, { id, status: id % 3n === 0n ? 'shipped' : 'pending' }));
+            const slice = ids.slice(start, start + 500);
+            yield {
+              orders: slice.map((id) => pending(id % 5n === 0n ? other.id : account.id, { id, status: id % 3n === 0n ? 'shipped' : 'pending' })),
+              lines: slice.map((id) => Number(id)),
+            };
           }
         }
         await storage.orders.importOrders(batches());

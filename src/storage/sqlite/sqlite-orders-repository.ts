@@ -153,7 +153,7 @@ export function createSqliteOrdersRepository(db: Database.Database, openImportCo
         connection.exec('BEGIN IMMEDIATE');
         let position = 0;
         try {
-          for await (const batch of batches) {
+          for await (const { orders: batch, lines } of batches) {
             connection.exec('SAVEPOINT import_batch');
             try {
               let start = 0;
@@ -171,7 +171,7 @@ export function createSqliteOrdersRepository(db: Database.Database, openImportCo
                   insertOne.run(...insertArgs(order));
                 } catch (error) {
                   const reason = createError(order, error);
-                  throw reason instanceof Error ? new ImportRejectedError(position + index, reason) : reason;
+                  throw reason instanceof Error ? new ImportRejectedError(lines[index] ?? position + index + 1, reason) : reason;
                 }
               }
             }

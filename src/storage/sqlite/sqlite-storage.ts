@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import type { SqliteSynchronous } from '../../config/config.js';
 import { readMigrations } from '../migration-files.js';
-import { AppError } from '../../errors/errors.js';
+import { UnavailableError } from '../../errors/errors.js';
 import type { MigrationReport, Storage } from '../storage.js';
 import { createSqliteAccountsRepository } from './sqlite-accounts-repository.js';
 import { createSqliteApiKeysRepository } from './sqlite-api-keys-repository.js';
@@ -74,7 +74,7 @@ function toSqliteStorageError(error: unknown): unknown {
   const code = error instanceof Database.SqliteError ? error.code : undefined;
   const closed = error instanceof TypeError && /database connection is not open/.test(error.message);
   if (closed || code === 'SQLITE_BUSY' || code?.startsWith('SQLITE_BUSY_') || code === 'SQLITE_LOCKED') {
-    return new AppError('service_unavailable', 'The database is busy or unavailable; retry the request shortly.', { 'retry-after': '1' });
+    return new UnavailableError('The database is busy or unavailable; retry the request shortly.');
   }
   return error;
 }
