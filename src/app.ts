@@ -4,13 +4,15 @@ import type { Config } from './config/config.js';
 import { registerHealthRoutes } from './health/health-routes.js';
 import { requireApiKey } from './http/authentication.js';
 import { announceDeprecation } from './http/deprecation.js';
-import { createHttpApp, type HttpAppOptions } from './http/http-app.js';
+import { strongEtag } from './http/conditional-get.js';
+import { createFastLane } from './http/fast-lane.js';
+import { createHttpApp, type HttpAppOptions, type PreRouting } from './http/http-app.js';
 import type { RateLimiter } from './http/rate-limit.js';
 import { registerDocsPage } from './openapi/docs-page.js';
 import { registerOpenApi, registerOpenApiRoute } from './openapi/openapi-document.js';
 import { storeOpenApiOptions, storeV2OpenApiOptions, V2_DOCUMENT } from './openapi/store-openapi.js';
-import { createListingLane } from './orders/orders-listing-lane.js';
-import { registerOrdersRoutes } from './orders/orders-routes.js';
+import { createListingResponses, type ListingResponses } from './orders/listing/listing-responses.js';
+import { registerOrdersRoutes, V1_LISTING } from './orders/orders-routes.js';
 import { registerOrdersV2Routes } from './orders/orders-v2-routes.js';
 import { PETS_DEPRECATION_DOCUMENTATION } from './pets/pets-schemas.js';
 import { refuseAfterSunset, registerPetsRoutes } from './pets/pets-routes.js';
@@ -26,6 +28,8 @@ export interface AppDependencies {
   rateLimiter: RateLimiter;
 }
 
+const V1_PREFIX = '/v1';
+
 /** Request bodies are not used by v1; this bounds what a client can make us read. */
 const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -35,10 +39,9 @@ const BODY_LIMIT_BYTES = 1024 * 1024;
  * inject requests.
  */
 export async function buildApp(dependencies: AppDependencies): Promise<FastifyInstance> {
-  const { logger, services, rateLimiter } = dependencies;
-  const preRouting = createListingLane({ apiKeys: services.apiKeys, keyUsage: services.keyUsage, rateLimiter, ordersService: services.orders, logger });
-  const app = await createHttpApp({ ...storeHttpOptions(dependencies), preRouting });
-  await registerStoreRoutes(app, dependencies);
+  const listings = createListingResponses(dependencies.services.orders);
+  const app = await createHttpApp({ ...storeHttpOptions(dependencies), preRouting: v1ListingLane(dependencies, listings) });
+  await registerStoreRoutes(app, dependencies, listings);
   return app;
 }
 
@@ -47,8 +50,28 @@ export function storeHttpOptions({ logger, config, rateLimiter }: AppDependencie
   return { logger, bodyLimit: BODY_LIMIT_BYTES, limits: config.limits, rateLimiter };
 }
 
-/** Every route of the store host, on `app` as createHttpApp built it. */
-export async function registerStoreRoutes(app: FastifyInstance, { services, storage, config, rateLimiter }: AppDependencies): Promise<void> {
+/** The fast lane of the v1 listing, answering from the same listings as its route. */
+export function v1ListingLane({ logger, services, rateLimiter }: AppDependencies, listings: Pick<ListingResponses, 'openV1'>): PreRouting {
+  return createFastLane({
+    url: `${V1_PREFIX}${V1_LISTING.path}`,
+    scope: V1_LISTING.scope,
+    apiKeys: services.apiKeys,
+    keyUsage: services.keyUsage,
+    rateLimiter,
+    logger,
+    open: async ({ accountId }) => {
+      const listing = await listings.openV1(accountId);
+      return { etag: strongEtag(listing.validator), cached: listing.cached };
+    },
+  });
+}
+
+/** Every route of the store host, on `app` as createHttpApp built it; the listings serve v1 and v2 alike. */
+export async function registerStoreRoutes(
+  app: FastifyInstance,
+  { services, storage, config, rateLimiter }: AppDependencies,
+  listings: ListingResponses,
+): Promise<void> {
   // Before any route: the generators collect routes as they are added. One
   // document per version prefix (spec section 1: servers carry the prefix).
   await registerOpenApi(app, storeOpenApiOptions(config));
@@ -65,14 +88,14 @@ export async function registerStoreRoutes(app: FastifyInstance, { services, stor
   await app.register(
     async (v1) => {
       requireApiKey(v1, services.apiKeys, { rateLimiter, keyUsage: services.keyUsage });
-      registerOrdersRoutes(v1, { ordersService: services.orders });
+      registerOrdersRoutes(v1, { ordersService: services.orders, listings });
     },
-    { prefix: '/v1' },
+    { prefix: V1_PREFIX },
   );
   await app.register(
     async (v2) => {
       requireApiKey(v2, services.apiKeys, { rateLimiter, keyUsage: services.keyUsage });
-      registerOrdersV2Routes(v2, { ordersV2Service: services.ordersV2 });
+      registerOrdersV2Routes(v2, { ordersV2Service: services.ordersV2, listings });
     },
     { prefix: '/v2' },
   );
@@ -85,6 +108,6 @@ export async function registerStoreRoutes(app: FastifyInstance, { services, stor
       requireApiKey(pets, services.apiKeys, { rateLimiter, keyUsage: services.keyUsage });
       registerPetsRoutes(pets, { petsService: services.pets });
     },
-    { prefix: '/v1' },
+    { prefix: V1_PREFIX },
   );
 }

@@ -97,6 +97,33 @@ export class ValidationError extends AppError {
   }
 }
 
+/**
+ * A caller's input that breaks a rule of the domain, named as the domain
+ * names it (`input`) with what is wrong (`problem`, a sentence that follows
+ * the name). The HTTP layer says where the input travelled ("Query parameter
+ * cursor", "Header idempotency-key"); elsewhere the message is the name and
+ * the problem.
+ */
+export class InvalidInputError extends AppError {
+  constructor(
+    readonly input: string,
+    readonly problem: string,
+    code: 'validation_failed' | 'invalid_cursor' = 'validation_failed',
+  ) {
+    super(code, `${input} ${problem}`);
+    this.name = 'InvalidInputError';
+  }
+}
+
+/** Storage cannot answer right now (unreachable, busy, a rolled-back conflict): the same request may succeed when retried. */
+export class UnavailableError extends AppError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('service_unavailable', message);
+    if (options !== undefined) this.cause = options.cause;
+    this.name = 'UnavailableError';
+  }
+}
+
 export function errorRecord(code: ErrorCode, message: string): ErrorRecord {
   return { code, message, status: ERROR_STATUS[code] };
 }

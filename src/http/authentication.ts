@@ -90,33 +90,54 @@ export function bearerToken(rawHeaders: readonly string[]): string | AppError {
  * its key, a failed authentication against the client address, so guessing
  * keys is throttled per address.
  */
-export function requireApiKey(scope: FastifyInstance, apiKeys: ApiKeysService, { rateLimiter, keyUsage }: GuardOptions): void {
+export function requireApiKey(scope: FastifyInstance, apiKeys: Pick<ApiKeysService, 'authenticate'>, { rateLimiter, keyUsage }: GuardOptions): void {
   scope.decorateRequest('principal', null);
   scope.addHook('onRoute', (route) => {
     if (route.config?.scope === undefined) throw new Error(`Route ${route.url} needs a scope in its config: it is behind requireApiKey.`);
   });
   scope.addHook('onRequest', async (request, reply) => {
-    let principal: ApiKeyPrincipal;
+    const needed = request.routeOptions.config.scope;
+    let checked: CheckedKey;
     try {
-      principal = await authenticate(request, apiKeys);
+      const result = await checkKey(request.raw.rawHeaders, apiKeys, needed);
+      if (!result.ok) throw result.error;
+      checked = result;
     } catch (error) {
       enforceRateLimit(rateLimiter, `ip:${request.ip}`, reply);
       throw error;
     }
+    const { principal } = checked;
     enforceRateLimit(rateLimiter, `key:${principal.keyId}`, reply);
     keyUsage.touch(principal.keyId);
     request.principal = principal;
-    const needed = request.routeOptions.config.scope;
-    if (needed === undefined || !principal.scopes.includes(needed)) throw insufficientScope(needed ?? 'orders:read');
+    if (!checked.inScope) throw insufficientScope(needed ?? 'orders:read');
   });
 }
 
-async function authenticate(request: FastifyRequest, apiKeys: ApiKeysService): Promise<ApiKeyPrincipal> {
-  const token = bearerToken(request.raw.rawHeaders);
-  if (typeof token !== 'string') throw token;
+/** A key that authenticated, and whether it holds the scope asked for. */
+export interface CheckedKey {
+  ok: true;
+  principal: ApiKeyPrincipal;
+  inScope: boolean;
+}
+
+/**
+ * The one check of a request's key and scope, made by requireApiKey and by
+ * any fast path in front of Fastify: the Bearer token of the raw headers,
+ * authenticated through the key cache (revocation, expiry and scopes apply),
+ * and whether it holds `scope` (never, when no scope is named).
+ */
+export async function checkKey(
+  rawHeaders: readonly string[],
+  apiKeys: Pick<ApiKeysService, 'authenticate'>,
+  scope: ApiKeyScope | undefined,
+): Promise<CheckedKey | { ok: false; error: AppError }> {
+  const token = bearerToken(rawHeaders);
+  if (typeof token !== 'string') return { ok: false, error: token };
   const result = await apiKeys.authenticate(token);
-  if (!result.ok) throw invalidKey(result.message, result.code);
-  return result.principal;
+  if (!result.ok) return { ok: false, error: invalidKey(result.message, result.code) };
+  const { principal } = result;
+  return { ok: true, principal, inScope: scope !== undefined && principal.scopes.includes(scope) };
 }
 
 /** The authenticated principal of a request on a protected route. */

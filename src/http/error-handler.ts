@@ -1,6 +1,17 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, errorRecord, type ErrorCode, type ErrorRecord } from '../errors/errors.js';
-import { JSON_CONTENT_TYPE } from './raw-responses.js';
+import { AppError, errorRecord, InvalidInputError, UnavailableError, type ErrorCode, type ErrorRecord } from '../errors/errors.js';
+import { JSON_CONTENT_TYPE } from './media-types.js';
+import { inputLabel, type RequestPart } from './schema-errors.js';
+
+/** Where a route takes each input a service may refuse by name: the request part and the name it has there. */
+export type RouteInputs = Readonly<Record<string, readonly [RequestPart, string]>>;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The inputs of this route that a service names when it refuses them (InvalidInputError). */
+    inputs?: RouteInputs;
+  }
+}
 
 interface ErrorResponse {
   record: ErrorRecord;
@@ -27,7 +38,14 @@ function isFastifyError(error: unknown): error is FastifyError {
  * Only AppErrors and known client faults speak to the client; everything else
  * is an internal error whose details stay in the log.
  */
-export function toErrorResponse(error: unknown): ErrorResponse {
+export function toErrorResponse(error: unknown, inputs: RouteInputs = {}): ErrorResponse {
+  if (error instanceof InvalidInputError) {
+    const where = inputs[error.input];
+    const message = where === undefined ? error.message : `${inputLabel(where[0], where[1])} ${error.problem}`;
+    return { record: errorRecord(error.code, message), headers: error.headers };
+  }
+  // Worth retrying as it is: clients are told when (RFC 9110 §10.2.3).
+  if (error instanceof UnavailableError) return { record: error.toRecord(), headers: { 'retry-after': '1', ...error.headers } };
   if (error instanceof AppError) return { record: error.toRecord(), headers: error.headers };
   if (error instanceof Error && 'validation' in error && Array.isArray(error.validation)) {
     return { record: errorRecord('validation_failed', error.message), headers: {} };
@@ -43,7 +61,7 @@ export function toErrorResponse(error: unknown): ErrorResponse {
 }
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
-  const { record, headers } = toErrorResponse(error);
+  const { record, headers } = toErrorResponse(error, request.routeOptions.config.inputs);
   if (record.status >= 500) request.log.error({ err: error }, 'request failed');
   else request.log.info({ code: record.code }, 'request refused');
   return reply

@@ -1,10 +1,11 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Limits } from '../config/limits.js';
 import { AppError } from '../errors/errors.js';
 import { installErrorHandling, sendError } from './error-handler.js';
 import { hardenedServerOptions, installHardening } from './hardening.js';
 import type { RateLimiter } from './rate-limit.js';
+import { RequestLogLines } from './logging.js';
 import { installRawServerGuards, writeClientError } from './raw-responses.js';
 import { requestIdFor } from './request-id.js';
 import { formatSchemaError } from './schema-errors.js';
@@ -54,7 +55,7 @@ export async function createHttpApp({ logger, bodyLimit, ajv = {}, limits, rateL
     ...hardened,
     loggerInstance: logger,
     genReqId: requestIdFor,
-    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    logController: new RequestLogLines({ requestIdLogLabel: 'requestId' }),
     bodyLimit,
     // Our own onRequest hook answers with an Error record while closing.
     return503OnClosing: false,

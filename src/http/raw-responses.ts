@@ -2,9 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { errorRecord, type ErrorRecord } from '../errors/errors.js';
-
-/** The media type of every JSON body the hosts send. */
-export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+import { JSON_CONTENT_TYPE } from './media-types.js';
 
 /** What every raw Error record carries besides its body (the hooks that add them to Fastify replies never see these). */
 const RAW_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' } as const;

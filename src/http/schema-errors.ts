@@ -1,5 +1,8 @@
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
 
+/** The parts of a request Fastify validates, by the names its schema errors use. */
+export type RequestPart = 'params' | 'querystring' | 'headers' | 'body';
+
 const WHERE: Readonly<Record<string, string>> = {
   params: 'Path parameter',
   querystring: 'Query parameter',
@@ -7,10 +10,15 @@ const WHERE: Readonly<Record<string, string>> = {
   body: 'Request body field',
 };
 
+/** "Query parameter cursor": an input named as a client sees it. */
+export function inputLabel(dataVar: string, name: string): string {
+  return `${WHERE[dataVar] ?? 'Request field'} ${name}`;
+}
+
 /** "Path parameter orderId is not valid. Expected: <description>" */
 export function invalidParameterMessage(dataVar: string, name: string, expected?: string): string {
-  const where = WHERE[dataVar] ?? 'Request field';
-  return expected === undefined ? `${where} ${name} is not valid.` : `${where} ${name} is not valid. Expected: ${expected}`;
+  const input = inputLabel(dataVar, name);
+  return expected === undefined ? `${input} is not valid.` : `${input} is not valid. Expected: ${expected}`;
 }
 
 /**

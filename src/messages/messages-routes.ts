@@ -76,7 +76,7 @@ export function registerMessagesRoutes(scope: FastifyInstance, { messagesService
   app.post(
     '/messages',
     {
-      config: { scope: 'messages:write' },
+      config: { scope: 'messages:write', inputs: { message: ['body', 'message'], idempotencyKey: ['headers', 'idempotency-key'] } },
       schema: sendMessageSchema,
       bodyLimit: MESSAGES_BODY_LIMIT_BYTES,
       preParsing: async (request) => {

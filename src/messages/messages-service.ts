@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { AppError, NotFoundError, ValidationError } from '../errors/errors.js';
+import { AppError, InvalidInputError, NotFoundError } from '../errors/errors.js';
 import type { Clock } from '../shared/clock.js';
 import type { Message, MessagesRepository } from './messages-repository.js';
 
@@ -45,15 +45,15 @@ export function createMessagesService({ messagesRepository, clock, newId = rando
      * different request with that key is refused.
      */
     async queueMessage({ accountId, message, idempotencyKey }: QueueMessageInput): Promise<QueuedMessage> {
-      if (message.length === 0) throw new ValidationError('Request body field message must not be empty.');
+      if (message.length === 0) throw new InvalidInputError('message', 'must not be empty.');
       if ([...message].length > MESSAGE_MAX_CHARACTERS) {
-        throw new ValidationError(`Request body field message must be at most ${MESSAGE_MAX_CHARACTERS} characters.`);
+        throw new InvalidInputError('message', `must be at most ${MESSAGE_MAX_CHARACTERS} characters.`);
       }
       if (LONE_SURROGATE.test(message) || message.includes('\u0000')) {
-        throw new ValidationError('Request body field message must be well-formed Unicode without NUL characters.');
+        throw new InvalidInputError('message', 'must be well-formed Unicode without NUL characters.');
       }
       if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
-        throw new ValidationError(`Header idempotency-key must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters.`);
+        throw new InvalidInputError('idempotencyKey', `must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters.`);
       }
       const now = clock.now();
       const fingerprint = createHash('sha256').update(message, 'utf8').digest('hex');

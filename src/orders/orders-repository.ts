@@ -78,8 +78,6 @@ export interface OrdersRepository {
    * ConflictError('order_id_taken') when `id` is already used.
    */
   create(order: NewOrder): Promise<Order>;
-  /** The account's orders whose status is not `cancelled`, by id. */
-  listActive(accountId: number): Promise<Order[]>;
   /** All of the account's orders in any status, by id. */
   listAll(accountId: number): Promise<Order[]>;
   findById(id: bigint): Promise<Order | undefined>;
@@ -98,7 +96,7 @@ export interface OrdersRepository {
    */
   changeStatusMany(changes: readonly StatusChange[]): Promise<StatusChangeResult[]>;
   /**
-   * One page of listActive: at most `limit` orders with id greater than
+   * One page of the account's orders whose status is not `cancelled`: at most `limit` orders with id greater than
    * `afterId` (from the lowest when absent), by id. Paging by id keeps every
    * page an index range scan however deep the listing goes.
    */
@@ -107,9 +105,9 @@ export interface OrdersRepository {
    * Creates every order of every batch in one transaction: all or nothing.
    * Batches are pulled one at a time, so the source may be any size. A
    * rejected order aborts the import with ImportRejectedError naming its
-   * position; an error thrown by the source aborts it too.
+   * source line; an error thrown by the source aborts it too.
    */
-  importOrders(batches: AsyncIterable<readonly NewOrder[]>): Promise<{ imported: number }>;
+  importOrders(batches: AsyncIterable<ImportBatch>): Promise<{ imported: number }>;
   /** Any status, any filter: index-backed keyset pagination (never OFFSET). */
   listPage(query: OrderPageQuery): Promise<Order[]>;
   /**
@@ -119,10 +117,17 @@ export interface OrdersRepository {
   ordersVersion(accountId: number): Promise<bigint>;
 }
 
-/** Why an import stopped: the order at `position` (0-based, across batches) was refused. */
+/** Orders to import, each with the number of the source line it came from (to name a refused one). */
+export interface ImportBatch {
+  readonly orders: readonly NewOrder[];
+  /** lines[i] is the line of orders[i]. */
+  readonly lines: readonly number[];
+}
+
+/** Why an import stopped: the order of source line `line` was refused. */
 export class ImportRejectedError extends Error {
   constructor(
-    readonly position: number,
+    readonly line: number,
     readonly reason: Error,
   ) {
     super(reason.message, { cause: reason });

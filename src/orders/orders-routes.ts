@@ -6,20 +6,27 @@ import { principalOf } from '../http/authentication.js';
 import { notModified, sendNotModified, strongEtag } from '../http/conditional-get.js';
 import { invalidParameterMessage } from '../http/schema-errors.js';
 import { parseInt64 } from '../shared/int64.js';
+import type { ListingResponses } from './listing/listing-responses.js';
 import type { OrdersService } from './orders-service.js';
 import { cancelOrderSchema, listOrdersSchema, ORDER_ID_DESCRIPTION } from './orders-schemas.js';
-import { JSON_CONTENT_TYPE } from '../http/raw-responses.js';
+import { JSON_CONTENT_TYPE } from '../http/media-types.js';
+
+/** The v1 listing: its path under /v1 and the scope it needs (the fast lane answers the same). */
+export const V1_LISTING = { path: '/store/orders', scope: 'orders:read' } as const;
 
 /** The v1 `orders` operations. Expects to be registered behind requireApiKey. */
-export function registerOrdersRoutes(scope: FastifyInstance, { ordersService }: { ordersService: OrdersService }): void {
+export function registerOrdersRoutes(
+  scope: FastifyInstance,
+  { ordersService, listings }: { ordersService: OrdersService; listings: Pick<ListingResponses, 'openV1'> },
+): void {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
 
   // Registered without the type provider's serializer: the body is already
-  // serialized (byte-identical to what the response schema would produce),
-  // and Fastify sends bytes and streams as they are. The schema still
-  // documents the response.
-  scope.get('/store/orders', { schema: listOrdersSchema, config: { scope: 'orders:read' } }, async (request, reply) => {
-    const listing = await ordersService.openListing(principalOf(request).accountId);
+  // serialized from the same schema (listing/orders-serializers.ts), and
+  // Fastify sends bytes and streams as they are. The schema still documents
+  // the response.
+  scope.get(V1_LISTING.path, { schema: listOrdersSchema, config: { scope: V1_LISTING.scope } }, async (request, reply) => {
+    const listing = await listings.openV1(principalOf(request).accountId);
     // Answered from the validator alone: a 304 reads and serializes no order.
     if (notModified(request, reply, strongEtag(listing.validator))) return sendNotModified(reply);
     const body = await listing.body();

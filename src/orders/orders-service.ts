@@ -1,82 +1,84 @@
 import { AppError, ConflictError, NotFoundError, ValidationError } from '../errors/errors.js';
 import type { Clock } from '../shared/clock.js';
-import { createBatcher } from '../shared/batcher.js';
-import { createOrdersListing, type ListingOptions, type OpenedListing, type ReadVersion } from './orders-listing.js';
+import { digestOf } from '../shared/digest.js';
+import { alreadyShipped, cancelPendingOrder, type ChangeStatus } from './order-status-changes.js';
+import { Lru } from '../shared/lru.js';
+import type { ReadVersion } from './listing/version-reads.js';
 import { newPendingOrder, type CreateOrderInput } from './new-order.js';
 import { startImportParser, type ParsedLines } from './orders-import-parser.js';
 import {
   ImportRejectedError,
-  type NewOrder,
+  type ImportBatch,
+  type ListedOrder,
   type Order,
   type OrdersRepository,
-  type StatusChange,
-  type StatusChangeResult,
 } from './orders-repository.js';
 
-/** A conditional status change, answered once it is durably committed. */
-export type ChangeStatus = (change: StatusChange) => Promise<StatusChangeResult>;
-
-/**
- * Durable status changes that arrive together share one transaction and one
- * commit (changeStatusMany), each still decided by its own conditional write.
- * Create one per storage and hand it to every service that cancels, so v1 and
- * v2 cancels share commits too.
- */
-export function createGroupedStatusChanges(ordersRepository: Pick<OrdersRepository, 'changeStatusMany'>): ChangeStatus {
-  return createBatcher<StatusChange, StatusChangeResult>((batch) => ordersRepository.changeStatusMany(batch));
-}
-
-/**
- * The one pending -> cancelled transition every API version uses: a single
- * conditional write, so of concurrent cancels exactly one changes the order.
- * Each version maps the refusal to its own answer.
- */
-export function cancelPendingOrder(
-  { changeStatus, clock }: { changeStatus: ChangeStatus; clock: Clock },
-  accountId: number,
-  orderId: bigint,
-): Promise<StatusChangeResult> {
-  return changeStatus({ id: orderId, accountId, from: 'pending', to: 'cancelled', at: clock.now().toISOString() });
-}
-
-export function alreadyShipped(orderId: bigint): ConflictError {
-  return new ConflictError('order_already_shipped', `Order ${orderId} has already shipped and cannot be cancelled.`);
-}
-
 const IMPORT_BATCH = 1000;
+
+/** Accounts whose current v1 validator is remembered. */
+const LISTINGS_KNOWN = 100_000;
+
+/** Bump when the v1 listing changes shape, so that older ETags stop matching. */
+const V1_REPRESENTATION_REVISION = 1;
+
+/** The v1 listing of one account at one version of its orders, before any order is read. */
+export interface ActiveOrdersListing {
+  readonly accountId: number;
+  /**
+   * Changes whenever the listing could: any write to the account's orders
+   * (by any process sharing the database) or a new release of its shape.
+   */
+  readonly validator: string;
+}
 
 export function createOrdersService({
   ordersRepository,
   clock,
-  listing: listingOptions,
   changeStatus,
   readVersion,
 }: {
   ordersRepository: OrdersRepository;
   clock: Clock;
-  listing?: ListingOptions;
   /** Shared with the v2 service, so that their version reads share batches. */
   readVersion: ReadVersion;
   /** Shared with every service that cancels, so that their cancels share commits. */
   changeStatus: ChangeStatus;
 }) {
   const notFound = (orderId: bigint) => new NotFoundError('order_not_found', `Order ${orderId} was not found.`);
-  const listing = createOrdersListing(ordersRepository, readVersion, listingOptions);
+  const listings = new Lru<number, { version: bigint; listing: ActiveOrdersListing }>(LISTINGS_KNOWN, () => 1);
 
   return {
-    /** The v1 collection: the account's orders that have not been cancelled, by id. */
-    async listOrders(accountId: number): Promise<Order[]> {
-      return ordersRepository.listActive(accountId);
+    /**
+     * The v1 collection's validator (for ETag and 304), known from the
+     * account's orders version without listing. The version is read before
+     * any order: a write in between can only leave the validator older than
+     * the orders read after it (a needless rebuild later), never newer.
+     */
+    async openListing(accountId: number): Promise<ActiveOrdersListing> {
+      const version = await readVersion(accountId);
+      const known = listings.get(accountId);
+      if (known !== undefined && known.version === version) return known.listing;
+      // A digest per request would cost more than the rest of a cached answer: one per version.
+      const listing = { accountId, validator: digestOf(['orders-v1', V1_REPRESENTATION_REVISION, accountId, version]) };
+      listings.set(accountId, { version, listing });
+      return listing;
     },
 
     /**
-     * The v1 collection as a response: its validator (for ETag and 304),
-     * known from the account's change counter without listing, and its body
-     * already serialized, from cache while that counter is unchanged or
-     * streamed when large.
+     * The v1 collection (the account's orders that have not been cancelled),
+     * by id: `first` orders, then `next` at a time until none is left. Each
+     * page is an id range, so any depth stays an index range scan, and a
+     * caller that stops pulling reads no further page.
      */
-    async openListing(accountId: number): Promise<OpenedListing> {
-      return listing.open(accountId);
+    async *activeOrders(accountId: number, { first, next }: { first: number; next: number }): AsyncGenerator<ListedOrder[]> {
+      let page = await ordersRepository.listActivePage(accountId, undefined, first);
+      while (page.length > 0) {
+        yield page;
+        const last = page[page.length - 1];
+        if (last === undefined) return;
+        page = await ordersRepository.listActivePage(accountId, last.id, next);
+      }
     },
 
     /** Every order of the account in any status (operator view). */
@@ -115,21 +117,16 @@ export function createOrdersService({
       { onProgress }: { onProgress?: (imported: number) => void } = {},
     ): Promise<{ imported: number }> {
       const parser = startImportParser({ accountId, createdAt: clock.now().toISOString() });
-      // Line numbers of the batch storage is consuming, to name a refused order's line.
-      let batchStart = 0;
-      let batchLines: readonly number[] = [];
       let queued = 0;
-      /** A parsed batch to storage; a refused line ends the import with its number. */
-      async function* store(parsed: Promise<ParsedLines>): AsyncGenerator<NewOrder[]> {
+      /** A parsed batch to storage, with its line numbers; a refused line ends the import with its number. */
+      async function* store(parsed: Promise<ParsedLines>): AsyncGenerator<ImportBatch> {
         const batch = await parsed;
         if ('refused' in batch) throw new ValidationError(`Line ${batch.refused.line}: ${batch.refused.message}`);
-        batchStart = queued;
-        batchLines = batch.numbers;
         queued += batch.orders.length;
-        yield batch.orders;
+        yield { orders: batch.orders, lines: batch.numbers };
         onProgress?.(queued);
       }
-      async function* toParser(batch: string[], numbers: number[]): AsyncGenerator<NewOrder[]> {
+      async function* toParser(batch: string[], numbers: number[]): AsyncGenerator<ImportBatch> {
         if (parser.offer(batch, numbers)) return;
         // The parser is full: its oldest batch is taken before this one goes in, so that
         // the parser still holds a full queue while storage writes the batch taken.
@@ -137,7 +134,7 @@ export function createOrdersService({
         if (oldest === undefined || !parser.offer(batch, numbers)) throw new Error('the parser refused a batch after one was taken');
         yield* store(oldest);
       }
-      async function* batches(): AsyncGenerator<NewOrder[]> {
+      async function* batches(): AsyncGenerator<ImportBatch> {
         let batch: string[] = [];
         let numbers: number[] = [];
         let lineNumber = 0;
@@ -161,10 +158,9 @@ export function createOrdersService({
         return await ordersRepository.importOrders(batches());
       } catch (error) {
         if (error instanceof ImportRejectedError) {
-          const line = batchLines[error.position - batchStart];
           const reason = error.reason;
           if (reason instanceof AppError && reason.code === 'account_not_found') throw reason;
-          throw new ConflictError('order_id_taken', line === undefined ? reason.message : `Line ${line}: ${reason.message}`);
+          throw new ConflictError('order_id_taken', `Line ${error.line}: ${reason.message}`);
         }
         throw error;
       } finally {

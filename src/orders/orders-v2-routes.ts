@@ -6,8 +6,8 @@ import { principalOf } from '../http/authentication.js';
 import { notModified, sendNotModified, strongEtag } from '../http/conditional-get.js';
 import { invalidParameterMessage } from '../http/schema-errors.js';
 import { normalizeDateTime } from '../shared/date-time.js';
-import { Lru } from '../shared/lru.js';
 import { parseInt64 } from '../shared/int64.js';
+import type { ListingResponses } from './listing/listing-responses.js';
 import type { Order, OrderFilter, OrderStatus } from './orders-repository.js';
 import { ORDER_ID_DESCRIPTION } from './orders-schemas.js';
 import {
@@ -21,48 +21,37 @@ import {
   type OrderV2Record,
 } from './orders-v2-schemas.js';
 import { V2_LIMIT_DEFAULT, V2_LIMIT_MAX, type ListOrdersV2Request, type OrdersV2Service } from './orders-v2-service.js';
-import { JSON_CONTENT_TYPE } from '../http/raw-responses.js';
+import { JSON_CONTENT_TYPE } from '../http/media-types.js';
 
 const LISTING_PATH = '/v2/store/orders';
-/** Bytes of serialized v2 pages kept per process (string length, about bytes for this ASCII JSON). */
-const PAGE_CACHE_BYTES = 16 * 1024 * 1024;
 
 /** The v2 (beta) `orders` operations. Expects to be registered under /v2, behind requireApiKey. */
-export function registerOrdersV2Routes(scope: FastifyInstance, { ordersV2Service }: { ordersV2Service: OrdersV2Service }): void {
+export function registerOrdersV2Routes(
+  scope: FastifyInstance,
+  { ordersV2Service, listings }: { ordersV2Service: OrdersV2Service; listings: Pick<ListingResponses, 'v2Page'> },
+): void {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
-  // Serialized pages, by validator and query: repeated reads of an unchanged listing cost no query.
-  const pages = new Lru<string, { key: string; body: string; link: string | undefined }>(
-    PAGE_CACHE_BYTES,
-    // The key counts too: an empty page under a long query is mostly key.
-    (page) => page.key.length + page.body.length + (page.link?.length ?? 0),
-  );
 
   app.get(
     '/store/orders',
     {
       schema: listOrdersV2Schema,
-      config: { scope: 'orders:read' },
+      config: { scope: 'orders:read', inputs: { cursor: ['querystring', 'cursor'], limit: ['querystring', 'limit'] } },
       // Before validation: the validator silently drops unknown parameters.
       preValidation: async (request) => rejectUnknownParameters(request.query),
     },
     async (request, reply) => {
       const listing = await ordersV2Service.openListing(principalOf(request).accountId, parseListQuery(request.query));
       if (notModified(request, reply, strongEtag(listing.validator))) return sendNotModified(reply);
-      // The validator changes with every write to the account's orders, so a
-      // page kept under it (and the exact query, which shapes the Link) is
-      // current for as long as it can be found.
-      const key = `${listing.validator}\n${request.url}`;
-      let page = pages.get(key);
-      if (page === undefined) {
+      // Kept under the validator and the exact query, which shapes the Link.
+      const page = await listings.v2Page(listing.accountId, listing.validator, request.url, async () => {
         const read = await ordersV2Service.readPage(listing);
         // The route's own response serializer: the bytes are what returning the record would send.
-        page = {
-          key,
-          body: String(reply.serialize({ data: read.orders.map(toOrderV2Record), nextCursor: read.nextCursor })),
+        return {
+          body: Buffer.from(String(reply.serialize({ data: read.orders.map(toOrderV2Record), nextCursor: read.nextCursor }))),
           link: read.nextCursor === null ? undefined : `<${nextPageUrl(listing.filter, request.query.limit, read.nextCursor)}>; rel="next"`,
         };
-        pages.set(key, page);
-      }
+      });
       if (page.link !== undefined) reply.header('link', page.link);
       // Already serialized: sent through the untyped reply, as bytes.
       const untyped: FastifyReply = reply;

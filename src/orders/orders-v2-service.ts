@@ -1,10 +1,10 @@
-import { AppError, ConflictError, NotFoundError, ValidationError } from '../errors/errors.js';
+import { ConflictError, InvalidInputError, NotFoundError } from '../errors/errors.js';
 import type { Clock } from '../shared/clock.js';
 import { digestOf } from '../shared/digest.js';
 import { canonicalFilter, filterDigest, type CursorCodec } from './orders-cursor.js';
 import type { Order, OrderFilter, OrdersRepository } from './orders-repository.js';
-import type { ReadVersion } from './orders-listing.js';
-import { alreadyShipped, cancelPendingOrder, type ChangeStatus } from './orders-service.js';
+import type { ReadVersion } from './listing/version-reads.js';
+import { alreadyShipped, cancelPendingOrder, type ChangeStatus } from './order-status-changes.js';
 
 export const V2_LIMIT_DEFAULT = 50;
 export const V2_LIMIT_MAX = 500;
@@ -41,8 +41,7 @@ export interface OrdersPage {
   nextCursor: string | null;
 }
 
-const invalidCursor = () =>
-  new AppError('invalid_cursor', 'Query parameter cursor is not valid: pass the nextCursor of a previous page unchanged.');
+const invalidCursor = () => new InvalidInputError('cursor', 'is not valid: pass the nextCursor of a previous page unchanged.', 'invalid_cursor');
 
 /** The v2 (beta) orders rules: every status is visible, listing is filtered and paged. */
 export function createOrdersV2Service({
@@ -70,7 +69,7 @@ export function createOrdersV2Service({
      */
     async openListing(accountId: number, { filter, limit, cursor }: ListOrdersV2Request): Promise<OrdersListing> {
       if (!Number.isInteger(limit) || limit < 1 || limit > V2_LIMIT_MAX) {
-        throw new ValidationError(`Query parameter limit is not valid. Expected: an integer from 1 to ${V2_LIMIT_MAX}.`);
+        throw new InvalidInputError('limit', `is not valid. Expected: an integer from 1 to ${V2_LIMIT_MAX}.`);
       }
       let afterId: bigint | undefined;
       if (cursor !== undefined) {
@@ -78,9 +77,10 @@ export function createOrdersV2Service({
         // A cursor of another account is refused exactly like a forged one.
         if (position === undefined || position.accountId !== accountId) throw invalidCursor();
         if (position.filterDigest !== filterDigest(filter)) {
-          throw new AppError(
+          throw new InvalidInputError(
+            'cursor',
+            'belongs to a listing with other filters: repeat the status, petId, complete, shipDateFrom and shipDateTo of the first page.',
             'invalid_cursor',
-            'Query parameter cursor belongs to a listing with other filters: repeat the status, petId, complete, shipDateFrom and shipDateTo of the first page.',
           );
         }
         afterId = position.afterId;

@@ -3,7 +3,7 @@ import http from 'node:http';
 import { describe, test, type TestContext } from 'node:test';
 import type { Services } from '../../src/composition.js';
 import type { Limits } from '../../src/config/limits.js';
-import type { OpenedListing } from '../../src/orders/orders-listing.js';
+import type { ListingResponses, OpenedListing } from '../../src/orders/listing/listing-responses.js';
 import { openStorage } from '../../src/storage/open-storage.js';
 import type { Storage } from '../../src/storage/storage.js';
 import { buildTestStoreApp } from '../support/app.js';
@@ -31,25 +31,26 @@ interface Observed {
   bodyCalls: number;
 }
 
-/** The real orders service, with what is done with its listings counted. */
-function observing(services: Services): { services: Services; seen: Observed } {
-  const seen: Observed = { opens: 0, cachedReads: 0, bodyCalls: 0 };
-  const openListing = async (accountId: number): Promise<OpenedListing> => {
-    seen.opens++;
-    const listing = await services.orders.openListing(accountId);
-    return {
-      validator: listing.validator,
-      get cached() {
-        seen.cachedReads++;
-        return listing.cached;
-      },
-      body: () => {
-        seen.bodyCalls++;
-        return listing.body();
-      },
-    };
-  };
-  return { services: { ...services, orders: { ...services.orders, openListing } }, seen };
+/** The host's real listings, with what is done with the v1 listing counted. */
+function observing(seen: Observed): (listings: ListingResponses) => ListingResponses {
+  return (listings) => ({
+    ...listings,
+    openV1: async (accountId: number): Promise<OpenedListing> => {
+      seen.opens++;
+      const listing = await listings.openV1(accountId);
+      return {
+        validator: listing.validator,
+        get cached() {
+          seen.cachedReads++;
+          return listing.cached;
+        },
+        body: () => {
+          seen.bodyCalls++;
+          return listing.body();
+        },
+      };
+    },
+  });
 }
 
 interface Host {
@@ -61,12 +62,12 @@ interface Host {
 
 async function host(t: TestContext, services: Services, storage: Pick<Storage, 'ping'>, listingLane: boolean, limits: Limits): Promise<Host> {
   const { logger, logs } = capturingLogger('info');
-  const observed = observing(services);
-  const app = await buildTestStoreApp({ logger, services: observed.services, storage, config: { ...testConfig(), limits }, fastLane: listingLane });
+  const seen: Observed = { opens: 0, cachedReads: 0, bodyCalls: 0 };
+  const app = await buildTestStoreApp({ logger, services, storage, config: { ...testConfig(), limits }, fastLane: listingLane, observe: observing(seen) });
   t.after(() => app.close());
   const agent = new http.Agent({ keepAlive: true });
   t.after(() => agent.destroy());
-  return { port: await listenLocal(app), agent, logs, seen: observed.seen };
+  return { port: await listenLocal(app), agent, logs, seen };
 }
 
 interface Request {

@@ -2,10 +2,8 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, test, type TestContext } from 'node:test';
 import { createLogger } from '../../src/http/logging.js';
-import { createVersionReads, type ListingOptions } from '../../src/orders/orders-listing.js';
+import type { ListingOptions } from '../../src/orders/listing/listing-responses.js';
 import type { Order, OrdersRepository } from '../../src/orders/orders-repository.js';
-import { createGroupedStatusChanges, createOrdersService } from '../../src/orders/orders-service.js';
-import { systemClock } from '../../src/shared/clock.js';
 import { stringifyJson } from '../../src/shared/json.js';
 import { openStorage } from '../../src/storage/open-storage.js';
 import { buildTestStoreApp } from '../support/app.js';
@@ -23,7 +21,6 @@ function plainListing(orders: Order[]): string {
 
 async function setup(t: TestContext, backend: TestBackend, listing?: ListingOptions) {
   const { config, storage } = await backend.freshDatabase(t);
-  const base = testServices(storage);
   // The real repository, with its page reads counted.
   const pageReads = { count: 0 };
   const ordersRepository: OrdersRepository = {
@@ -33,17 +30,9 @@ async function setup(t: TestContext, backend: TestBackend, listing?: ListingOpti
       return storage.orders.listActivePage(accountId, afterId, limit);
     },
   };
-  // The listing's page sizes are the production defaults but for this test's own.
-  const orders = createOrdersService({
-    ordersRepository,
-    clock: systemClock,
-    listing,
-    changeStatus: createGroupedStatusChanges(ordersRepository),
-    readVersion: createVersionReads(ordersRepository),
-  });
-  const services = { ...base, orders };
+  const services = testServices({ ...storage, orders: ordersRepository });
   const silent = new Writable({ write: (_chunk, _encoding, done) => done() });
-  const app = await buildTestStoreApp({ logger: createLogger('silent', silent), services, storage });
+  const app = await buildTestStoreApp({ logger: createLogger('silent', silent), services, storage, ...(listing === undefined ? {} : { listing }) });
   t.after(() => app.close());
   const account = await services.accounts.createAccount({ name: 'Listing' });
   const { secret } = await services.apiKeys.createKey({ accountId: account.id });

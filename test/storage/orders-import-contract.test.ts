@@ -1,13 +1,12 @@
 /**
  * The import part of the orders storage contract (OrdersRepository.importOrders):
  * all or nothing, batches pulled one at a time, a refused order named by its
- * position. The same cases on every adapter. The service's mapping of a
- * position to a line of the file is tested in test/perf/import-storage.test.ts.
+ * source line. The same cases on every adapter.
  */
 import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
 import { AppError } from '../../src/errors/errors.js';
-import { ImportRejectedError, type NewOrder } from '../../src/orders/orders-repository.js';
+import { ImportRejectedError, type ImportBatch, type NewOrder } from '../../src/orders/orders-repository.js';
 import type { Storage } from '../../src/storage/storage.js';
 import type { ContractCoverage } from '../support/storage-contract.js';
 import { testBackends } from '../support/storage.js';
@@ -51,6 +50,22 @@ async function* from(batches: readonly (readonly NewOrder[])[]): AsyncGenerator<
   yield* batches;
 }
 
+/**
+ * The source's line of the order at `position` (0-based across batches):
+ * neither the position nor position + 1, so a test passes only when the
+ * adapter reports the line its batch carried.
+ */
+const lineAt = (position: number): number => 10 + 3 * position;
+
+/** Batches of orders as the import source hands them to storage: each with its orders' lines. */
+async function* numbered(source: AsyncIterable<readonly NewOrder[]> | Iterable<readonly NewOrder[]>): AsyncGenerator<ImportBatch> {
+  let position = 0;
+  for await (const orders of source) {
+    yield { orders, lines: orders.map((_, i) => lineAt(position + i)) };
+    position += orders.length;
+  }
+}
+
 for (const backend of testBackends()) {
   describe(`orders import storage contract: ${backend.name}`, () => {
     async function setUp(t: TestContext): Promise<{ storage: Storage; accountId: number; otherId: number }> {
@@ -64,9 +79,9 @@ for (const backend of testBackends()) {
       test('when every order is accepted, then all are stored exactly as given, ids chosen for those without, and the count is returned', async (t) => {
         const { storage, accountId, otherId } = await setUp(t);
         const full = pending(accountId, { id: 10n, petId: 2n ** 53n + 1n, quantity: 3, shipDate: '2026-12-01T10:00:00.250Z', complete: true, status: 'shipped' });
-        const result = await storage.orders.importOrders(
+        const result = await storage.orders.importOrders(numbered(
           from([[full, pending(accountId, { id: 12n })], [], [pending(otherId, { id: 11n, status: 'cancelled' }), pending(accountId, { petId: 5n })]]),
-        );
+        ));
         assert.deepEqual(result, { imported: 4 });
         const mine = await storage.orders.listAll(accountId);
         assert.deepEqual(mine.slice(0, 1), [{ id: 10n, accountId, petId: 2n ** 53n + 1n, quantity: 3, shipDate: '2026-12-01T10:00:00.250Z', complete: true, status: 'shipped' }]);
@@ -78,8 +93,8 @@ for (const backend of testBackends()) {
 
       test('when the source is empty or yields only empty batches, then nothing is imported and nothing changes', async (t) => {
         const { storage, accountId } = await setUp(t);
-        assert.deepEqual(await storage.orders.importOrders(from([])), { imported: 0 });
-        assert.deepEqual(await storage.orders.importOrders(from([[], []])), { imported: 0 });
+        assert.deepEqual(await storage.orders.importOrders(numbered(from([]))), { imported: 0 });
+        assert.deepEqual(await storage.orders.importOrders(numbered(from([[], []]))), { imported: 0 });
         assert.deepEqual(await storage.orders.listAll(accountId), []);
         assert.equal(await storage.orders.ordersVersion(accountId), 0n);
       });
@@ -89,7 +104,7 @@ for (const backend of testBackends()) {
         // 2,573 orders in batches of 1,234: whole chunks and remainders on either adapter.
         const orders = range(accountId, 1, 2573);
         const batches = [orders.slice(0, 1234), orders.slice(1234, 2468), orders.slice(2468)];
-        assert.deepEqual(await storage.orders.importOrders(from(batches)), { imported: 2573 });
+        assert.deepEqual(await storage.orders.importOrders(numbered(from(batches))), { imported: 2573 });
         const stored = await storage.orders.listAll(accountId);
         assert.equal(stored.length, 2573);
         assert.deepEqual(stored.map((o) => o.id), orders.map((o) => o.id));
@@ -110,7 +125,7 @@ for (const backend of testBackends()) {
           await paused;
           yield range(accountId, 301, 400);
         }
-        const running = storage.orders.importOrders(source());
+        const running = storage.orders.importOrders(numbered(source()));
         await taken;
         assert.deepEqual(await storage.orders.listAll(accountId), []);
         assert.equal(await storage.orders.findById(1n), undefined);
@@ -126,7 +141,7 @@ for (const backend of testBackends()) {
         await storage.orders.create(pending(otherId, { id: 2500n }));
         const before = await storage.orders.ordersVersion(accountId);
         const { source, state } = trackedSource([range(accountId, 1, 1000), range(accountId, 1001, 2000), range(accountId, 2001, 3000), range(accountId, 3001, 4000)]);
-        await assert.rejects(storage.orders.importOrders(source));
+        await assert.rejects(storage.orders.importOrders(numbered(source)));
         assert.deepEqual(await storage.orders.listAll(accountId), []);
         assert.deepEqual((await storage.orders.listAll(otherId)).map((o) => o.id), [2500n]);
         assert.equal(await storage.orders.ordersVersion(accountId), before);
@@ -134,7 +149,7 @@ for (const backend of testBackends()) {
 
         // Nothing was left locked or half-open: writes and a new import go through.
         await storage.orders.create(pending(accountId, { id: 1n }));
-        assert.deepEqual(await storage.orders.importOrders(from([range(accountId, 2, 2499)])), { imported: 2498 });
+        assert.deepEqual(await storage.orders.importOrders(numbered(from([range(accountId, 2, 2499)]))), { imported: 2498 });
         assert.equal((await storage.orders.listAll(accountId)).length, 2499);
       });
 
@@ -146,32 +161,33 @@ for (const backend of testBackends()) {
           yield range(accountId, 701, 1400);
           throw failure;
         }
-        await assert.rejects(storage.orders.importOrders(source()), (error: unknown) => error === failure);
+        await assert.rejects(storage.orders.importOrders(numbered(source())), (error: unknown) => error === failure);
         assert.deepEqual(await storage.orders.listAll(accountId), []);
         assert.equal(await storage.orders.ordersVersion(accountId), 0n);
-        assert.deepEqual(await storage.orders.importOrders(from([range(accountId, 1, 3)])), { imported: 3 });
+        assert.deepEqual(await storage.orders.importOrders(numbered(from([range(accountId, 1, 3)]))), { imported: 3 });
       });
 
       /*
        * ── REJECTION REPORT ────────────────────────────────────────────────
        * Every assertion on how a refused order is reported lives in this one
-       * test: ImportRejectedError, its 0-based position across batches and
-       * its reason. If batches come to carry their own line numbers, adapt
-       * here (the cases stay: a taken id, an id repeated within the import,
-       * an unknown account; in a small batch, in a large one, first and last).
+       * test: ImportRejectedError, the source line its batch carried for the
+       * refused order (the table names the order by its 0-based position
+       * across batches), and its reason (the cases: a taken id, an id
+       * repeated within the import, an unknown account; in a small batch,
+       * in a large one, first and last).
        */
-      test('REJECTION REPORT: when an order is refused, then ImportRejectedError gives its position across batches and the reason', async (t) => {
+      test('REJECTION REPORT: when an order is refused, then ImportRejectedError gives the line its batch carried for it and the reason', async (t) => {
         const { storage, accountId, otherId } = await setUp(t);
         await storage.orders.create(pending(otherId, { id: 5000n }));
 
-        async function rejection(batches: readonly (readonly NewOrder[])[]): Promise<{ position: number; code: string }> {
+        async function rejection(batches: readonly (readonly NewOrder[])[]): Promise<{ line: number; code: string }> {
           try {
-            await storage.orders.importOrders(from(batches));
+            await storage.orders.importOrders(numbered(from(batches)));
           } catch (error) {
             assert.ok(error instanceof ImportRejectedError, `expected an ImportRejectedError, got ${String(error)}`);
             assert.ok(error.reason instanceof AppError, `expected an AppError reason, got ${String(error.reason)}`);
             assert.equal(error.message, error.reason.message);
-            return { position: error.position, code: error.reason.code };
+            return { line: error.line, code: error.reason.code };
           }
           assert.fail('the import was accepted');
         }
@@ -188,7 +204,7 @@ for (const backend of testBackends()) {
           ['an unknown account among orders without ids', [[pending(accountId), pending(accountId)], [pending(accountId), pending(999_999), pending(accountId)]], { position: 3, code: 'account_not_found' }],
         ];
         for (const [name, batches, expected] of cases) {
-          assert.deepEqual(await rejection(batches), expected, name);
+          assert.deepEqual(await rejection(batches), { line: lineAt(expected.position), code: expected.code }, name);
           assert.deepEqual(await storage.orders.listAll(accountId), [], `${name}: nothing committed`);
         }
       });

@@ -19,7 +19,7 @@ import { testBackends } from '../support/storage.js';
 export const CONTRACT_COVERS = {
   accounts: ['create', 'list', 'findById'],
   apiKeys: ['create', 'listByAccount', 'findActiveByHash', 'revoke', 'roll', 'recordLastUsed'],
-  orders: ['create', 'listActive', 'listAll', 'findById', 'changeStatus', 'changeStatusMany', 'ordersVersion'],
+  orders: ['create', 'listAll', 'findById', 'changeStatus', 'changeStatusMany', 'ordersVersion'],
 } as const satisfies ContractCoverage;
 
 const AT = '2026-11-22T10:00:00.000Z';
@@ -239,16 +239,16 @@ for (const backend of testBackends()) {
         const { storage, account } = await setUp(t);
         for (const id of [30n, -5n, 10n, 2n]) await storage.orders.create(pending(account.id, { id }));
         assert.deepEqual((await storage.orders.listAll(account.id)).map((o) => o.id), [-5n, 2n, 10n, 30n]);
-        assert.deepEqual((await storage.orders.listActive(account.id)).map((o) => o.id), [-5n, 2n, 10n, 30n]);
+        assert.deepEqual((await storage.orders.listActivePage(account.id, undefined, 10)).map((o) => o.id), [-5n, 2n, 10n, 30n]);
       });
 
-      test('when an order is cancelled, then listActive leaves it out and listAll keeps it; shipped stays in both', async (t) => {
+      test('when an order is cancelled, then listActivePage leaves it out and listAll keeps it; shipped stays in both', async (t) => {
         const { storage, account } = await setUp(t);
         await storage.orders.create(pending(account.id, { id: 1n }));
         await storage.orders.create(pending(account.id, { id: 2n }));
         await storage.orders.create(pending(account.id, { id: 3n, status: 'shipped' }));
         await storage.orders.changeStatus({ id: 2n, accountId: account.id, from: 'pending', to: 'cancelled', at: LATER });
-        assert.deepEqual((await storage.orders.listActive(account.id)).map((o) => [o.id, o.status]), [[1n, 'pending'], [3n, 'shipped']]);
+        assert.deepEqual((await storage.orders.listActivePage(account.id, undefined, 10)).map((o) => o.id), [1n, 3n]);
         assert.deepEqual((await storage.orders.listAll(account.id)).map((o) => [o.id, o.status]), [
           [1n, 'pending'],
           [2n, 'cancelled'],
@@ -273,7 +273,7 @@ for (const backend of testBackends()) {
         const { storage, account, other } = await setUp(t);
         await storage.orders.create(pending(account.id, { id: 1n }));
         await storage.orders.create(pending(other.id, { id: 2n }));
-        assert.deepEqual((await storage.orders.listActive(account.id)).map((o) => o.id), [1n]);
+        assert.deepEqual((await storage.orders.listActivePage(account.id, undefined, 10)).map((o) => o.id), [1n]);
         assert.deepEqual((await storage.orders.listAll(other.id)).map((o) => o.id), [2n]);
       });
     });
@@ -390,7 +390,11 @@ for (const backend of testBackends()) {
         const ids = Array.from({ length: 3000 }, (_, i) => BigInt(i + 1));
         async function* batches() {
           for (let start = 0; start < ids.length; start += 500) {
-            yield ids.slice(start, start + 500).map((id) => pending(id % 5n === 0n ? other.id : account.id, { id, status: id % 3n === 0n ? 'shipped' : 'pending' }));
+            const slice = ids.slice(start, start + 500);
+            yield {
+              orders: slice.map((id) => pending(id % 5n === 0n ? other.id : account.id, { id, status: id % 3n === 0n ? 'shipped' : 'pending' })),
+              lines: slice.map((id) => Number(id)),
+            };
           }
         }
         await storage.orders.importOrders(batches());

@@ -1,13 +1,14 @@
 import type { TestContext } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { FastifyBaseLogger } from 'fastify';
-import { buildApp, registerStoreRoutes, storeHttpOptions, type AppDependencies } from '../../src/app.js';
+import { buildApp, registerStoreRoutes, storeHttpOptions, v1ListingLane, type AppDependencies } from '../../src/app.js';
 import type { Account } from '../../src/accounts/accounts-repository.js';
 import type { Services } from '../../src/composition.js';
 import type { Config, DatabaseConfig, DeploymentEnvironment } from '../../src/config/config.js';
 import type { Limits } from '../../src/config/limits.js';
 import { createHttpApp } from '../../src/http/http-app.js';
 import { createRateLimiter, type RateLimiter } from '../../src/http/rate-limit.js';
+import { createListingResponses, type ListingOptions, type ListingResponses } from '../../src/orders/listing/listing-responses.js';
 import type { Clock } from '../../src/shared/clock.js';
 import type { Storage } from '../../src/storage/storage.js';
 import { testConfig, testServices } from './container.js';
@@ -17,9 +18,11 @@ import { capturingLogger } from './logs.js';
 /**
  * The store host as server.ts builds it, over `services`: the configuration
  * from testConfig() unless given, and a rate limiter of its own from the
- * configuration's limits unless given. `fastLane: false` builds the very same
- * host from the same pieces but for the v1 listing's fast lane, which only
- * the test comparing the two leaves out.
+ * configuration's limits unless given. Otherwise it is put together from the
+ * very builders buildApp uses, with the test's own listing page sizes
+ * (`listing`), its listings seen through `observe`, or (`fastLane: false`)
+ * without the v1 listing's fast lane in front, for the test that compares
+ * the lane with the route.
  */
 export async function buildTestStoreApp({
   logger,
@@ -28,6 +31,8 @@ export async function buildTestStoreApp({
   config = testConfig(),
   rateLimiter = createRateLimiter(config.limits.rateLimit),
   fastLane = true,
+  listing,
+  observe,
 }: {
   logger: FastifyBaseLogger;
   services: Services;
@@ -35,11 +40,15 @@ export async function buildTestStoreApp({
   config?: AppDependencies['config'];
   rateLimiter?: RateLimiter;
   fastLane?: boolean;
+  listing?: ListingOptions;
+  observe?: (listings: ListingResponses) => ListingResponses;
 }): Promise<FastifyInstance> {
   const dependencies: AppDependencies = { logger, services, storage, config, rateLimiter };
-  if (fastLane) return buildApp(dependencies);
-  const app = await createHttpApp(storeHttpOptions(dependencies));
-  await registerStoreRoutes(app, dependencies);
+  if (fastLane && listing === undefined && observe === undefined) return buildApp(dependencies);
+  const created = createListingResponses(services.orders, listing);
+  const listings = observe === undefined ? created : observe(created);
+  const app = await createHttpApp({ ...storeHttpOptions(dependencies), ...(fastLane ? { preRouting: v1ListingLane(dependencies, listings) } : {}) });
+  await registerStoreRoutes(app, dependencies, listings);
   return app;
 }
 

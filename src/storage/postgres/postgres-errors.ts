@@ -1,4 +1,4 @@
-import { AppError } from '../../errors/errors.js';
+import { UnavailableError } from '../../errors/errors.js';
 
 /** The SQLSTATE of an error the server reported, e.g. "23505". */
 export function sqlState(error: unknown): string | undefined {
@@ -67,17 +67,15 @@ export function isUnavailable(error: unknown): boolean {
 export function toStorageError(error: unknown): unknown {
   if (isTransactionConflict(error)) return new TransactionConflictError();
   if (isUnavailable(error)) {
-    const unavailable = new AppError('service_unavailable', 'The database is not reachable; retry the request shortly.', { 'retry-after': '1' });
-    // Kept for operators (the CLI says why it cannot connect); clients only ever see the message above.
-    unavailable.cause = error;
-    return unavailable;
+    // The cause is kept for operators (the CLI says why it cannot connect); clients only ever see the message.
+    return new UnavailableError('The database is not reachable; retry the request shortly.', { cause: error });
   }
   return error;
 }
 
 /** A 503 whose transaction was rolled back by a deadlock or serialization failure: safe to run again. */
-export class TransactionConflictError extends AppError {
+export class TransactionConflictError extends UnavailableError {
   constructor() {
-    super('service_unavailable', 'The database rolled the request back because of a conflicting one; retry it.', { 'retry-after': '1' });
+    super('The database rolled the request back because of a conflicting one; retry it.');
   }
 }

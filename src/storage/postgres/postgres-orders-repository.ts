@@ -204,12 +204,6 @@ export function createPostgresOrdersRepository(sql: Sql, transaction: Transactio
         }
       }
     },
-    async listActive(accountId) {
-      const rows = await sql<OrderRow>(`SELECT ${COLUMNS} FROM orders WHERE account_id = $1 AND status <> 'cancelled' ORDER BY id`, [
-        accountId,
-      ]);
-      return rows.map(toOrder);
-    },
     async listAll(accountId) {
       const rows = await sql<OrderRow>(`SELECT ${COLUMNS} FROM orders WHERE account_id = $1 ORDER BY id`, [accountId]);
       return rows.map(toOrder);
@@ -275,7 +269,7 @@ export function createPostgresOrdersRepository(sql: Sql, transaction: Transactio
     async importOrders(batches) {
       return transaction(async (tx) => {
         let position = 0;
-        for await (const batch of batches) {
+        for await (const { orders: batch, lines } of batches) {
           await tx('SAVEPOINT import_batch');
           try {
             await insertMany(tx, batch);
@@ -287,7 +281,7 @@ export function createPostgresOrdersRepository(sql: Sql, transaction: Transactio
                 await insert(order, tx);
               } catch (rowError) {
                 const reason = createError(order, rowError);
-                throw reason instanceof Error ? new ImportRejectedError(position + index, reason) : reason;
+                throw reason instanceof Error ? new ImportRejectedError(lines[index] ?? position + index + 1, reason) : reason;
               }
             }
             throw error;

@@ -114,11 +114,6 @@ export function createSqliteOrdersRepository(db: Database.Database, openImportCo
         throw createError(order, error);
       }
     },
-    async listActive(accountId) {
-      const rows = sql(`SELECT ${COLUMNS} FROM orders WHERE account_id = ? AND status <> 'cancelled' ORDER BY id`)
-        .all(accountId) as OrderRow[];
-      return rows.map(toOrder);
-    },
     async listAll(accountId) {
       const rows = sql(`SELECT ${COLUMNS} FROM orders WHERE account_id = ? ORDER BY id`).all(accountId) as OrderRow[];
       return rows.map(toOrder);
@@ -158,7 +153,7 @@ export function createSqliteOrdersRepository(db: Database.Database, openImportCo
         connection.exec('BEGIN IMMEDIATE');
         let position = 0;
         try {
-          for await (const batch of batches) {
+          for await (const { orders: batch, lines } of batches) {
             connection.exec('SAVEPOINT import_batch');
             try {
               let start = 0;
@@ -176,7 +171,7 @@ export function createSqliteOrdersRepository(db: Database.Database, openImportCo
                   insertOne.run(...insertArgs(order));
                 } catch (error) {
                   const reason = createError(order, error);
-                  throw reason instanceof Error ? new ImportRejectedError(position + index, reason) : reason;
+                  throw reason instanceof Error ? new ImportRejectedError(lines[index] ?? position + index + 1, reason) : reason;
                 }
               }
             }

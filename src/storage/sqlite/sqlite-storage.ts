@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import type { SqliteSynchronous } from '../../config/config.js';
 import { readMigrations } from '../migration-files.js';
-import { AppError } from '../../errors/errors.js';
+import { UnavailableError } from '../../errors/errors.js';
 import type { MigrationReport, Storage } from '../storage.js';
 import { createSqliteAccountsRepository } from './sqlite-accounts-repository.js';
 import { createSqliteApiKeysRepository } from './sqlite-api-keys-repository.js';
@@ -74,10 +74,8 @@ function toSqliteStorageError(error: unknown): unknown {
   const code = error instanceof Database.SqliteError ? error.code : undefined;
   const closed = error instanceof TypeError && /database connection is not open/.test(error.message);
   if (closed || code === 'SQLITE_BUSY' || code?.startsWith('SQLITE_BUSY_') || code === 'SQLITE_LOCKED') {
-    const unavailable = new AppError('service_unavailable', 'The database is busy or unavailable; retry the request shortly.', { 'retry-after': '1' });
-    // Kept for operators (the CLI says why); clients only ever see the message above.
-    unavailable.cause = error;
-    return unavailable;
+    // The cause is kept for operators (the CLI says why it cannot connect); clients only ever see the message.
+    return new UnavailableError('The database is busy or unavailable; retry the request shortly.', { cause: error });
   }
   return error;
 }

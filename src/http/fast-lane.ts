@@ -1,0 +1,116 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { FastifyBaseLogger } from 'fastify';
+import type { ApiKeyScope } from '../api-keys/api-key-scopes.js';
+import type { ApiKeyPrincipal } from '../api-keys/api-keys-repository.js';
+import type { KeyUsageRecorder } from '../api-keys/api-key-usage.js';
+import type { ApiKeysService } from '../api-keys/api-keys-service.js';
+import { checkKey } from './authentication.js';
+import { clientHasCurrent, validatorHeaders } from './conditional-get.js';
+import { SECURITY_HEADER_ENTRIES } from './hardening.js';
+import type { PreRouting } from './http-app.js';
+import { JSON_CONTENT_TYPE } from './media-types.js';
+import { logRequestCompleted, logRequestReceived } from './logging.js';
+import { rateLimitHeaderPairs, type RateLimiter } from './rate-limit.js';
+import { requestIdFor } from './request-id.js';
+
+/** What the lane may answer with: the representation's strong ETag and its bytes when they are in memory. */
+export interface InMemoryRepresentation {
+  readonly etag: string;
+  readonly cached: Buffer | undefined;
+}
+
+export interface FastLaneOptions {
+  /** The one URL answered, exactly (a query string goes to Fastify). */
+  url: string;
+  /** The scope its route declares. */
+  scope: ApiKeyScope;
+  apiKeys: Pick<ApiKeysService, 'authenticate'>;
+  keyUsage: Pick<KeyUsageRecorder, 'touch'>;
+  rateLimiter: RateLimiter;
+  logger: FastifyBaseLogger;
+  /** The representation for a key that may read it, as the route would open it. */
+  open(principal: ApiKeyPrincipal): Promise<InMemoryRepresentation>;
+}
+
+const NO_RATE_LIMIT_HEADERS: readonly string[] = [];
+const SECURITY_HEADER_PAIRS = SECURITY_HEADER_ENTRIES.flat();
+const CONTENT_TYPE_AND_SECURITY = ['content-type', JSON_CONTENT_TYPE, ...SECURITY_HEADER_PAIRS];
+/** The levels at which Fastify logs every request (it logs them at info). */
+const LOGS_REQUESTS = new Set(['trace', 'debug', 'info']);
+
+/** A request that may carry a body is Fastify's to read (and to refuse). */
+function mayHaveBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/**
+ * A fast lane in front of Fastify's routing for one hot GET, whose answer is
+ * usually in memory: Fastify's per-request machinery (routing, hooks, reply
+ * object) costs more than the answer itself. It answers only when the answer
+ * is already in memory, and then exactly as the route would (the same headers
+ * in the same order, the same log lines, through the same helpers:
+ * checkKey, the rate limiter, the validator and security headers, the request
+ * log lines; test/http/orders-listing-lane.test.ts compares the two):
+ *
+ * - the key is valid and holds the route's scope;
+ * - the representation is in memory at its current validator, or the
+ *   client's ETag is current (304);
+ * - the key's rate-limit budget is not spent.
+ *
+ * Anything else (a failure of any kind, nothing in memory, HEAD, a query
+ * string, a body, a 401/403/429 to explain) is handed to Fastify untouched,
+ * before anything was counted, logged or sent; the route then handles it as
+ * always. So every request is counted, logged and answered once, whichever
+ * path answers it.
+ */
+export function createFastLane({ url, scope, apiKeys, keyUsage, rateLimiter, logger, open }: FastLaneOptions): PreRouting {
+  /** Answers and returns true, or returns false having done nothing. */
+  async function answer(req: IncomingMessage, res: ServerResponse, startedAt: number | undefined): Promise<boolean> {
+    const checked = await checkKey(req.rawHeaders, apiKeys, scope);
+    if (!checked.ok || !checked.inScope) return false;
+    const { principal } = checked;
+    const { etag, cached: body } = await open(principal);
+    const notModified = clientHasCurrent(req.headers['if-none-match'], etag);
+    if (!notModified && body === undefined) return false;
+    // Counted only once the lane is sure to answer; a refused count changes no budget, so Fastify's 429 counts it again harmlessly.
+    const decision = rateLimiter.consume(`key:${principal.keyId}`);
+    if (decision !== undefined && !decision.allowed) return false;
+    keyUsage.touch(principal.keyId);
+
+    const id = requestIdFor(req);
+    const limited = decision === undefined ? NO_RATE_LIMIT_HEADERS : rateLimitHeaderPairs(rateLimiter.policy, decision);
+    if (notModified) {
+      res.writeHead(304, ['x-request-id', id, ...limited, ...validatorHeaders(etag), ...SECURITY_HEADER_PAIRS]);
+      res.end();
+    } else {
+      res.writeHead(200, ['x-request-id', id, ...limited, ...validatorHeaders(etag), ...CONTENT_TYPE_AND_SECURITY, 'content-length', String(body?.length ?? 0)]);
+      res.end(body);
+    }
+    if (startedAt !== undefined) {
+      const log = logger.child({ requestId: id });
+      const statusCode = notModified ? 304 : 200;
+      logRequestReceived(log, req);
+      res.once('finish', () => logRequestCompleted(log, statusCode, performance.now() - startedAt));
+    }
+    return true;
+  }
+
+  return (req, res, fastify) => {
+    if (req.method !== 'GET' || req.url !== url || mayHaveBody(req)) {
+      fastify(req, res);
+      return;
+    }
+    answer(req, res, LOGS_REQUESTS.has(logger.level) ? performance.now() : undefined).then(
+      (answered) => {
+        if (!answered) fastify(req, res);
+      },
+      () => {
+        // Nothing was sent (writing cannot fail before headers are out): the route answers, with the Error record the failure deserves.
+        if (res.headersSent) res.destroy();
+        else fastify(req, res);
+      },
+    );
+  };
+}

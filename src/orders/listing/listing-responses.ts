@@ -1,0 +1,101 @@
+import { Readable } from 'node:stream';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { Lru } from '../../shared/lru.js';
+import type { ListedOrder } from '../orders-repository.js';
+import type { ActiveOrdersListing, OrdersService } from '../orders-service.js';
+import { serializeOrderItems, serializeOrders } from './orders-serializers.js';
+
+export interface ListingOptions {
+  /**
+   * Orders a v1 listing may have to be serialized whole and kept; a larger one
+   * is streamed page by page and never held in memory.
+   */
+  wholeLimit?: number;
+  /** Orders per streamed chunk (~90 bytes each): bounds both memory and how long one chunk blocks the event loop. */
+  streamPage?: number;
+  /** Bytes of serialized listings kept, v1 and v2 together, least recently used evicted first. */
+  cacheBytes?: number;
+}
+
+/** The v1 listing as the route and the fast lane answer it. */
+export interface OpenedListing {
+  /** Changes whenever the listing could: the strong ETag's opaque part. */
+  readonly validator: string;
+  /** The serialized listing when it is already in memory at this validator. */
+  readonly cached: Buffer | undefined;
+  /** The serialized listing: kept bytes, or built (and kept), or a stream for a large one. */
+  body(): Promise<Buffer | Readable>;
+}
+
+/** A serialized v2 page and its Link header, as kept. */
+export interface SerializedPage {
+  readonly body: Buffer;
+  readonly link: string | undefined;
+}
+
+interface Kept extends SerializedPage {
+  readonly key: string;
+}
+
+/**
+ * The serialized listings of one host, v1 and v2 alike, kept under the
+ * account, the listing's validator and the query: the validator changes with
+ * every write to the account's orders (by any process sharing the database),
+ * so whatever is found under it is current, and an unchanged listing costs no
+ * query and no serialization. Superseded entries are never read again and
+ * age out of the least-recently-used budget.
+ */
+export function createListingResponses(
+  ordersService: Pick<OrdersService, 'openListing' | 'activeOrders'>,
+  { wholeLimit = 1000, streamPage = 4000, cacheBytes = 48 * 1024 * 1024 }: ListingOptions = {},
+) {
+  // The key counts too: an empty page under a long query is mostly key.
+  const cache = new Lru<string, Kept>(cacheBytes, (kept) => kept.key.length + kept.body.length + (kept.link?.length ?? 0));
+  const keyOf = (accountId: number, validator: string, query: string) => `${accountId}\n${validator}\n${query}`;
+
+  async function* stream(first: ListedOrder[], pages: AsyncGenerator<ListedOrder[]>): AsyncGenerator<Buffer> {
+    yield Buffer.from(`[${serializeOrderItems(first)}`);
+    for (;;) {
+      // Other requests keep flowing between pages.
+      await nextTurn();
+      const page = await pages.next();
+      if (page.done === true) break;
+      yield Buffer.from(`,${serializeOrderItems(page.value)}`);
+    }
+    yield Buffer.from(']');
+  }
+
+  async function build(listing: ActiveOrdersListing, key: string): Promise<Buffer | Readable> {
+    const pages = ordersService.activeOrders(listing.accountId, { first: wholeLimit + 1, next: streamPage });
+    const first = await pages.next();
+    const orders = first.done === true ? [] : first.value;
+    if (orders.length > wholeLimit) return Readable.from(stream(orders, pages), { objectMode: false });
+    await pages.return(undefined);
+    const body = Buffer.from(serializeOrders(orders));
+    cache.set(key, { key, body, link: undefined });
+    return body;
+  }
+
+  return {
+    /** The v1 listing of the account: its validator at once, its body from memory or built on demand. */
+    async openV1(accountId: number): Promise<OpenedListing> {
+      const listing = await ordersService.openListing(accountId);
+      const key = keyOf(accountId, listing.validator, '');
+      const kept = cache.get(key);
+      if (kept !== undefined) return { validator: listing.validator, cached: kept.body, body: () => Promise.resolve(kept.body) };
+      return { validator: listing.validator, cached: undefined, body: () => build(listing, key) };
+    },
+
+    /** A v2 page under its listing's validator and the exact query (which shapes the Link): kept, or read and kept. */
+    async v2Page(accountId: number, validator: string, query: string, read: () => Promise<SerializedPage>): Promise<SerializedPage> {
+      const key = keyOf(accountId, validator, query);
+      const kept = cache.get(key);
+      if (kept !== undefined) return kept;
+      const page = await read();
+      cache.set(key, { key, ...page });
+      return page;
+    },
+  };
+}
+
+export type ListingResponses = ReturnType<typeof createListingResponses>;

@@ -1,0 +1,34 @@
+import { ConflictError } from '../errors/errors.js';
+import { createBatcher } from '../shared/batcher.js';
+import type { Clock } from '../shared/clock.js';
+import type { OrdersRepository, StatusChange, StatusChangeResult } from './orders-repository.js';
+
+/** A conditional status change, answered once it is durably committed. */
+export type ChangeStatus = (change: StatusChange) => Promise<StatusChangeResult>;
+
+/**
+ * Durable status changes that arrive together share one transaction and one
+ * commit (changeStatusMany), each still decided by its own conditional write.
+ * Create one per storage and hand it to every service that cancels, so v1 and
+ * v2 cancels share commits too.
+ */
+export function createGroupedStatusChanges(ordersRepository: Pick<OrdersRepository, 'changeStatusMany'>): ChangeStatus {
+  return createBatcher<StatusChange, StatusChangeResult>((batch) => ordersRepository.changeStatusMany(batch));
+}
+
+/**
+ * The one pending -> cancelled transition every API version uses: a single
+ * conditional write, so of concurrent cancels exactly one changes the order.
+ * Each version maps the refusal to its own answer.
+ */
+export function cancelPendingOrder(
+  { changeStatus, clock }: { changeStatus: ChangeStatus; clock: Clock },
+  accountId: number,
+  orderId: bigint,
+): Promise<StatusChangeResult> {
+  return changeStatus({ id: orderId, accountId, from: 'pending', to: 'cancelled', at: clock.now().toISOString() });
+}
+
+export function alreadyShipped(orderId: bigint): ConflictError {
+  return new ConflictError('order_already_shipped', `Order ${orderId} has already shipped and cannot be cancelled.`);
+}
