@@ -5,6 +5,7 @@ import { AppError } from '../errors/errors.js';
 import { installErrorHandling, sendError } from './error-handler.js';
 import { hardenedServerOptions, installHardening } from './hardening.js';
 import type { RateLimiter } from './rate-limit.js';
+import { int64Keyword } from './int64-parameter.js';
 import { RequestLogLines } from './logging.js';
 import { installRawServerGuards, writeClientError } from './raw-responses.js';
 import { requestIdFor } from './request-id.js';
@@ -60,7 +61,7 @@ export async function createHttpApp({ logger, bodyLimit, ajv = {}, limits, rateL
     // Our own onRequest hook answers with an Error record while closing.
     return503OnClosing: false,
     schemaErrorFormatter: formatSchemaError,
-    ajv: { customOptions: { verbose: true, ...ajv } },
+    ajv: { customOptions: { verbose: true, ...ajv }, plugins: [int64Keyword] },
     frameworkErrors: (error, request, reply) => {
       sendError(request, reply, error);
     },

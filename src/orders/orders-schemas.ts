@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { IfNoneMatchHeadersSchema, NotModifiedResponseSchema, VALIDATOR_HEADER_DOCS } from '../http/conditional-get.js';
 import { commonErrorResponses, errorResponse } from '../http/error-schema.js';
-import { INT64_DECIMAL_PATTERN } from '../shared/int64.js';
+import { Int64Parameter } from '../http/int64-parameter.js';
 import { QUANTITY_MAX } from './new-order.js';
 
 /**
@@ -29,11 +29,7 @@ export const ORDER_ID_DESCRIPTION =
   "the order's identifier, a decimal int64 (-9223372036854775808 to 9223372036854775807) without leading zeros or a plus sign.";
 
 export const OrderIdParamsSchema = Type.Object({
-  orderId: Type.String({
-    // Shape only; the int64 range is checked when parsing (see parseInt64).
-    pattern: INT64_DECIMAL_PATTERN,
-    description: ORDER_ID_DESCRIPTION,
-  }),
+  orderId: Int64Parameter(ORDER_ID_DESCRIPTION),
 });
 
 const ORDER_EXAMPLE = {

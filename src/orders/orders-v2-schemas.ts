@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 import { IfNoneMatchHeadersSchema, NotModifiedResponseSchema, VALIDATOR_HEADER_DOCS } from '../http/conditional-get.js';
 import { commonErrorResponses, errorResponse } from '../http/error-schema.js';
 import { documentedAs } from '../openapi/openapi-document.js';
-import { INT64_DECIMAL_PATTERN } from '../shared/int64.js';
+import { Int64Parameter } from '../http/int64-parameter.js';
 import { ORDER_STATUSES } from './orders-repository.js';
 import { ORDER_ID_DESCRIPTION, OrderIdParamsSchema } from './orders-schemas.js';
 import { QUANTITY_MAX } from './new-order.js';
@@ -58,9 +58,7 @@ export const ListOrdersV2QuerySchema = Type.Object(
         description: 'Only orders in one of these statuses; repeat the parameter for several (status=pending&status=shipped). Default: any status.',
       }),
     ),
-    petId: Type.Optional(
-      Type.String({ pattern: INT64_DECIMAL_PATTERN, description: `only orders for this pet: ${ORDER_ID_DESCRIPTION.replace("the order's identifier, ", '')}` }),
-    ),
+    petId: Type.Optional(Int64Parameter(`only orders for this pet: ${ORDER_ID_DESCRIPTION.replace("the order's identifier, ", '')}`)),
     complete: Type.Optional(
       documentedAs(Type.String({ enum: ['true', 'false'], description: 'only orders that are fulfilled (true) or not (false).' }), { type: 'boolean' }),
     ),

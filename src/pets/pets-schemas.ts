@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { DEPRECATION_HEADER_DOCS } from '../http/deprecation.js';
 import { commonErrorResponses, errorResponse } from '../http/error-schema.js';
-import { INT64_DECIMAL_PATTERN } from '../shared/int64.js';
+import { Int64Parameter } from '../http/int64-parameter.js';
 
 /** The Pet record: an account's animal, as the deprecated lookup returns it. */
 export const PetSchema = Type.Object(
@@ -17,7 +17,7 @@ export const PET_ID_DESCRIPTION =
   "the pet's identifier, a decimal int64 (-9223372036854775808 to 9223372036854775807) without leading zeros or a plus sign.";
 
 export const PetIdParamsSchema = Type.Object({
-  petId: Type.String({ pattern: INT64_DECIMAL_PATTERN, description: PET_ID_DESCRIPTION }),
+  petId: Int64Parameter(PET_ID_DESCRIPTION),
 });
 
 /** Where the Link header points: the operation on the docs page, on the same host. */
