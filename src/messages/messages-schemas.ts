@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { commonErrorResponses, errorResponse } from '../http/error-schema.js';
 import { MESSAGE_STATUSES } from './messages-repository.js';
-import { IDEMPOTENCY_KEY_MAX_LENGTH, MESSAGE_MAX_CHARACTERS } from './messages-service.js';
+import { IDEMPOTENCY_KEY_MAX_LENGTH, MESSAGE_MAX_CHARACTERS } from './messages-bounds.js';
 
 /** The largest request body POST /messages reads (413 beyond). Any valid `message`, even fully \u-escaped, fits. */
 export const MESSAGES_BODY_LIMIT_BYTES = 64 * 1024;

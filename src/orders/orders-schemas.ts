@@ -10,16 +10,23 @@ import { QUANTITY_MAX } from './new-order.js';
  */
 const Int64 = (description: string) => Type.Unsafe<bigint>({ type: 'integer', format: 'int64', description });
 
+/** The fields of an Order record, shared by every API version (v2 adds `status`). */
+export const ORDER_FIELDS = {
+  id: Int64('Unique order identifier.'),
+  petId: Int64('Identifier of the animal in this order.'),
+  quantity: Type.Integer({ format: 'int32', minimum: 1, maximum: QUANTITY_MAX, description: 'Number of units ordered.' }),
+  shipDate: Type.String({ format: 'date-time', maxLength: 35, description: 'Expected or actual ship date, ISO 8601 in UTC.' }),
+  complete: Type.Boolean({ description: 'Whether the order has been fulfilled.' }),
+};
+
 /** The v1 Order record: exactly the five documented fields, none required. */
 export const OrderSchema = Type.Object(
   {
-    id: Type.Optional(Int64('Unique order identifier.')),
-    petId: Type.Optional(Int64('Identifier of the animal in this order.')),
-    quantity: Type.Optional(Type.Integer({ format: 'int32', minimum: 1, maximum: QUANTITY_MAX, description: 'Number of units ordered.' })),
-    shipDate: Type.Optional(
-      Type.String({ format: 'date-time', maxLength: 35, description: 'Expected or actual ship date, ISO 8601 in UTC.' }),
-    ),
-    complete: Type.Optional(Type.Boolean({ description: 'Whether the order has been fulfilled.' })),
+    id: Type.Optional(ORDER_FIELDS.id),
+    petId: Type.Optional(ORDER_FIELDS.petId),
+    quantity: Type.Optional(ORDER_FIELDS.quantity),
+    shipDate: Type.Optional(ORDER_FIELDS.shipDate),
+    complete: Type.Optional(ORDER_FIELDS.complete),
   },
   { title: 'Order', additionalProperties: false },
 );

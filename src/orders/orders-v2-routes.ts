@@ -11,14 +11,14 @@ import type { Order, OrderFilter, OrderStatus } from './orders-repository.js';
 import {
   cancelOrderV2Schema,
   getOrderV2Schema,
-  LIMIT_DESCRIPTION,
   LIST_ORDERS_V2_PARAMETERS,
   listOrdersV2Schema,
   SHIP_DATE_DESCRIPTION,
   type ListOrdersV2Query,
   type OrderV2Record,
 } from './orders-v2-schemas.js';
-import { V2_LIMIT_DEFAULT, V2_LIMIT_MAX, type ListOrdersV2Request, type OrdersV2Service } from './orders-v2-service.js';
+import { V2_LIMIT_DEFAULT } from './orders-v2-bounds.js';
+import type { ListOrdersV2Request, OrdersV2Service } from './orders-v2-service.js';
 import { JSON_CONTENT_TYPE } from '../http/media-types.js';
 
 const LISTING_PATH = '/v2/store/orders';
@@ -108,8 +108,8 @@ export function parseListQuery(query: ListOrdersV2Query): ListOrdersV2Request {
   if (filter.shipDateFrom !== undefined && filter.shipDateTo !== undefined && filter.shipDateFrom > filter.shipDateTo) {
     throw new ValidationError('Query parameter shipDateTo is not valid: it must not be earlier than shipDateFrom.');
   }
+  // The schema checked the shape; the service checks the range.
   const limit = query.limit === undefined ? V2_LIMIT_DEFAULT : Number(query.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > V2_LIMIT_MAX) throw invalid('limit', LIMIT_DESCRIPTION);
   return { filter, limit, cursor: query.cursor };
 }
 

@@ -4,24 +4,19 @@ import { commonErrorResponses, errorResponse } from '../http/error-schema.js';
 import { documentedAs } from '../openapi/openapi-document.js';
 import { Int64Parameter } from '../http/int64-parameter.js';
 import { ORDER_STATUSES } from './orders-repository.js';
-import { ORDER_ID_DESCRIPTION, OrderIdParamsSchema } from './orders-schemas.js';
-import { QUANTITY_MAX } from './new-order.js';
-import { V2_LIMIT_DEFAULT, V2_LIMIT_MAX } from './orders-v2-service.js';
-
-const Int64 = (description: string) => Type.Unsafe<bigint>({ type: 'integer', format: 'int64', description });
+import { ORDER_FIELDS, ORDER_ID_DESCRIPTION, OrderIdParamsSchema } from './orders-schemas.js';
+import { LIMIT_DESCRIPTION, V2_LIMIT_DEFAULT, V2_LIMIT_MAX } from './orders-v2-bounds.js';
 
 /** The v2 Order record: v1's fields plus `status`; id, complete and status are always present. */
 export const OrderV2Schema = Type.Object(
   {
     // The always-present fields first: it is the order the serializer writes.
-    id: Int64('Unique order identifier.'),
+    id: ORDER_FIELDS.id,
     status: Type.String({ enum: [...ORDER_STATUSES], description: 'pending, shipped or cancelled.' }),
-    complete: Type.Boolean({ description: 'Whether the order has been fulfilled.' }),
-    petId: Type.Optional(Int64('Identifier of the animal in this order.')),
-    quantity: Type.Optional(Type.Integer({ format: 'int32', minimum: 1, maximum: QUANTITY_MAX, description: 'Number of units ordered.' })),
-    shipDate: Type.Optional(
-      Type.String({ format: 'date-time', maxLength: 35, description: 'Expected or actual ship date, ISO 8601 in UTC.' }),
-    ),
+    complete: ORDER_FIELDS.complete,
+    petId: Type.Optional(ORDER_FIELDS.petId),
+    quantity: Type.Optional(ORDER_FIELDS.quantity),
+    shipDate: Type.Optional(ORDER_FIELDS.shipDate),
   },
   { title: 'OrderV2', additionalProperties: false },
 );
@@ -41,7 +36,6 @@ export const OrdersPageSchema = Type.Object(
 );
 
 export const SHIP_DATE_DESCRIPTION = 'an ISO 8601 date-time with a time zone, e.g. 2026-12-01T10:00:00Z.';
-export const LIMIT_DESCRIPTION = `an integer from 1 to ${V2_LIMIT_MAX} (default ${V2_LIMIT_DEFAULT}).`;
 
 /**
  * Every value is a string on purpose: Fastify's validator would otherwise

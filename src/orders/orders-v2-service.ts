@@ -1,4 +1,5 @@
 import { ConflictError, InvalidInputError, NotFoundError } from '../errors/errors.js';
+import { LIMIT_DESCRIPTION, V2_LIMIT_MAX } from './orders-v2-bounds.js';
 import type { Clock } from '../shared/clock.js';
 import { digestOf } from '../shared/digest.js';
 import { canonicalFilter, filterDigest, type CursorCodec } from './orders-cursor.js';
@@ -6,8 +7,6 @@ import type { Order, OrderFilter, OrdersRepository } from './orders-repository.j
 import type { ReadVersion } from './listing/version-reads.js';
 import { alreadyShipped, cancelPendingOrder, type ChangeStatus } from './order-status-changes.js';
 
-export const V2_LIMIT_DEFAULT = 50;
-export const V2_LIMIT_MAX = 500;
 
 /**
  * Bump when the serialised v2 Order or page changes shape, so that clients'
@@ -17,7 +16,7 @@ const V2_REPRESENTATION_REVISION = 1;
 
 export interface ListOrdersV2Request {
   filter: OrderFilter;
-  /** 1 to V2_LIMIT_MAX; checked by the caller's schema and again here. */
+  /** 1 to V2_LIMIT_MAX (orders-v2-bounds.ts): checked here, the one place. */
   limit: number;
   /** A nextCursor from an earlier page, as received. */
   cursor?: string;
@@ -69,7 +68,7 @@ export function createOrdersV2Service({
      */
     async openListing(accountId: number, { filter, limit, cursor }: ListOrdersV2Request): Promise<OrdersListing> {
       if (!Number.isInteger(limit) || limit < 1 || limit > V2_LIMIT_MAX) {
-        throw new InvalidInputError('limit', `is not valid. Expected: an integer from 1 to ${V2_LIMIT_MAX}.`);
+        throw new InvalidInputError('limit', `is not valid. Expected: ${LIMIT_DESCRIPTION}`);
       }
       let afterId: bigint | undefined;
       if (cursor !== undefined) {
