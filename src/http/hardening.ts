@@ -3,8 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ServerOptions } from 'node:http';
 import type { Limits } from '../config/limits.js';
 import { AppError } from '../errors/errors.js';
-import { enforceRateLimit } from './authentication.js';
-import type { RateLimiter } from './rate-limit.js';
+import { enforceRateLimit, type RateLimiter } from './rate-limit.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -9,7 +9,7 @@ import { int64Keyword } from './int64-parameter.js';
 import { RequestLogLines } from './logging.js';
 import { installRawServerGuards, writeClientError } from './raw-responses.js';
 import { requestIdFor } from './request-id.js';
-import { formatSchemaError } from './schema-errors.js';
+import { formatSchemaError } from './validation-errors.js';
 
 export interface HttpAppOptions {
   logger: FastifyBaseLogger;

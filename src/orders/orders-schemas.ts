@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { IfNoneMatchHeadersSchema, NotModifiedResponseSchema, VALIDATOR_HEADER_DOCS } from '../http/conditional-get.js';
-import { commonErrorResponses, errorResponse } from '../http/error-schema.js';
+import { commonErrorResponses, errorResponse } from '../http/error-responses.js';
 import { Int64Parameter } from '../http/int64-parameter.js';
 import { QUANTITY_MAX } from './new-order.js';
 

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { DEPRECATION_HEADER_DOCS } from '../http/deprecation.js';
-import { commonErrorResponses, errorResponse } from '../http/error-schema.js';
+import { commonErrorResponses, errorResponse } from '../http/error-responses.js';
 import { Int64Parameter } from '../http/int64-parameter.js';
 
 /** The Pet record: an account's animal, as the deprecated lookup returns it. */

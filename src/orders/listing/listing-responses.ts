@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Lru } from '../../shared/lru.js';
 import type { ListedOrder } from '../orders-repository.js';
-import type { ActiveOrdersListing, OrdersService } from '../orders-service.js';
+import type { ActiveOrdersListing, OrdersService } from '../v1/orders-service.js';
 import { serializeOrderItems, serializeOrders } from './orders-serializers.js';
 
 export interface ListingOptions {

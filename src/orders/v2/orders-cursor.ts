@@ -1,8 +1,8 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { SecretsRepository } from '../secrets/secrets-repository.js';
-import type { Clock } from '../shared/clock.js';
-import { parseInt64 } from '../shared/int64.js';
-import type { OrderFilter } from './orders-repository.js';
+import type { SecretsRepository } from '../../secrets/secrets-repository.js';
+import type { Clock } from '../../shared/clock.js';
+import { parseInt64 } from '../../shared/int64.js';
+import type { OrderFilter } from '../orders-repository.js';
 
 /** What a v2 listing cursor says: where the next page starts, and for whom. */
 export interface CursorPosition {

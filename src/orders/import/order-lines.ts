@@ -1,8 +1,8 @@
-import { AppError, ValidationError } from '../errors/errors.js';
-import { normalizeDateTime } from '../shared/date-time.js';
-import { parseInt64 } from '../shared/int64.js';
-import { newPendingOrder } from './new-order.js';
-import type { NewOrder } from './orders-repository.js';
+import { AppError, ValidationError } from '../../errors/errors.js';
+import { normalizeDateTime } from '../../shared/date-time.js';
+import { parseInt64 } from '../../shared/int64.js';
+import { newPendingOrder } from '../new-order.js';
+import type { NewOrder } from '../orders-repository.js';
 
 /** What one import line may say; the same fields as `orders create`. */
 export interface OrderLine {

@@ -1,10 +1,10 @@
 import { Type, type Static } from 'typebox';
-import { IfNoneMatchHeadersSchema, NotModifiedResponseSchema, VALIDATOR_HEADER_DOCS } from '../http/conditional-get.js';
-import { commonErrorResponses, errorResponse } from '../http/error-schema.js';
-import { documentedAs } from '../openapi/openapi-document.js';
-import { Int64Parameter } from '../http/int64-parameter.js';
-import { ORDER_STATUSES } from './orders-repository.js';
-import { ORDER_FIELDS, ORDER_ID_DESCRIPTION, OrderIdParamsSchema } from './orders-schemas.js';
+import { IfNoneMatchHeadersSchema, NotModifiedResponseSchema, VALIDATOR_HEADER_DOCS } from '../../http/conditional-get.js';
+import { commonErrorResponses, errorResponse } from '../../http/error-responses.js';
+import { documentedAs } from '../../openapi/openapi-document.js';
+import { Int64Parameter } from '../../http/int64-parameter.js';
+import { ORDER_STATUSES } from '../orders-repository.js';
+import { ORDER_FIELDS, ORDER_ID_DESCRIPTION, OrderIdParamsSchema } from '../orders-schemas.js';
 import { LIMIT_DESCRIPTION, V2_LIMIT_DEFAULT, V2_LIMIT_MAX } from './orders-v2-bounds.js';
 
 /** The v2 Order record: v1's fields plus `status`; id, complete and status are always present. */

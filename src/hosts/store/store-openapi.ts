@@ -1,6 +1,6 @@
-import type { Config } from '../config/config.js';
-import { ERROR_STATUS } from '../errors/errors.js';
-import { STABILITY_LEVELS, STABILITY_MEANINGS, type OpenApiOptions } from './openapi-document.js';
+import type { Config } from '../../config/config.js';
+import { ERROR_STATUS } from '../../errors/errors.js';
+import { STABILITY_LEVELS, STABILITY_MEANINGS, type OpenApiOptions } from '../../openapi/openapi-document.js';
 
 /** The published contract version (spec section 9). */
 export const API_VERSION = '1.0.0';

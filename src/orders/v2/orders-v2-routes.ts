@@ -1,13 +1,13 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { redactApiKeys } from '../api-keys/api-key-format.js';
-import { ValidationError } from '../errors/errors.js';
-import { principalOf } from '../http/authentication.js';
-import { notModified, sendNotModified, strongEtag } from '../http/conditional-get.js';
-import { invalidParameterMessage } from '../http/schema-errors.js';
-import { normalizeDateTime } from '../shared/date-time.js';
-import type { ListingResponses } from './listing/listing-responses.js';
-import type { Order, OrderFilter, OrderStatus } from './orders-repository.js';
+import { redactApiKeys } from '../../api-keys/api-key-format.js';
+import { ValidationError } from '../../errors/errors.js';
+import { principalOf } from '../../http/authentication.js';
+import { notModified, sendNotModified, strongEtag } from '../../http/conditional-get.js';
+import { invalidParameterMessage } from '../../http/validation-errors.js';
+import { normalizeDateTime } from '../../shared/date-time.js';
+import type { ListingResponses } from '../listing/listing-responses.js';
+import type { Order, OrderFilter, OrderStatus } from '../orders-repository.js';
 import {
   cancelOrderV2Schema,
   getOrderV2Schema,
@@ -19,7 +19,7 @@ import {
 } from './orders-v2-schemas.js';
 import { V2_LIMIT_DEFAULT } from './orders-v2-bounds.js';
 import type { ListOrdersV2Request, OrdersV2Service } from './orders-v2-service.js';
-import { JSON_CONTENT_TYPE } from '../http/media-types.js';
+import { JSON_CONTENT_TYPE } from '../../http/media-types.js';
 
 const LISTING_PATH = '/v2/store/orders';
 

@@ -1,11 +1,11 @@
-import { ConflictError, InvalidInputError, NotFoundError } from '../errors/errors.js';
+import { ConflictError, InvalidInputError, NotFoundError } from '../../errors/errors.js';
 import { LIMIT_DESCRIPTION, V2_LIMIT_MAX } from './orders-v2-bounds.js';
-import type { Clock } from '../shared/clock.js';
-import { digestOf } from '../shared/digest.js';
+import type { Clock } from '../../shared/clock.js';
+import { digestOf } from '../../shared/digest.js';
 import { canonicalFilter, filterDigest, type CursorCodec } from './orders-cursor.js';
-import type { Order, OrderFilter, OrdersRepository } from './orders-repository.js';
-import type { ReadVersion } from './listing/version-reads.js';
-import { alreadyShipped, cancelPendingOrder, type ChangeStatus } from './order-status-changes.js';
+import type { Order, OrderFilter, OrdersRepository } from '../orders-repository.js';
+import type { ReadVersion } from '../listing/version-reads.js';
+import { alreadyShipped, cancelPendingOrder, type ChangeStatus } from '../order-status-changes.js';
 
 
 /**
@@ -23,7 +23,7 @@ export interface ListOrdersV2Request {
 }
 
 /** A validated listing request whose page has not been read yet. */
-export interface OrdersListing {
+export interface OrdersV2Listing {
   readonly accountId: number;
   readonly filter: OrderFilter;
   readonly limit: number;
@@ -66,7 +66,7 @@ export function createOrdersV2Service({
      * filters) and computes the listing's validator without reading any order,
      * so an unchanged listing is answered from one primary-key read.
      */
-    async openListing(accountId: number, { filter, limit, cursor }: ListOrdersV2Request): Promise<OrdersListing> {
+    async openListing(accountId: number, { filter, limit, cursor }: ListOrdersV2Request): Promise<OrdersV2Listing> {
       if (!Number.isInteger(limit) || limit < 1 || limit > V2_LIMIT_MAX) {
         throw new InvalidInputError('limit', `is not valid. Expected: ${LIMIT_DESCRIPTION}`);
       }
@@ -102,7 +102,7 @@ export function createOrdersV2Service({
     },
 
     /** One page by id, and a cursor when more orders may follow. */
-    async readPage({ accountId, filter, limit, afterId }: OrdersListing): Promise<OrdersPage> {
+    async readPage({ accountId, filter, limit, afterId }: OrdersV2Listing): Promise<OrdersPage> {
       const rows = await ordersRepository.listPage({ accountId, filter, afterId, limit: limit + 1 });
       const orders = rows.slice(0, limit);
       const last = orders.at(-1);

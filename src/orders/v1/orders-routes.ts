@@ -1,12 +1,12 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { principalOf } from '../http/authentication.js';
-import { notModified, sendNotModified, strongEtag } from '../http/conditional-get.js';
-import type { ListingResponses } from './listing/listing-responses.js';
+import { principalOf } from '../../http/authentication.js';
+import { notModified, sendNotModified, strongEtag } from '../../http/conditional-get.js';
+import type { ListingResponses } from '../listing/listing-responses.js';
 import type { OrdersService } from './orders-service.js';
-import { cancelOrderSchema, listOrdersSchema } from './orders-schemas.js';
-import { JSON_CONTENT_TYPE } from '../http/media-types.js';
+import { cancelOrderSchema, listOrdersSchema } from '../orders-schemas.js';
+import { JSON_CONTENT_TYPE } from '../../http/media-types.js';
 
 /** The v1 listing: its path under /v1 and the scope it needs (the fast lane answers the same). */
 export const V1_LISTING = { path: '/store/orders', scope: 'orders:read' } as const;
