@@ -6,7 +6,7 @@ import type { ApiKeysService } from '../api-keys/api-keys-service.js';
 import { AppError } from '../errors/errors.js';
 import { enforceRateLimit, type RateLimiter } from './rate-limit.js';
 
-export const AUTH_REALM = 'store-orders';
+const AUTH_REALM = 'store-orders';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -52,7 +52,7 @@ export interface GuardOptions {
  * Every Authorization header is looked at, as sent: Node keeps only the
  * first, and two are refused.
  */
-export function bearerToken(rawHeaders: readonly string[]): string | AppError {
+function bearerToken(rawHeaders: readonly string[]): string | AppError {
   let header: string | undefined;
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
     if (rawHeaders[i]?.toLowerCase() !== 'authorization') continue;

@@ -39,7 +39,7 @@ function isFastifyError(error: unknown): error is FastifyError {
  * Only AppErrors and known client faults speak to the client; everything else
  * is an internal error whose details stay in the log.
  */
-export function toErrorResponse(error: unknown, inputs: RouteInputs = {}): ErrorResponse {
+function toErrorResponse(error: unknown, inputs: RouteInputs = {}): ErrorResponse {
   if (error instanceof InvalidInputError) {
     const where = inputs[error.input];
     const message = where === undefined ? error.message : `${inputLabel(where[0], where[1])} ${error.problem}`;

@@ -15,7 +15,7 @@ declare module 'fastify' {
 }
 
 /** Node's own default, stated so the bound is ours: larger request headers get 431. */
-export const MAX_HEADER_BYTES = 16 * 1024;
+const MAX_HEADER_BYTES = 16 * 1024;
 
 /**
  * Server options that bound what one client can hold: a request must deliver
@@ -43,7 +43,7 @@ export function hardenedServerOptions(limits: Limits): {
   };
 }
 
-export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'x-content-type-options': 'nosniff',
   // JSON is never a document: nothing may load, frame or embed it.
   'content-security-policy': "default-src 'none'; frame-ancestors 'none'",

@@ -75,7 +75,7 @@ export function createRateLimiter(
  * `RateLimit-Policy: "default";q=100;w=60` and `RateLimit: "default";r=42;t=17`,
  * plus Retry-After when the request is refused.
  */
-export function rateLimitHeaders(policy: RateLimiter['policy'], decision: RateLimitDecision): Record<string, string> {
+function rateLimitHeaders(policy: RateLimiter['policy'], decision: RateLimitDecision): Record<string, string> {
   const [policyName, policyValue, name, value] = rateLimitHeaderPairs(policy, decision);
   const headers: Record<string, string> = { [policyName]: policyValue, [name]: value };
   if (!decision.allowed) headers['retry-after'] = String(decision.resetSeconds);

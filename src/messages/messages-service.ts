@@ -5,7 +5,7 @@ import { IDEMPOTENCY_KEY_MAX_LENGTH, MESSAGE_MAX_CHARACTERS } from './messages-b
 import type { Message, MessagesRepository } from './messages-repository.js';
 
 /** How long a key replays its first response; afterwards it may be used afresh. */
-export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 // Visible ASCII and spaces: what survives every proxy unchanged.
 const IDEMPOTENCY_KEY = new RegExp(`^[\\x20-\\x7E]{1,${IDEMPOTENCY_KEY_MAX_LENGTH}}$`);

@@ -4,7 +4,7 @@ import { commonErrorResponses, errorResponse } from '../http/error-responses.js'
 import { Int64Parameter } from '../http/int64-parameter.js';
 
 /** The Pet record: an account's animal, as the deprecated lookup returns it. */
-export const PetSchema = Type.Object(
+const PetSchema = Type.Object(
   {
     id: Type.Unsafe<bigint>({ type: 'integer', format: 'int64', description: 'Unique pet identifier.' }),
     name: Type.String({ minLength: 1, maxLength: 200, description: 'The name the store knows the animal by.' }),
@@ -13,10 +13,10 @@ export const PetSchema = Type.Object(
 );
 export type PetRecord = Static<typeof PetSchema>;
 
-export const PET_ID_DESCRIPTION =
+const PET_ID_DESCRIPTION =
   "the pet's identifier, a decimal int64 (-9223372036854775808 to 9223372036854775807) without leading zeros or a plus sign.";
 
-export const PetIdParamsSchema = Type.Object({
+const PetIdParamsSchema = Type.Object({
   petId: Int64Parameter(PET_ID_DESCRIPTION),
 });
 

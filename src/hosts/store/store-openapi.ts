@@ -6,7 +6,7 @@ import { STABILITY_LEVELS, STABILITY_MEANINGS, type OpenApiOptions } from '../..
 export const API_VERSION = '1.0.0';
 
 /** The v2 document's version: a pre-release of 2.0.0 while its operations are beta. */
-export const API_V2_VERSION = '2.0.0-beta.1';
+const API_V2_VERSION = '2.0.0-beta.1';
 
 /** The v2 document: its own generator (decorator) on the store host, and where the host serves it. */
 export const V2_DOCUMENT = { decorator: 'swaggerV2', path: '/v2/openapi.json' } as const;

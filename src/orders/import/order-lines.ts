@@ -35,7 +35,7 @@ function int64Field(value: unknown, name: string): bigint {
  * {"id": 1, "petId": 9007199254740993, "quantity": 2, "shipDate": "2026-12-01T10:00:00Z", "complete": false}.
  * Throws ValidationError saying what is wrong (never echoing the line).
  */
-export function parseOrderLine(line: string): OrderLine {
+function parseOrderLine(line: string): OrderLine {
   let value: unknown;
   try {
     value = JSON.parse(line.replace(INT64_FIELD, '$1"$2"'));

@@ -22,7 +22,7 @@ export interface CursorCodec {
 }
 
 /** The name of the database-held key used when CURSOR_SECRET is not configured. */
-export const CURSOR_SECRET_NAME = 'orders-cursor-hmac';
+const CURSOR_SECRET_NAME = 'orders-cursor-hmac';
 
 const MAC_BYTES = 16;
 const DOMAIN = 'store-orders/v2/orders-cursor';

@@ -92,7 +92,7 @@ function rejectUnknownParameters(query: unknown): void {
  * Turns the schema-checked query strings into typed filters, exactly: int64
  * through BigInt, instants normalised to UTC. Each refusal names its parameter.
  */
-export function parseListQuery(query: ListOrdersV2Query): ListOrdersV2Request {
+function parseListQuery(query: ListOrdersV2Query): ListOrdersV2Request {
   const invalid = (name: string, expected: string) => new ValidationError(invalidParameterMessage('querystring', name, expected));
   const filter: OrderFilter = {};
   if (query.status !== undefined && query.status.length > 0) filter.statuses = query.status as OrderStatus[];

@@ -8,7 +8,7 @@ import { ORDER_FIELDS, ORDER_ID_DESCRIPTION, OrderIdParamsSchema } from '../orde
 import { LIMIT_DESCRIPTION, V2_LIMIT_DEFAULT, V2_LIMIT_MAX } from './orders-v2-bounds.js';
 
 /** The v2 Order record: v1's fields plus `status`; id, complete and status are always present. */
-export const OrderV2Schema = Type.Object(
+const OrderV2Schema = Type.Object(
   {
     // The always-present fields first: it is the order the serializer writes.
     id: ORDER_FIELDS.id,
@@ -22,10 +22,10 @@ export const OrderV2Schema = Type.Object(
 );
 export type OrderV2Record = Static<typeof OrderV2Schema>;
 
-export const ORDERS_PAGE_DESCRIPTION =
+const ORDERS_PAGE_DESCRIPTION =
   'One page of orders by id. nextCursor is null on the last page; otherwise pass it as cursor, with the same filters, for the next.';
 
-export const OrdersPageSchema = Type.Object(
+const OrdersPageSchema = Type.Object(
   {
     data: Type.Array(OrderV2Schema, { maxItems: V2_LIMIT_MAX, description: `The orders of this page, by id: at most limit (at most ${V2_LIMIT_MAX}).` }),
     nextCursor: Type.Union([Type.String({ maxLength: 512 }), Type.Null()], {
@@ -43,7 +43,7 @@ export const SHIP_DATE_DESCRIPTION = 'an ISO 8601 date-time with a time zone, e.
  * each value exactly (see parseListQuery); the OpenAPI document shows each as
  * the type it is on the wire (documentedAs, and int64 for petId).
  */
-export const ListOrdersV2QuerySchema = Type.Object(
+const ListOrdersV2QuerySchema = Type.Object(
   {
     status: Type.Optional(
       Type.Array(Type.String({ enum: [...ORDER_STATUSES], description: 'one of pending, shipped, cancelled, each at most once.' }), {
