@@ -1,11 +1,11 @@
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from './app.js';
+import { buildApp } from './hosts/store/store-app.js';
 import { createContainer, createMessagesDispatcher } from './composition.js';
 import type { Config } from './config/config.js';
 import { createLogger } from './http/logging.js';
 import { createRateLimiter } from './http/rate-limit.js';
-import { buildQuickstartApp } from './quickstart/quickstart-app.js';
+import { buildQuickstartApp } from './hosts/quickstart/quickstart-app.js';
 
 /**
  * Runs the store host, the quickstart host (unless QUICKSTART_PORT=off) and

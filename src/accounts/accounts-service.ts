@@ -2,7 +2,7 @@ import { NotFoundError, ValidationError } from '../errors/errors.js';
 import type { Clock } from '../shared/clock.js';
 import type { Account, AccountsRepository } from './accounts-repository.js';
 
-export const ACCOUNT_NAME_MAX = 200;
+const ACCOUNT_NAME_MAX = 200;
 
 export function createAccountsService({ accountsRepository, clock }: { accountsRepository: AccountsRepository; clock: Clock }) {
   return {

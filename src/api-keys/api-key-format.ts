@@ -14,7 +14,7 @@ import type { DeploymentEnvironment } from '../config/config.js';
  * and made-up keys without touching storage.
  */
 
-export const API_KEY_PREFIXES: Readonly<Record<DeploymentEnvironment, string>> = {
+const API_KEY_PREFIXES: Readonly<Record<DeploymentEnvironment, string>> = {
   production: 'so_prod_',
   staging: 'so_stg_',
 };
@@ -26,7 +26,7 @@ const CHECKSUM_LENGTH = 6;
 const VISIBLE_START_LENGTH = 4;
 
 /** Matches anything shaped like one of our keys, for scrubbing text before it is logged. */
-export const API_KEY_PATTERN = /so_(?:prod|stg)_[0-9A-Za-z]+/g;
+const API_KEY_PATTERN = /so_(?:prod|stg)_[0-9A-Za-z]+/g;
 const API_KEY_SHAPE = /^so_(prod|stg)_([0-9A-Za-z]{36})$/;
 
 export interface GeneratedApiKey {

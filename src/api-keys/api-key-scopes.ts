@@ -7,7 +7,7 @@ export const API_KEY_SCOPES = ['orders:read', 'orders:write', 'pets:read', 'mess
 
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 
-export function isApiKeyScope(text: string): text is ApiKeyScope {
+function isApiKeyScope(text: string): text is ApiKeyScope {
   return (API_KEY_SCOPES as readonly string[]).includes(text);
 }
 

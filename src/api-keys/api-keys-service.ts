@@ -6,7 +6,7 @@ import { checkApiKey, generateApiKey } from './api-key-format.js';
 import { API_KEY_SCOPES, type ApiKeyScope } from './api-key-scopes.js';
 import type { ApiKey, ApiKeyPrincipal, ApiKeysRepository } from './api-keys-repository.js';
 
-export const API_KEY_NAME_MAX = 100;
+const API_KEY_NAME_MAX = 100;
 
 export type Authentication =
   | { ok: true; principal: ApiKeyPrincipal }

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../errors/errors.js';
-import { ErrorRecordSchema } from '../http/error-schema.js';
+import { ErrorRecordSchema } from '../http/error-responses.js';
 import type { Storage } from '../storage/storage.js';
 
 const StatusSchema = Type.Object({ status: Type.String() }, { additionalProperties: false });

@@ -1,12 +1,12 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiKeyScope } from '../api-keys/api-key-scopes.js';
 import type { KeyUsageRecorder } from '../api-keys/api-key-usage.js';
 import type { ApiKeyPrincipal } from '../api-keys/api-keys-repository.js';
 import type { ApiKeysService } from '../api-keys/api-keys-service.js';
 import { AppError } from '../errors/errors.js';
-import { rateLimitHeaders, type RateLimiter } from './rate-limit.js';
+import { enforceRateLimit, type RateLimiter } from './rate-limit.js';
 
-export const AUTH_REALM = 'store-orders';
+const AUTH_REALM = 'store-orders';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -48,25 +48,11 @@ export interface GuardOptions {
 }
 
 /**
- * Counts one request against `bucket` and sets the RateLimit headers; throws
- * 429 once the bucket is spent. Used here and by the hardening hooks.
- */
-export function enforceRateLimit(rateLimiter: RateLimiter | undefined, bucket: string, reply: FastifyReply): void {
-  const decision = rateLimiter?.consume(bucket);
-  if (rateLimiter === undefined || decision === undefined) return;
-  const headers = rateLimitHeaders(rateLimiter.policy, decision);
-  if (!decision.allowed) {
-    throw new AppError('rate_limited', `Too many requests: the limit is ${decision.limit} per ${rateLimiter.policy.windowSeconds} s. Retry after ${decision.resetSeconds} s.`, headers);
-  }
-  reply.headers(headers);
-}
-
-/**
  * The API key of `Authorization: Bearer <API key>`, or why there is none.
  * Every Authorization header is looked at, as sent: Node keeps only the
  * first, and two are refused.
  */
-export function bearerToken(rawHeaders: readonly string[]): string | AppError {
+function bearerToken(rawHeaders: readonly string[]): string | AppError {
   let header: string | undefined;
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
     if (rawHeaders[i]?.toLowerCase() !== 'authorization') continue;

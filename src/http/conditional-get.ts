@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { HeaderDoc } from './error-schema.js';
+import type { HeaderDoc } from './error-responses.js';
 
 /** What a listing that supports conditional GET answers with, on 200 and on 304 (see notModified). */
 export const VALIDATOR_HEADER_DOCS: Readonly<Record<string, HeaderDoc>> = {

@@ -12,7 +12,7 @@ export interface DeprecationPolicy {
  * `Deprecation: @<unix seconds>` (RFC 9745), `Sunset: <IMF-fixdate>`
  * (RFC 8594) and a `Link` to the documentation for both relations.
  */
-export function deprecationHeaders(policy: DeprecationPolicy): Record<'deprecation' | 'sunset' | 'link', string> {
+function deprecationHeaders(policy: DeprecationPolicy): Record<'deprecation' | 'sunset' | 'link', string> {
   const target = `<${policy.documentation}>`;
   return {
     deprecation: `@${Math.floor(policy.deprecatedAt.getTime() / 1000)}`,

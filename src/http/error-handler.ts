@@ -1,7 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, errorRecord, InvalidInputError, UnavailableError, type ErrorCode, type ErrorRecord } from '../errors/errors.js';
 import { JSON_CONTENT_TYPE } from './media-types.js';
-import { inputLabel, type RequestPart } from './schema-errors.js';
+import { recordRoutes } from './route-table.js';
+import { inputLabel, type RequestPart } from './validation-errors.js';
 
 /** Where a route takes each input a service may refuse by name: the request part and the name it has there. */
 export type RouteInputs = Readonly<Record<string, readonly [RequestPart, string]>>;
@@ -38,7 +39,7 @@ function isFastifyError(error: unknown): error is FastifyError {
  * Only AppErrors and known client faults speak to the client; everything else
  * is an internal error whose details stay in the log.
  */
-export function toErrorResponse(error: unknown, inputs: RouteInputs = {}): ErrorResponse {
+function toErrorResponse(error: unknown, inputs: RouteInputs = {}): ErrorResponse {
   if (error instanceof InvalidInputError) {
     const where = inputs[error.input];
     const message = where === undefined ? error.message : `${inputLabel(where[0], where[1])} ${error.problem}`;
@@ -71,17 +72,9 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: u
     .send(record);
 }
 
-const routeTables = new WeakMap<FastifyInstance, ReturnType<typeof collectRoutes>>();
-
-/** Every route registered on `app` so far: its URL pattern and methods. */
-export function routeTable(app: FastifyInstance): { url: string; methods: string[] }[] {
-  return routeTables.get(app)?.all() ?? [];
-}
-
 /** Installs the one error handler and the 404/405 handler on the root instance. */
 export function installErrorHandling(app: FastifyInstance): void {
-  const routes = collectRoutes(app);
-  routeTables.set(app, routes);
+  const routes = recordRoutes(app);
 
   app.setErrorHandler((error, request, reply) => sendError(request, reply, error));
 
@@ -98,53 +91,4 @@ export function installErrorHandling(app: FastifyInstance): void {
     }
     return sendError(request, reply, new AppError('route_not_found', 'No resource exists at this path.'));
   });
-}
-
-/**
- * Records every route's path and methods as it is registered, so that a
- * request that matches a path but not a method gets 405 with Allow (Fastify
- * answers 404 for both).
- */
-function collectRoutes(app: FastifyInstance) {
-  const byPattern = new Map<string, { regex: RegExp; methods: Set<string> }>();
-  app.addHook('onRoute', (route) => {
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    let entry = byPattern.get(route.url);
-    if (entry === undefined) {
-      entry = { regex: patternToRegex(route.url), methods: new Set() };
-      byPattern.set(route.url, entry);
-    }
-    for (const method of methods) entry.methods.add(method.toUpperCase());
-  });
-  return {
-    all: () => [...byPattern].map(([url, entry]) => ({ url, methods: [...entry.methods].sort() })),
-    methodsFor(url: string): string[] {
-      const queryStart = url.indexOf('?');
-      const rawPath = queryStart === -1 ? url : url.slice(0, queryStart);
-      // Match what the router matches: the percent-decoded path.
-      let path = rawPath;
-      try {
-        path = decodeURIComponent(rawPath);
-      } catch {
-        // Undecodable paths never reach here (FST_ERR_BAD_URL); keep the raw form regardless.
-      }
-      const methods = new Set<string>();
-      for (const entry of byPattern.values()) {
-        if (entry.regex.test(path)) for (const method of entry.methods) methods.add(method);
-      }
-      return [...methods].sort();
-    },
-  };
-}
-
-function patternToRegex(pattern: string): RegExp {
-  const source = pattern
-    .split('/')
-    .map((segment) => {
-      if (segment.startsWith(':')) return '[^/]*';
-      if (segment === '*') return '.*';
-      return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    })
-    .join('/');
-  return new RegExp(`^${source}$`);
 }

@@ -3,8 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ServerOptions } from 'node:http';
 import type { Limits } from '../config/limits.js';
 import { AppError } from '../errors/errors.js';
-import { enforceRateLimit } from './authentication.js';
-import type { RateLimiter } from './rate-limit.js';
+import { enforceRateLimit, type RateLimiter } from './rate-limit.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -16,7 +15,7 @@ declare module 'fastify' {
 }
 
 /** Node's own default, stated so the bound is ours: larger request headers get 431. */
-export const MAX_HEADER_BYTES = 16 * 1024;
+const MAX_HEADER_BYTES = 16 * 1024;
 
 /**
  * Server options that bound what one client can hold: a request must deliver
@@ -44,7 +43,7 @@ export function hardenedServerOptions(limits: Limits): {
   };
 }
 
-export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'x-content-type-options': 'nosniff',
   // JSON is never a document: nothing may load, frame or embed it.
   'content-security-policy': "default-src 'none'; frame-ancestors 'none'",

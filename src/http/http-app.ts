@@ -5,10 +5,11 @@ import { AppError } from '../errors/errors.js';
 import { installErrorHandling, sendError } from './error-handler.js';
 import { hardenedServerOptions, installHardening } from './hardening.js';
 import type { RateLimiter } from './rate-limit.js';
+import { int64Keyword } from './int64-parameter.js';
 import { RequestLogLines } from './logging.js';
 import { installRawServerGuards, writeClientError } from './raw-responses.js';
 import { requestIdFor } from './request-id.js';
-import { formatSchemaError } from './schema-errors.js';
+import { formatSchemaError } from './validation-errors.js';
 
 export interface HttpAppOptions {
   logger: FastifyBaseLogger;
@@ -60,7 +61,7 @@ export async function createHttpApp({ logger, bodyLimit, ajv = {}, limits, rateL
     // Our own onRequest hook answers with an Error record while closing.
     return503OnClosing: false,
     schemaErrorFormatter: formatSchemaError,
-    ajv: { customOptions: { verbose: true, ...ajv } },
+    ajv: { customOptions: { verbose: true, ...ajv }, plugins: [int64Keyword] },
     frameworkErrors: (error, request, reply) => {
       sendError(request, reply, error);
     },

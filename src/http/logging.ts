@@ -9,7 +9,7 @@ import type { LogLevel } from '../config/config.js';
  * put a key or personal data there) and anything shaped like an API key is
  * scrubbed from the path.
  */
-export function loggableUrl(url: string): string {
+function loggableUrl(url: string): string {
   const queryStart = url.indexOf('?');
   const rawPath = queryStart === -1 ? url : url.slice(0, queryStart);
   // A key may arrive percent-encoded (so%5Fprod%5F…): judge the decoded form.

@@ -1,4 +1,6 @@
+import type { FastifyReply } from 'fastify';
 import type { Limits } from '../config/limits.js';
+import { AppError } from '../errors/errors.js';
 
 /** The outcome of counting one request against a bucket. */
 export interface RateLimitDecision {
@@ -73,7 +75,7 @@ export function createRateLimiter(
  * `RateLimit-Policy: "default";q=100;w=60` and `RateLimit: "default";r=42;t=17`,
  * plus Retry-After when the request is refused.
  */
-export function rateLimitHeaders(policy: RateLimiter['policy'], decision: RateLimitDecision): Record<string, string> {
+function rateLimitHeaders(policy: RateLimiter['policy'], decision: RateLimitDecision): Record<string, string> {
   const [policyName, policyValue, name, value] = rateLimitHeaderPairs(policy, decision);
   const headers: Record<string, string> = { [policyName]: policyValue, [name]: value };
   if (!decision.allowed) headers['retry-after'] = String(decision.resetSeconds);
@@ -88,4 +90,18 @@ export function rateLimitHeaderPairs(policy: RateLimiter['policy'], decision: Ra
     'ratelimit',
     `"${POLICY_NAME}";r=${decision.remaining};t=${decision.resetSeconds}`,
   ];
+}
+
+/**
+ * Counts one request against `bucket` and sets the RateLimit headers; throws
+ * 429 once the bucket is spent. Used by requireApiKey and by the hardening hooks.
+ */
+export function enforceRateLimit(rateLimiter: RateLimiter | undefined, bucket: string, reply: FastifyReply): void {
+  const decision = rateLimiter?.consume(bucket);
+  if (rateLimiter === undefined || decision === undefined) return;
+  const headers = rateLimitHeaders(rateLimiter.policy, decision);
+  if (!decision.allowed) {
+    throw new AppError('rate_limited', `Too many requests: the limit is ${decision.limit} per ${rateLimiter.policy.windowSeconds} s. Retry after ${decision.resetSeconds} s.`, headers);
+  }
+  reply.headers(headers);
 }

@@ -1,21 +1,21 @@
 import { Type, type Static } from 'typebox';
-import { commonErrorResponses, errorResponse } from '../http/error-schema.js';
+import { commonErrorResponses, errorResponse } from '../http/error-responses.js';
 import { MESSAGE_STATUSES } from './messages-repository.js';
-import { IDEMPOTENCY_KEY_MAX_LENGTH, MESSAGE_MAX_CHARACTERS } from './messages-service.js';
+import { IDEMPOTENCY_KEY_MAX_LENGTH, MESSAGE_MAX_CHARACTERS } from './messages-bounds.js';
 
 /** The largest request body POST /messages reads (413 beyond). Any valid `message`, even fully \u-escaped, fits. */
 export const MESSAGES_BODY_LIMIT_BYTES = 64 * 1024;
 
-export const MESSAGE_DESCRIPTION = `The text to send: 1 to ${MESSAGE_MAX_CHARACTERS} Unicode characters, stored and returned exactly as sent.`;
+const MESSAGE_DESCRIPTION = `The text to send: 1 to ${MESSAGE_MAX_CHARACTERS} Unicode characters, stored and returned exactly as sent.`;
 
-export const SendMessageBodySchema = Type.Object(
+const SendMessageBodySchema = Type.Object(
   { message: Type.String({ minLength: 1, maxLength: MESSAGE_MAX_CHARACTERS, description: MESSAGE_DESCRIPTION }) },
   { title: 'SendMessageRequest', additionalProperties: false },
 );
 export type SendMessageBody = Static<typeof SendMessageBodySchema>;
 
 /** The spec's quickstart message record (section 2). */
-export const MessageSchema = Type.Object(
+const MessageSchema = Type.Object(
   {
     id: Type.String({ maxLength: 100, description: 'Unique message identifier.' }),
     message: Type.String({ maxLength: MESSAGE_MAX_CHARACTERS, description: 'The message text, exactly as sent.' }),
@@ -92,7 +92,7 @@ export const sendMessageSchema = {
   },
 } as const;
 
-export const MessageIdParamsSchema = Type.Object({
+const MessageIdParamsSchema = Type.Object({
   id: Type.String({ maxLength: 100, description: 'The message id returned by sendMessage.', examples: [ID_EXAMPLE] }),
 });
 

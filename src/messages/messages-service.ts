@@ -1,14 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { AppError, InvalidInputError, NotFoundError } from '../errors/errors.js';
 import type { Clock } from '../shared/clock.js';
+import { IDEMPOTENCY_KEY_MAX_LENGTH, MESSAGE_MAX_CHARACTERS } from './messages-bounds.js';
 import type { Message, MessagesRepository } from './messages-repository.js';
 
-/** The bound on `message`, in Unicode code points (what JSON Schema's maxLength counts). */
-export const MESSAGE_MAX_CHARACTERS = 4096;
-/** Stripe's bound on an Idempotency-Key. */
-export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 /** How long a key replays its first response; afterwards it may be used afresh. */
-export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 // Visible ASCII and spaces: what survives every proxy unchanged.
 const IDEMPOTENCY_KEY = new RegExp(`^[\\x20-\\x7E]{1,${IDEMPOTENCY_KEY_MAX_LENGTH}}$`);

@@ -46,7 +46,7 @@ export interface OpenApiOptions {
   decorator?: string;
 }
 
-export const DEFAULT_DOCUMENT_DECORATOR = 'swagger';
+const DEFAULT_DOCUMENT_DECORATOR = 'swagger';
 
 /** Where a schema says how the OpenAPI document should show it (see documentedAs). */
 const DOCUMENTED_AS = Symbol('documentedAs');

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { IfNoneMatchHeadersSchema, NotModifiedResponseSchema, VALIDATOR_HEADER_DOCS } from '../http/conditional-get.js';
-import { commonErrorResponses, errorResponse } from '../http/error-schema.js';
-import { INT64_DECIMAL_PATTERN } from '../shared/int64.js';
+import { commonErrorResponses, errorResponse } from '../http/error-responses.js';
+import { Int64Parameter } from '../http/int64-parameter.js';
 import { QUANTITY_MAX } from './new-order.js';
 
 /**
@@ -10,16 +10,23 @@ import { QUANTITY_MAX } from './new-order.js';
  */
 const Int64 = (description: string) => Type.Unsafe<bigint>({ type: 'integer', format: 'int64', description });
 
+/** The fields of an Order record, shared by every API version (v2 adds `status`). */
+export const ORDER_FIELDS = {
+  id: Int64('Unique order identifier.'),
+  petId: Int64('Identifier of the animal in this order.'),
+  quantity: Type.Integer({ format: 'int32', minimum: 1, maximum: QUANTITY_MAX, description: 'Number of units ordered.' }),
+  shipDate: Type.String({ format: 'date-time', maxLength: 35, description: 'Expected or actual ship date, ISO 8601 in UTC.' }),
+  complete: Type.Boolean({ description: 'Whether the order has been fulfilled.' }),
+};
+
 /** The v1 Order record: exactly the five documented fields, none required. */
 export const OrderSchema = Type.Object(
   {
-    id: Type.Optional(Int64('Unique order identifier.')),
-    petId: Type.Optional(Int64('Identifier of the animal in this order.')),
-    quantity: Type.Optional(Type.Integer({ format: 'int32', minimum: 1, maximum: QUANTITY_MAX, description: 'Number of units ordered.' })),
-    shipDate: Type.Optional(
-      Type.String({ format: 'date-time', maxLength: 35, description: 'Expected or actual ship date, ISO 8601 in UTC.' }),
-    ),
-    complete: Type.Optional(Type.Boolean({ description: 'Whether the order has been fulfilled.' })),
+    id: Type.Optional(ORDER_FIELDS.id),
+    petId: Type.Optional(ORDER_FIELDS.petId),
+    quantity: Type.Optional(ORDER_FIELDS.quantity),
+    shipDate: Type.Optional(ORDER_FIELDS.shipDate),
+    complete: Type.Optional(ORDER_FIELDS.complete),
   },
   { title: 'Order', additionalProperties: false },
 );
@@ -29,11 +36,7 @@ export const ORDER_ID_DESCRIPTION =
   "the order's identifier, a decimal int64 (-9223372036854775808 to 9223372036854775807) without leading zeros or a plus sign.";
 
 export const OrderIdParamsSchema = Type.Object({
-  orderId: Type.String({
-    // Shape only; the int64 range is checked when parsing (see parseInt64).
-    pattern: INT64_DECIMAL_PATTERN,
-    description: ORDER_ID_DESCRIPTION,
-  }),
+  orderId: Int64Parameter(ORDER_ID_DESCRIPTION),
 });
 
 const ORDER_EXAMPLE = {

@@ -1,10 +1,10 @@
 import { Type, type Static } from 'typebox';
 import { DEPRECATION_HEADER_DOCS } from '../http/deprecation.js';
-import { commonErrorResponses, errorResponse } from '../http/error-schema.js';
-import { INT64_DECIMAL_PATTERN } from '../shared/int64.js';
+import { commonErrorResponses, errorResponse } from '../http/error-responses.js';
+import { Int64Parameter } from '../http/int64-parameter.js';
 
 /** The Pet record: an account's animal, as the deprecated lookup returns it. */
-export const PetSchema = Type.Object(
+const PetSchema = Type.Object(
   {
     id: Type.Unsafe<bigint>({ type: 'integer', format: 'int64', description: 'Unique pet identifier.' }),
     name: Type.String({ minLength: 1, maxLength: 200, description: 'The name the store knows the animal by.' }),
@@ -13,11 +13,11 @@ export const PetSchema = Type.Object(
 );
 export type PetRecord = Static<typeof PetSchema>;
 
-export const PET_ID_DESCRIPTION =
+const PET_ID_DESCRIPTION =
   "the pet's identifier, a decimal int64 (-9223372036854775808 to 9223372036854775807) without leading zeros or a plus sign.";
 
-export const PetIdParamsSchema = Type.Object({
-  petId: Type.String({ pattern: INT64_DECIMAL_PATTERN, description: PET_ID_DESCRIPTION }),
+const PetIdParamsSchema = Type.Object({
+  petId: Int64Parameter(PET_ID_DESCRIPTION),
 });
 
 /** Where the Link header points: the operation on the docs page, on the same host. */

@@ -3,7 +3,7 @@ import type { Clock } from '../shared/clock.js';
 import { isInt64 } from '../shared/int64.js';
 import type { Pet, PetsRepository } from './pets-repository.js';
 
-export const PET_NAME_MAX = 200;
+const PET_NAME_MAX = 200;
 
 /** When the pet lookup was deprecated and when it stops answering (sunset >= deprecation). */
 export interface PetsLifecycle {

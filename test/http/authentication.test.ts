@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { connect, type AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
 import { generateApiKey } from '../../src/api-keys/api-key-format.js';
-import { routeTable } from '../../src/http/error-handler.js';
-import { V2_DOCUMENT } from '../../src/openapi/store-openapi.js';
+import { routeTable } from '../../src/http/route-table.js';
+import { V2_DOCUMENT } from '../../src/hosts/store/store-openapi.js';
 import { createTestApp, errorBody, type TestApp } from '../support/app.js';
 import { testBackends } from '../support/storage.js';
 

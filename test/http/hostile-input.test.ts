@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
-import { routeTable } from '../../src/http/error-handler.js';
+import { routeTable } from '../../src/http/route-table.js';
 import { createTestApp, errorBody } from '../support/app.js';
 import { createTestQuickstartApp } from '../support/quickstart.js';
 import { listenLocal, sendRaw, type RawResponse } from '../support/raw-http.js';

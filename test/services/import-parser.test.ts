@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { startImportParser } from '../../src/orders/orders-import-parser.js';
+import { startImportParser } from '../../src/orders/import/parser-thread.js';
 
 const options = { accountId: 7, createdAt: '2026-11-24T05:00:00.000Z' };
 

@@ -1,7 +1,7 @@
 import type { TestContext } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { FastifyBaseLogger } from 'fastify';
-import { buildApp, registerStoreRoutes, storeHttpOptions, v1ListingLane, type AppDependencies } from '../../src/app.js';
+import { buildApp, registerStoreRoutes, storeHttpOptions, v1ListingLane, type AppDependencies } from '../../src/hosts/store/store-app.js';
 import type { Account } from '../../src/accounts/accounts-repository.js';
 import type { Services } from '../../src/composition.js';
 import type { Config, DatabaseConfig, DeploymentEnvironment } from '../../src/config/config.js';

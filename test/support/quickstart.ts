@@ -9,7 +9,7 @@ import type { Services } from '../../src/composition.js';
 import type { Limits } from '../../src/config/limits.js';
 import type { Config, QuickstartConfig } from '../../src/config/config.js';
 import { createRateLimiter, type RateLimiter } from '../../src/http/rate-limit.js';
-import { buildQuickstartApp } from '../../src/quickstart/quickstart-app.js';
+import { buildQuickstartApp } from '../../src/hosts/quickstart/quickstart-app.js';
 import type { Clock } from '../../src/shared/clock.js';
 import type { Storage } from '../../src/storage/storage.js';
 import { testConfig, testServices } from './container.js';

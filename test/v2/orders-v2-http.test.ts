@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { listOrdersV2Schema, getOrderV2Schema, cancelOrderV2Schema } from '../../src/orders/orders-v2-schemas.js';
+import { listOrdersV2Schema, getOrderV2Schema, cancelOrderV2Schema } from '../../src/orders/v2/orders-v2-schemas.js';
 import { createTestApp, errorBody } from '../support/app.js';
 import { walk, type Page } from '../support/pages.js';
 import { testBackends } from '../support/storage.js';

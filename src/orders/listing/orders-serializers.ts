@@ -14,8 +14,3 @@ const serializeOrderArray = fastJson(Type.Array(OrderSchema));
 export function serializeOrders(orders: ListedOrder[]): string {
   return serializeOrderArray(orders);
 }
-
-/** The same records without the enclosing brackets, to be joined into a streamed array. */
-export function serializeOrderItems(orders: ListedOrder[]): string {
-  return serializeOrderArray(orders).slice(1, -1);
-}

@@ -1,36 +1,31 @@
 import { Type, type Static } from 'typebox';
-import { IfNoneMatchHeadersSchema, NotModifiedResponseSchema, VALIDATOR_HEADER_DOCS } from '../http/conditional-get.js';
-import { commonErrorResponses, errorResponse } from '../http/error-schema.js';
-import { documentedAs } from '../openapi/openapi-document.js';
-import { INT64_DECIMAL_PATTERN } from '../shared/int64.js';
-import { ORDER_STATUSES } from './orders-repository.js';
-import { ORDER_ID_DESCRIPTION, OrderIdParamsSchema } from './orders-schemas.js';
-import { QUANTITY_MAX } from './new-order.js';
-import { V2_LIMIT_DEFAULT, V2_LIMIT_MAX } from './orders-v2-service.js';
-
-const Int64 = (description: string) => Type.Unsafe<bigint>({ type: 'integer', format: 'int64', description });
+import { IfNoneMatchHeadersSchema, NotModifiedResponseSchema, VALIDATOR_HEADER_DOCS } from '../../http/conditional-get.js';
+import { commonErrorResponses, errorResponse } from '../../http/error-responses.js';
+import { documentedAs } from '../../openapi/openapi-document.js';
+import { Int64Parameter } from '../../http/int64-parameter.js';
+import { ORDER_STATUSES } from '../orders-repository.js';
+import { ORDER_FIELDS, ORDER_ID_DESCRIPTION, OrderIdParamsSchema } from '../orders-schemas.js';
+import { LIMIT_DESCRIPTION, V2_LIMIT_DEFAULT, V2_LIMIT_MAX } from './orders-v2-bounds.js';
 
 /** The v2 Order record: v1's fields plus `status`; id, complete and status are always present. */
-export const OrderV2Schema = Type.Object(
+const OrderV2Schema = Type.Object(
   {
     // The always-present fields first: it is the order the serializer writes.
-    id: Int64('Unique order identifier.'),
+    id: ORDER_FIELDS.id,
     status: Type.String({ enum: [...ORDER_STATUSES], description: 'pending, shipped or cancelled.' }),
-    complete: Type.Boolean({ description: 'Whether the order has been fulfilled.' }),
-    petId: Type.Optional(Int64('Identifier of the animal in this order.')),
-    quantity: Type.Optional(Type.Integer({ format: 'int32', minimum: 1, maximum: QUANTITY_MAX, description: 'Number of units ordered.' })),
-    shipDate: Type.Optional(
-      Type.String({ format: 'date-time', maxLength: 35, description: 'Expected or actual ship date, ISO 8601 in UTC.' }),
-    ),
+    complete: ORDER_FIELDS.complete,
+    petId: Type.Optional(ORDER_FIELDS.petId),
+    quantity: Type.Optional(ORDER_FIELDS.quantity),
+    shipDate: Type.Optional(ORDER_FIELDS.shipDate),
   },
   { title: 'OrderV2', additionalProperties: false },
 );
 export type OrderV2Record = Static<typeof OrderV2Schema>;
 
-export const ORDERS_PAGE_DESCRIPTION =
+const ORDERS_PAGE_DESCRIPTION =
   'One page of orders by id. nextCursor is null on the last page; otherwise pass it as cursor, with the same filters, for the next.';
 
-export const OrdersPageSchema = Type.Object(
+const OrdersPageSchema = Type.Object(
   {
     data: Type.Array(OrderV2Schema, { maxItems: V2_LIMIT_MAX, description: `The orders of this page, by id: at most limit (at most ${V2_LIMIT_MAX}).` }),
     nextCursor: Type.Union([Type.String({ maxLength: 512 }), Type.Null()], {
@@ -41,7 +36,6 @@ export const OrdersPageSchema = Type.Object(
 );
 
 export const SHIP_DATE_DESCRIPTION = 'an ISO 8601 date-time with a time zone, e.g. 2026-12-01T10:00:00Z.';
-export const LIMIT_DESCRIPTION = `an integer from 1 to ${V2_LIMIT_MAX} (default ${V2_LIMIT_DEFAULT}).`;
 
 /**
  * Every value is a string on purpose: Fastify's validator would otherwise
@@ -49,7 +43,7 @@ export const LIMIT_DESCRIPTION = `an integer from 1 to ${V2_LIMIT_MAX} (default 
  * each value exactly (see parseListQuery); the OpenAPI document shows each as
  * the type it is on the wire (documentedAs, and int64 for petId).
  */
-export const ListOrdersV2QuerySchema = Type.Object(
+const ListOrdersV2QuerySchema = Type.Object(
   {
     status: Type.Optional(
       Type.Array(Type.String({ enum: [...ORDER_STATUSES], description: 'one of pending, shipped, cancelled, each at most once.' }), {
@@ -58,9 +52,7 @@ export const ListOrdersV2QuerySchema = Type.Object(
         description: 'Only orders in one of these statuses; repeat the parameter for several (status=pending&status=shipped). Default: any status.',
       }),
     ),
-    petId: Type.Optional(
-      Type.String({ pattern: INT64_DECIMAL_PATTERN, description: `only orders for this pet: ${ORDER_ID_DESCRIPTION.replace("the order's identifier, ", '')}` }),
-    ),
+    petId: Type.Optional(Int64Parameter(`only orders for this pet: ${ORDER_ID_DESCRIPTION.replace("the order's identifier, ", '')}`)),
     complete: Type.Optional(
       documentedAs(Type.String({ enum: ['true', 'false'], description: 'only orders that are fulfilled (true) or not (false).' }), { type: 'boolean' }),
     ),

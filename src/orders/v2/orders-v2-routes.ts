@@ -1,27 +1,25 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { redactApiKeys } from '../api-keys/api-key-format.js';
-import { ValidationError } from '../errors/errors.js';
-import { principalOf } from '../http/authentication.js';
-import { notModified, sendNotModified, strongEtag } from '../http/conditional-get.js';
-import { invalidParameterMessage } from '../http/schema-errors.js';
-import { normalizeDateTime } from '../shared/date-time.js';
-import { parseInt64 } from '../shared/int64.js';
-import type { ListingResponses } from './listing/listing-responses.js';
-import type { Order, OrderFilter, OrderStatus } from './orders-repository.js';
-import { ORDER_ID_DESCRIPTION } from './orders-schemas.js';
+import { redactApiKeys } from '../../api-keys/api-key-format.js';
+import { ValidationError } from '../../errors/errors.js';
+import { principalOf } from '../../http/authentication.js';
+import { notModified, sendNotModified, strongEtag } from '../../http/conditional-get.js';
+import { invalidParameterMessage } from '../../http/validation-errors.js';
+import { normalizeDateTime } from '../../shared/date-time.js';
+import type { ListingResponses } from '../listing/listing-responses.js';
+import type { Order, OrderFilter, OrderStatus } from '../orders-repository.js';
 import {
   cancelOrderV2Schema,
   getOrderV2Schema,
-  LIMIT_DESCRIPTION,
   LIST_ORDERS_V2_PARAMETERS,
   listOrdersV2Schema,
   SHIP_DATE_DESCRIPTION,
   type ListOrdersV2Query,
   type OrderV2Record,
 } from './orders-v2-schemas.js';
-import { V2_LIMIT_DEFAULT, V2_LIMIT_MAX, type ListOrdersV2Request, type OrdersV2Service } from './orders-v2-service.js';
-import { JSON_CONTENT_TYPE } from '../http/media-types.js';
+import { V2_LIMIT_DEFAULT } from './orders-v2-bounds.js';
+import type { ListOrdersV2Request, OrdersV2Service } from './orders-v2-service.js';
+import { JSON_CONTENT_TYPE } from '../../http/media-types.js';
 
 const LISTING_PATH = '/v2/store/orders';
 
@@ -60,20 +58,14 @@ export function registerOrdersV2Routes(
   );
 
   app.get('/store/orders/:orderId', { schema: getOrderV2Schema, config: { scope: 'orders:read' } }, async (request) => {
-    const order = await ordersV2Service.getOrder(principalOf(request).accountId, orderIdOf(request.params.orderId));
+    const order = await ordersV2Service.getOrder(principalOf(request).accountId, request.params.orderId);
     return toOrderV2Record(order);
   });
 
   app.delete('/store/orders/:orderId', { schema: cancelOrderV2Schema, config: { scope: 'orders:write' } }, async (request, reply) => {
-    await ordersV2Service.cancelOrder(principalOf(request).accountId, orderIdOf(request.params.orderId));
+    await ordersV2Service.cancelOrder(principalOf(request).accountId, request.params.orderId);
     return reply.code(204).send(null);
   });
-}
-
-function orderIdOf(text: string): bigint {
-  const orderId = parseInt64(text);
-  if (orderId === undefined) throw new ValidationError(invalidParameterMessage('params', 'orderId', ORDER_ID_DESCRIPTION));
-  return orderId;
 }
 
 /** The stored order minus what the wire never shows (the owning account). */
@@ -100,14 +92,11 @@ function rejectUnknownParameters(query: unknown): void {
  * Turns the schema-checked query strings into typed filters, exactly: int64
  * through BigInt, instants normalised to UTC. Each refusal names its parameter.
  */
-export function parseListQuery(query: ListOrdersV2Query): ListOrdersV2Request {
+function parseListQuery(query: ListOrdersV2Query): ListOrdersV2Request {
   const invalid = (name: string, expected: string) => new ValidationError(invalidParameterMessage('querystring', name, expected));
   const filter: OrderFilter = {};
   if (query.status !== undefined && query.status.length > 0) filter.statuses = query.status as OrderStatus[];
-  if (query.petId !== undefined) {
-    filter.petId = parseInt64(query.petId);
-    if (filter.petId === undefined) throw invalid('petId', 'a decimal int64.');
-  }
+  if (query.petId !== undefined) filter.petId = query.petId;
   if (query.complete !== undefined) filter.complete = query.complete === 'true';
   for (const name of ['shipDateFrom', 'shipDateTo'] as const) {
     const text = query[name];
@@ -119,8 +108,8 @@ export function parseListQuery(query: ListOrdersV2Query): ListOrdersV2Request {
   if (filter.shipDateFrom !== undefined && filter.shipDateTo !== undefined && filter.shipDateFrom > filter.shipDateTo) {
     throw new ValidationError('Query parameter shipDateTo is not valid: it must not be earlier than shipDateFrom.');
   }
+  // The schema checked the shape; the service checks the range.
   const limit = query.limit === undefined ? V2_LIMIT_DEFAULT : Number(query.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > V2_LIMIT_MAX) throw invalid('limit', LIMIT_DESCRIPTION);
   return { filter, limit, cursor: query.cursor };
 }
 

@@ -1,18 +1,18 @@
-import { AppError, ConflictError, NotFoundError, ValidationError } from '../errors/errors.js';
-import type { Clock } from '../shared/clock.js';
-import { digestOf } from '../shared/digest.js';
-import { alreadyShipped, cancelPendingOrder, type ChangeStatus } from './order-status-changes.js';
-import { Lru } from '../shared/lru.js';
-import type { ReadVersion } from './listing/version-reads.js';
-import { newPendingOrder, type CreateOrderInput } from './new-order.js';
-import { startImportParser, type ParsedLines } from './orders-import-parser.js';
+import { AppError, ConflictError, NotFoundError, ValidationError } from '../../errors/errors.js';
+import type { Clock } from '../../shared/clock.js';
+import { digestOf } from '../../shared/digest.js';
+import { alreadyShipped, cancelPendingOrder, type ChangeStatus } from '../order-status-changes.js';
+import { Lru } from '../../shared/lru.js';
+import type { ReadVersion } from '../listing/version-reads.js';
+import { newPendingOrder, type CreateOrderInput } from '../new-order.js';
+import { startImportParser, type ParsedLines } from '../import/parser-thread.js';
 import {
   ImportRejectedError,
   type ImportBatch,
   type ListedOrder,
   type Order,
   type OrdersRepository,
-} from './orders-repository.js';
+} from '../orders-repository.js';
 
 const IMPORT_BATCH = 1000;
 

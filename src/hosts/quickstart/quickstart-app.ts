@@ -1,13 +1,13 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import type { Services } from '../composition.js';
-import type { Limits } from '../config/limits.js';
-import type { QuickstartConfig } from '../config/config.js';
-import { requireApiKey } from '../http/authentication.js';
-import { createHttpApp } from '../http/http-app.js';
-import type { RateLimiter } from '../http/rate-limit.js';
-import { registerMessagesRoutes } from '../messages/messages-routes.js';
-import { MESSAGES_BODY_LIMIT_BYTES } from '../messages/messages-schemas.js';
-import { registerOpenApi, registerOpenApiRoute } from '../openapi/openapi-document.js';
+import type { Services } from '../../composition.js';
+import type { Limits } from '../../config/limits.js';
+import type { QuickstartConfig } from '../../config/config.js';
+import { requireApiKey } from '../../http/authentication.js';
+import { createHttpApp } from '../../http/http-app.js';
+import type { RateLimiter } from '../../http/rate-limit.js';
+import { registerMessagesRoutes } from '../../messages/messages-routes.js';
+import { MESSAGES_BODY_LIMIT_BYTES } from '../../messages/messages-schemas.js';
+import { registerOpenApi, registerOpenApiRoute } from '../../openapi/openapi-document.js';
 import { quickstartOpenApiOptions } from './quickstart-openapi.js';
 
 export interface QuickstartAppDependencies {

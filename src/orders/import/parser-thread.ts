@@ -1,14 +1,14 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startModuleWorker } from '../shared/module-worker.js';
-import type { ParsedBatch } from './orders-import.js';
-import type { NewOrder } from './orders-repository.js';
+import { startModuleWorker } from '../../shared/module-worker.js';
+import type { ParsedBatch } from './order-lines.js';
+import type { NewOrder } from '../orders-repository.js';
 
 /** Batches handed to the worker before the first of them is taken back: enough to keep it busy, few enough to bound memory. */
 const AHEAD = 4;
 
 /* The worker's file next to this one: .js when built, .ts when run from the sources. */
-const WORKER_FILE = new URL(`./orders-import-worker${path.extname(fileURLToPath(import.meta.url))}`, import.meta.url);
+const WORKER_FILE = new URL(`./parser-worker${path.extname(fileURLToPath(import.meta.url))}`, import.meta.url);
 
 /** A batch parsed: its orders and their line numbers, or the first refused line by its number. */
 export type ParsedLines = { orders: NewOrder[]; numbers: readonly number[] } | { refused: { line: number; message: string } };

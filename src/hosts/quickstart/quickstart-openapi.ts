@@ -1,8 +1,8 @@
-import type { QuickstartConfig } from '../config/config.js';
-import { ERROR_STATUS } from '../errors/errors.js';
-import { MESSAGES_BODY_LIMIT_BYTES } from '../messages/messages-schemas.js';
-import { STABILITY_LEVELS, STABILITY_MEANINGS, type OpenApiOptions } from '../openapi/openapi-document.js';
-import { API_VERSION } from '../openapi/store-openapi.js';
+import type { QuickstartConfig } from '../../config/config.js';
+import { ERROR_STATUS } from '../../errors/errors.js';
+import { MESSAGES_BODY_LIMIT_BYTES } from '../../messages/messages-schemas.js';
+import { STABILITY_LEVELS, STABILITY_MEANINGS, type OpenApiOptions } from '../../openapi/openapi-document.js';
+import { API_VERSION } from '../store/store-openapi.js';
 
 const QUICKSTART_CODES = [
   'validation_failed',

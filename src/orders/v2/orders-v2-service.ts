@@ -1,13 +1,12 @@
-import { ConflictError, InvalidInputError, NotFoundError } from '../errors/errors.js';
-import type { Clock } from '../shared/clock.js';
-import { digestOf } from '../shared/digest.js';
+import { ConflictError, InvalidInputError, NotFoundError } from '../../errors/errors.js';
+import { LIMIT_DESCRIPTION, V2_LIMIT_MAX } from './orders-v2-bounds.js';
+import type { Clock } from '../../shared/clock.js';
+import { digestOf } from '../../shared/digest.js';
 import { canonicalFilter, filterDigest, type CursorCodec } from './orders-cursor.js';
-import type { Order, OrderFilter, OrdersRepository } from './orders-repository.js';
-import type { ReadVersion } from './listing/version-reads.js';
-import { alreadyShipped, cancelPendingOrder, type ChangeStatus } from './order-status-changes.js';
+import type { Order, OrderFilter, OrdersRepository } from '../orders-repository.js';
+import type { ReadVersion } from '../listing/version-reads.js';
+import { alreadyShipped, cancelPendingOrder, type ChangeStatus } from '../order-status-changes.js';
 
-export const V2_LIMIT_DEFAULT = 50;
-export const V2_LIMIT_MAX = 500;
 
 /**
  * Bump when the serialised v2 Order or page changes shape, so that clients'
@@ -17,14 +16,14 @@ const V2_REPRESENTATION_REVISION = 1;
 
 export interface ListOrdersV2Request {
   filter: OrderFilter;
-  /** 1 to V2_LIMIT_MAX; checked by the caller's schema and again here. */
+  /** 1 to V2_LIMIT_MAX (orders-v2-bounds.ts): checked here, the one place. */
   limit: number;
   /** A nextCursor from an earlier page, as received. */
   cursor?: string;
 }
 
 /** A validated listing request whose page has not been read yet. */
-export interface OrdersListing {
+export interface OrdersV2Listing {
   readonly accountId: number;
   readonly filter: OrderFilter;
   readonly limit: number;
@@ -67,9 +66,9 @@ export function createOrdersV2Service({
      * filters) and computes the listing's validator without reading any order,
      * so an unchanged listing is answered from one primary-key read.
      */
-    async openListing(accountId: number, { filter, limit, cursor }: ListOrdersV2Request): Promise<OrdersListing> {
+    async openListing(accountId: number, { filter, limit, cursor }: ListOrdersV2Request): Promise<OrdersV2Listing> {
       if (!Number.isInteger(limit) || limit < 1 || limit > V2_LIMIT_MAX) {
-        throw new InvalidInputError('limit', `is not valid. Expected: an integer from 1 to ${V2_LIMIT_MAX}.`);
+        throw new InvalidInputError('limit', `is not valid. Expected: ${LIMIT_DESCRIPTION}`);
       }
       let afterId: bigint | undefined;
       if (cursor !== undefined) {
@@ -103,7 +102,7 @@ export function createOrdersV2Service({
     },
 
     /** One page by id, and a cursor when more orders may follow. */
-    async readPage({ accountId, filter, limit, afterId }: OrdersListing): Promise<OrdersPage> {
+    async readPage({ accountId, filter, limit, afterId }: OrdersV2Listing): Promise<OrdersPage> {
       const rows = await ordersRepository.listPage({ accountId, filter, afterId, limit: limit + 1 });
       const orders = rows.slice(0, limit);
       const last = orders.at(-1);

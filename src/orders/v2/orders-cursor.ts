@@ -1,8 +1,8 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { SecretsRepository } from '../secrets/secrets-repository.js';
-import type { Clock } from '../shared/clock.js';
-import { parseInt64 } from '../shared/int64.js';
-import type { OrderFilter } from './orders-repository.js';
+import type { SecretsRepository } from '../../secrets/secrets-repository.js';
+import type { Clock } from '../../shared/clock.js';
+import { parseInt64 } from '../../shared/int64.js';
+import type { OrderFilter } from '../orders-repository.js';
 
 /** What a v2 listing cursor says: where the next page starts, and for whom. */
 export interface CursorPosition {
@@ -22,7 +22,7 @@ export interface CursorCodec {
 }
 
 /** The name of the database-held key used when CURSOR_SECRET is not configured. */
-export const CURSOR_SECRET_NAME = 'orders-cursor-hmac';
+const CURSOR_SECRET_NAME = 'orders-cursor-hmac';
 
 const MAC_BYTES = 16;
 const DOMAIN = 'store-orders/v2/orders-cursor';

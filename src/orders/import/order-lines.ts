@@ -1,8 +1,8 @@
-import { AppError, ValidationError } from '../errors/errors.js';
-import { normalizeDateTime } from '../shared/date-time.js';
-import { parseInt64 } from '../shared/int64.js';
-import { newPendingOrder } from './new-order.js';
-import type { NewOrder } from './orders-repository.js';
+import { AppError, ValidationError } from '../../errors/errors.js';
+import { normalizeDateTime } from '../../shared/date-time.js';
+import { parseInt64 } from '../../shared/int64.js';
+import { newPendingOrder } from '../new-order.js';
+import type { NewOrder } from '../orders-repository.js';
 
 /** What one import line may say; the same fields as `orders create`. */
 export interface OrderLine {
@@ -35,7 +35,7 @@ function int64Field(value: unknown, name: string): bigint {
  * {"id": 1, "petId": 9007199254740993, "quantity": 2, "shipDate": "2026-12-01T10:00:00Z", "complete": false}.
  * Throws ValidationError saying what is wrong (never echoing the line).
  */
-export function parseOrderLine(line: string): OrderLine {
+function parseOrderLine(line: string): OrderLine {
   let value: unknown;
   try {
     value = JSON.parse(line.replace(INT64_FIELD, '$1"$2"'));

@@ -1,12 +1,12 @@
-import type { Config } from '../config/config.js';
-import { ERROR_STATUS } from '../errors/errors.js';
-import { STABILITY_LEVELS, STABILITY_MEANINGS, type OpenApiOptions } from './openapi-document.js';
+import type { Config } from '../../config/config.js';
+import { ERROR_STATUS } from '../../errors/errors.js';
+import { STABILITY_LEVELS, STABILITY_MEANINGS, type OpenApiOptions } from '../../openapi/openapi-document.js';
 
 /** The published contract version (spec section 9). */
 export const API_VERSION = '1.0.0';
 
 /** The v2 document's version: a pre-release of 2.0.0 while its operations are beta. */
-export const API_V2_VERSION = '2.0.0-beta.1';
+const API_V2_VERSION = '2.0.0-beta.1';
 
 /** The v2 document: its own generator (decorator) on the store host, and where the host serves it. */
 export const V2_DOCUMENT = { decorator: 'swaggerV2', path: '/v2/openapi.json' } as const;

@@ -1,15 +1,12 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { ValidationError } from '../errors/errors.js';
-import { principalOf } from '../http/authentication.js';
-import { notModified, sendNotModified, strongEtag } from '../http/conditional-get.js';
-import { invalidParameterMessage } from '../http/schema-errors.js';
-import { parseInt64 } from '../shared/int64.js';
-import type { ListingResponses } from './listing/listing-responses.js';
+import { principalOf } from '../../http/authentication.js';
+import { notModified, sendNotModified, strongEtag } from '../../http/conditional-get.js';
+import type { ListingResponses } from '../listing/listing-responses.js';
 import type { OrdersService } from './orders-service.js';
-import { cancelOrderSchema, listOrdersSchema, ORDER_ID_DESCRIPTION } from './orders-schemas.js';
-import { JSON_CONTENT_TYPE } from '../http/media-types.js';
+import { cancelOrderSchema, listOrdersSchema } from '../orders-schemas.js';
+import { JSON_CONTENT_TYPE } from '../../http/media-types.js';
 
 /** The v1 listing: its path under /v1 and the scope it needs (the fast lane answers the same). */
 export const V1_LISTING = { path: '/store/orders', scope: 'orders:read' } as const;
@@ -40,9 +37,7 @@ export function registerOrdersRoutes(
   });
 
   app.delete('/store/orders/:orderId', { schema: cancelOrderSchema, config: { scope: 'orders:write' } }, async (request, reply) => {
-    const orderId = parseInt64(request.params.orderId);
-    if (orderId === undefined) throw new ValidationError(invalidParameterMessage('params', 'orderId', ORDER_ID_DESCRIPTION));
-    await ordersService.cancelOrder(principalOf(request).accountId, orderId);
+    await ordersService.cancelOrder(principalOf(request).accountId, request.params.orderId);
     return reply.code(204).send(null);
   });
 }
