@@ -1,5 +1,26 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { importX } from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+
+/**
+ * The layers of src/ and what each may import (ARCHITECTURE.md draws them).
+ * Domain code (services, repository interfaces and the rules between them)
+ * never reaches the HTTP layer, a storage adapter, a host or an entry point;
+ * storage adapters never reach the HTTP layer; nothing but the composition
+ * root and the entry points reaches the composition root.
+ */
+const CAPABILITIES = '{accounts,api-keys,messages,orders,pets,secrets}';
+const ADAPTERS = ['./src/storage/sqlite', './src/storage/postgres', './src/storage/open-storage.ts'];
+const ENTRY_POINTS = ['./src/cli', './src/server', './src/composition.ts', './src/hosts'];
+const zone = (from, message) => ({ target: './src', from, message });
+const domainMayNotImport = [
+  ...['./src/http', './src/openapi'].map((from) => zone(from, 'Domain code never speaks HTTP: return domain data and throw domain errors; the HTTP layer turns them into responses.')),
+  ...ADAPTERS.map((from) => zone(from, 'Domain code depends on repository interfaces, never on a storage adapter: the composition root wires adapters.')),
+  ...ENTRY_POINTS.map((from) => zone(from, 'Only entry points import the composition root, hosts and the CLI.')),
+];
+/** Files of a capability folder that belong to the HTTP edge rather than to the domain. */
+const HTTP_EDGE_FILES = ['src/**/*-routes.ts', 'src/**/*-schemas.ts', 'src/**/*-openapi.ts', 'src/**/*-app.ts', 'src/**/http/**'];
 
 export default tseslint.config(
   { ignores: ['dist/', 'packages/*/dist/', 'node_modules/', 'data/'] },
@@ -25,6 +46,41 @@ export default tseslint.config(
     // The entry point hands the environment to loadConfig; tests, benchmarks and the development database (PG_PORT) set it up.
     files: ['src/config/**', 'src/cli/main.ts', 'test/**', 'bench/**', 'scripts/db-postgres.ts'],
     rules: { 'no-restricted-properties': 'off' },
+  },
+  {
+    files: ['src/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      ...importX.flatConfigs.typescript.settings,
+      'import-x/resolver': undefined,
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
+  },
+  {
+    files: [`src/${CAPABILITIES}/**/*.ts`, 'src/shared/**/*.ts', 'src/errors/**/*.ts', 'src/config/**/*.ts'],
+    ignores: HTTP_EDGE_FILES,
+    rules: { 'import-x/no-restricted-paths': ['error', { zones: domainMayNotImport }] },
+  },
+  {
+    // Storage adapters implement repository interfaces; HTTP and entry points are above them.
+    files: ['src/storage/**/*.ts'],
+    rules: {
+      'import-x/no-restricted-paths': [
+        'error',
+        { zones: [...['./src/http', './src/openapi'].map((from) => zone(from, 'Storage never speaks HTTP: throw domain errors.')), ...ENTRY_POINTS.map((from) => zone(from, 'Only entry points import the composition root, hosts and the CLI.'))] },
+      ],
+    },
+  },
+  {
+    // The HTTP layer and the routes see services and repository interfaces, never an adapter or an entry point.
+    files: ['src/http/**/*.ts', 'src/openapi/**/*.ts', ...HTTP_EDGE_FILES],
+    rules: {
+      'import-x/no-restricted-paths': [
+        'error',
+        { zones: [...ADAPTERS.map((from) => zone(from, 'The HTTP layer reaches storage through services only.')), ...['./src/cli', './src/composition.ts'].map((from) => zone(from, 'Only entry points import the composition root and the CLI.'))] },
+      ],
+    },
   },
   {
     // ESLint's flat config and Spectral's JS ruleset formats require a default export.

@@ -15,17 +15,8 @@ import { createOrdersV2Service } from './orders/v2/orders-v2-service.js';
 import { createPetsService } from './pets/pets-service.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { openStorage } from './storage/open-storage.js';
+import type { Services } from './services.js';
 import type { Storage } from './storage/storage.js';
-
-export interface Services {
-  accounts: ReturnType<typeof createAccountsService>;
-  apiKeys: ReturnType<typeof createApiKeysService>;
-  keyUsage: ReturnType<typeof createKeyUsageRecorder>;
-  orders: ReturnType<typeof createOrdersService>;
-  ordersV2: ReturnType<typeof createOrdersV2Service>;
-  pets: ReturnType<typeof createPetsService>;
-  messages: ReturnType<typeof createMessagesService>;
-}
 
 export interface Container {
   readonly config: Config;

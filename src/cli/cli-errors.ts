@@ -1,7 +1,7 @@
 import { AppError, type ErrorCode } from '../errors/errors.js';
 import { isUnavailable, sqlState, TransactionConflictError } from '../storage/postgres/postgres-errors.js';
 import { UsageError } from './cli-args.js';
-import { CommandFailed, oneLine } from './cli-output.js';
+import { oneLine } from './cli-output.js';
 
 /**
  * How a CLI run ended when it did not succeed. With --json it is printed on
@@ -96,5 +96,16 @@ function decodeURIComponentSafe(text: string): string {
     return decodeURIComponent(text);
   } catch {
     return text;
+  }
+}
+
+/** The command ran and failed, with a message fit for the operator: exit code 1. */
+export class CommandFailed extends Error {
+  constructor(
+    message: string,
+    /** The `code` of the --json error record (docs/cli.md). */
+    readonly code: Extract<CliErrorCode, 'command_failed' | 'database_not_created' | 'database_not_empty'> = 'command_failed',
+  ) {
+    super(message);
   }
 }

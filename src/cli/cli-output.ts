@@ -1,6 +1,5 @@
 import type { WriteStream } from 'node:tty';
 import { stringifyJson } from '../shared/json.js';
-import type { CliErrorCode } from './cli-errors.js';
 
 /** What a CLI run reads and writes; injected so that tests run commands in-process. */
 export interface CliIo {
@@ -26,16 +25,6 @@ export function createPrinter(stdout: NodeJS.WritableStream, asJson: boolean): P
   return { result: (json, human) => stdout.write(`${asJson ? stringifyJson(json) : human}\n`) };
 }
 
-/** The command ran and failed, with a message fit for the operator: exit code 1. */
-export class CommandFailed extends Error {
-  constructor(
-    message: string,
-    /** The `code` of the --json error record (docs/cli.md). */
-    readonly code: Extract<CliErrorCode, 'command_failed' | 'database_not_created' | 'database_not_empty'> = 'command_failed',
-  ) {
-    super(message);
-  }
-}
 
 /** An error's message on one line: no stack, no embedded newlines. */
 export function oneLine(error: unknown): string {

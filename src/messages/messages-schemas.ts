@@ -12,7 +12,6 @@ const SendMessageBodySchema = Type.Object(
   { message: Type.String({ minLength: 1, maxLength: MESSAGE_MAX_CHARACTERS, description: MESSAGE_DESCRIPTION }) },
   { title: 'SendMessageRequest', additionalProperties: false },
 );
-export type SendMessageBody = Static<typeof SendMessageBodySchema>;
 
 /** The spec's quickstart message record (section 2). */
 const MessageSchema = Type.Object(

@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox';
+import { Type } from 'typebox';
 import { IfNoneMatchHeadersSchema, NotModifiedResponseSchema, VALIDATOR_HEADER_DOCS } from '../http/conditional-get.js';
 import { commonErrorResponses, errorResponse } from '../http/error-responses.js';
 import { Int64Parameter } from '../http/int64-parameter.js';
@@ -30,7 +30,6 @@ export const OrderSchema = Type.Object(
   },
   { title: 'Order', additionalProperties: false },
 );
-export type OrderRecord = Static<typeof OrderSchema>;
 
 export const ORDER_ID_DESCRIPTION =
   "the order's identifier, a decimal int64 (-9223372036854775808 to 9223372036854775807) without leading zeros or a plus sign.";

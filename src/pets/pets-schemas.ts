@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox';
+import { Type } from 'typebox';
 import { DEPRECATION_HEADER_DOCS } from '../http/deprecation.js';
 import { commonErrorResponses, errorResponse } from '../http/error-responses.js';
 import { Int64Parameter } from '../http/int64-parameter.js';
@@ -11,7 +11,6 @@ const PetSchema = Type.Object(
   },
   { title: 'Pet', additionalProperties: false },
 );
-export type PetRecord = Static<typeof PetSchema>;
 
 const PET_ID_DESCRIPTION =
   "the pet's identifier, a decimal int64 (-9223372036854775808 to 9223372036854775807) without leading zeros or a plus sign.";

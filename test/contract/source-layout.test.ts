@@ -97,3 +97,22 @@ test('when any file in src/ but generated code is counted, then none is over 300
     .filter(({ file, lines }) => lines > MAX_LINES && !GENERATED.has(file));
   assert.deepEqual(tooLong, []);
 });
+
+test('when a service, a repository or a storage adapter imports what its layer may not, then npm run check (ESLint) refuses it', async () => {
+  const { ESLint } = await import('eslint');
+  const eslint = new ESLint({ cwd: path.join(SRC, '..') });
+  const refused = async (filePath: string, code: string): Promise<string[]> => {
+    const [result] = await eslint.lintText(code, { filePath: path.join(SRC, filePath) });
+    return (result?.messages ?? []).filter((m) => m.ruleId === 'import-x/no-restricted-paths').map((m) => m.message);
+  };
+  const cases: [string, string][] = [
+    ['orders/v1/example-service.ts', "import { JSON_CONTENT_TYPE } from '../../http/media-types.js';\nexport const x = JSON_CONTENT_TYPE;\n"],
+    ['accounts/example-repository.ts', "import { openStorage } from '../storage/open-storage.js';\nexport const x = openStorage;\n"],
+    ['pets/pets-example.ts', "import type { Container } from '../composition.js';\nexport type X = Container;\n"],
+    ['storage/sqlite/example.ts', "import { sendError } from '../../http/error-handler.js';\nexport const x = sendError;\n"],
+    ['http/example.ts', "import { openStorage } from '../storage/open-storage.js';\nexport const x = openStorage;\n"],
+  ];
+  for (const [file, code] of cases) assert.equal((await refused(file, code)).length, 1, `${file} must be refused`);
+  // The routes of a capability are the HTTP edge: they may use the HTTP layer.
+  assert.deepEqual(await refused('orders/v1/example-routes.ts', "import { JSON_CONTENT_TYPE } from '../../http/media-types.js';\nexport const x = JSON_CONTENT_TYPE;\n"), []);
+});

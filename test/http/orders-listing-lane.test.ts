@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { describe, test, type TestContext } from 'node:test';
-import type { Services } from '../../src/composition.js';
+import type { Services } from '../../src/services.js';
 import type { Limits } from '../../src/config/limits.js';
 import type { ListingResponses, OpenedListing } from '../../src/orders/listing/listing-responses.js';
 import { openStorage } from '../../src/storage/open-storage.js';

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { FastifyBaseLogger } from 'fastify';
 import { buildApp, registerStoreRoutes, storeHttpOptions, v1ListingLane, type AppDependencies } from '../../src/hosts/store/store-app.js';
 import type { Account } from '../../src/accounts/accounts-repository.js';
-import type { Services } from '../../src/composition.js';
+import type { Services } from '../../src/services.js';
 import type { Config, DatabaseConfig, DeploymentEnvironment } from '../../src/config/config.js';
 import type { Limits } from '../../src/config/limits.js';
 import { createHttpApp } from '../../src/http/http-app.js';

@@ -1,4 +1,5 @@
-import { createServices, type Services } from '../../src/composition.js';
+import { createServices } from '../../src/composition.js';
+import type { Services } from '../../src/services.js';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { systemClock, type Clock } from '../../src/shared/clock.js';
 import type { Storage } from '../../src/storage/storage.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
-import type { Services } from '../../src/composition.js';
+import type { Services } from '../../src/services.js';
 import type { DatabaseConfig } from '../../src/config/config.js';
 import { openStorage } from '../../src/storage/open-storage.js';
 import type { Storage } from '../../src/storage/storage.js';
@@ -41,7 +41,7 @@ function handles(config: DatabaseConfig) {
 }
 
 /** An empty SQLite file in a temporary directory. */
-export const sqliteFile: SharedDatabaseFactory = {
+const sqliteFile: SharedDatabaseFactory = {
   name: 'sqlite',
   async create(t) {
     const dir = mkdtempSync(path.join(tmpdir(), 'store-orders-e2e-'));
@@ -56,7 +56,7 @@ export const sqliteFile: SharedDatabaseFactory = {
 };
 
 /** An empty database on the test PostgreSQL server. */
-export const postgresDatabase: SharedDatabaseFactory = {
+const postgresDatabase: SharedDatabaseFactory = {
   name: 'postgres',
   async create(t) {
     const database = await createTestDatabase();

@@ -5,7 +5,7 @@ import type { TestContext } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { Account } from '../../src/accounts/accounts-repository.js';
 import type { ApiKeyScope } from '../../src/api-keys/api-key-scopes.js';
-import type { Services } from '../../src/composition.js';
+import type { Services } from '../../src/services.js';
 import type { Limits } from '../../src/config/limits.js';
 import type { Config, QuickstartConfig } from '../../src/config/config.js';
 import { createRateLimiter, type RateLimiter } from '../../src/http/rate-limit.js';
@@ -78,7 +78,7 @@ export async function createTestQuickstartApp(
 }
 
 /** The quickstart part of a configuration that enables the quickstart host. */
-export function quickstartConfigOf(config: Config): QuickstartConfig {
+function quickstartConfigOf(config: Config): QuickstartConfig {
   if (config.quickstart === null) throw new Error('the test configuration enables the quickstart host');
   return config.quickstart;
 }

@@ -1,6 +1,6 @@
 import type { Config } from '../../config/config.js';
 import { JSON_OPTION } from '../cli-args.js';
-import { CommandFailed } from '../cli-output.js';
+import { CommandFailed } from '../cli-errors.js';
 import type { DatabaseCommand } from './command.js';
 
 /** Pets and quantities of the demo's orders; the first of each status is the one the curl lines use. */

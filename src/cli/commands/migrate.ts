@@ -1,6 +1,6 @@
 import { ensurePostgresDatabase } from '../../storage/postgres/postgres-create-database.js';
 import { JSON_OPTION } from '../cli-args.js';
-import { CommandFailed } from '../cli-output.js';
+import { CommandFailed } from '../cli-errors.js';
 import type { DatabaseCommand } from './command.js';
 
 export const migrateCommand: DatabaseCommand = {

@@ -1,6 +1,7 @@
 import { positiveInteger, UsageError } from '../cli-args.js';
 import { describeFailure } from '../cli-errors.js';
-import { CommandFailed, oneLine } from '../cli-output.js';
+import { CommandFailed } from '../cli-errors.js';
+import { oneLine } from '../cli-output.js';
 import type { ServerCommand } from './command.js';
 
 const MAX_WORKERS = 64;

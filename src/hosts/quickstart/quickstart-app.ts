@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import type { Services } from '../../composition.js';
+import type { Services } from '../../services.js';
 import type { Limits } from '../../config/limits.js';
 import type { QuickstartConfig } from '../../config/config.js';
 import { requireApiKey } from '../../http/authentication.js';

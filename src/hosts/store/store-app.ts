@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import type { Services } from '../../composition.js';
+import type { Services } from '../../services.js';
 import type { Config } from '../../config/config.js';
 import { registerHealthRoutes } from '../../health/health-routes.js';
 import { requireApiKey } from '../../http/authentication.js';

@@ -74,7 +74,7 @@ export function toStorageError(error: unknown): unknown {
 }
 
 /** A 503 whose transaction was rolled back by a deadlock or serialization failure: safe to run again. */
-class TransactionConflictError extends UnavailableError {
+export class TransactionConflictError extends UnavailableError {
   constructor() {
     super('The database rolled the request back because of a conflicting one; retry it.');
   }

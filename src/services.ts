@@ -1,0 +1,22 @@
+import type { AccountsService } from './accounts/accounts-service.js';
+import type { KeyUsageRecorder } from './api-keys/api-key-usage.js';
+import type { ApiKeysService } from './api-keys/api-keys-service.js';
+import type { MessagesService } from './messages/messages-service.js';
+import type { OrdersService } from './orders/v1/orders-service.js';
+import type { OrdersV2Service } from './orders/v2/orders-v2-service.js';
+import type { PetsService } from './pets/pets-service.js';
+
+/**
+ * Every service of one process, as the composition root builds them and the
+ * hosts and the CLI use them. A type only: hosts depend on it without
+ * depending on the root that wires them.
+ */
+export interface Services {
+  accounts: AccountsService;
+  apiKeys: ApiKeysService;
+  keyUsage: KeyUsageRecorder;
+  orders: OrdersService;
+  ordersV2: OrdersV2Service;
+  pets: PetsService;
+  messages: MessagesService;
+}
