@@ -14,7 +14,7 @@ interface GeneratedBlock {
  * root) that holds them: the configuration tables (from the one
  * configuration schema) and the command list (from the CLI's command
  * declarations). Each sits between a start and an end marker;
- * `npm run docs:config` rewrites them and test/shared/config-docs.test.ts
+ * `npm run docs:config` rewrites them and test/config/config-docs.test.ts
  * fails when a file differs.
  */
 export const GENERATED_DOCS: Readonly<Record<string, readonly GeneratedBlock[]>> = {

@@ -2,14 +2,30 @@
  * The `npm test` launcher. Node's test runner has no global set-up and runs
  * every file in its own process, so this starts ONE PostgreSQL for the whole
  * run (unless TEST_DATABASE_URL names one), runs the test files given as
- * arguments with it, always stops it, and exits with the runner's code.
+ * arguments with it (a folder stands for every *.test.ts under it, at any
+ * depth, as test/ mirrors src/), always stops it, and exits with the
+ * runner's code.
  *
- *   node --import tsx test/run.ts test/*\/*.test.ts
+ *   node --import tsx test/run.ts test
+ *   node --import tsx test/run.ts test/orders test/http/errors.test.ts
  */
 import { spawn } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { startEmbeddedPostgres, type EmbeddedServer } from './support/embedded-postgres.js';
 
-const files = process.argv.slice(2);
+/** The test files under a folder, sorted, at any depth (support code excluded). */
+function testFilesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .flatMap((entry) => {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) return entry.name === 'support' || entry.name === 'node_modules' ? [] : testFilesUnder(full);
+      return entry.name.endsWith('.test.ts') ? [full] : [];
+    });
+}
+
+const files = process.argv.slice(2).flatMap((arg) => (statSync(arg).isDirectory() ? testFilesUnder(arg) : [arg]));
 if (files.length === 0) {
   process.stderr.write('usage: node --import tsx test/run.ts <test files…>\n');
   process.exit(2);

@@ -52,7 +52,7 @@ function mayHaveBody(req: IncomingMessage): boolean {
  * is already in memory, and then exactly as the route would (the same headers
  * in the same order, the same log lines, through the same helpers:
  * checkKey, the rate limiter, the validator and security headers, the request
- * log lines; test/http/orders-listing-lane.test.ts compares the two):
+ * log lines; test/http/fast-lane.test.ts compares the two):
  *
  * - the key is valid and holds the route's scope;
  * - the representation is in memory at its current validator, or the

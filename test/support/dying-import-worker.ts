@@ -1,4 +1,4 @@
-/* A stand-in for the import's worker thread that dies on its second batch (test/services/import-parser.test.ts). */
+/* A stand-in for the import's worker thread that dies on its second batch (test/orders/import/parser-thread.test.ts). */
 import { parentPort } from 'node:worker_threads';
 
 let batches = 0;

@@ -1,5 +1,5 @@
 /**
- * Shared pieces of the storage contract (test/storage/*-contract.test.ts and
+ * Shared pieces of the storage contract (test/contract/storage/*-contract.test.ts and
  * the files that declare CONTRACT_COVERS).
  */
 import assert from 'node:assert/strict';
@@ -15,7 +15,7 @@ export type RepositoryName = {
  * What a contract file declares it covers: per repository, the methods
  * whose documented behaviour its tests assert, on every backend. Typed, so a
  * renamed or deleted method fails the type check;
- * test/storage/contract-coverage.test.ts fails when a method of a repository
+ * test/contract/storage/contract-coverage.test.ts fails when a method of a repository
  * interface is in no file's table.
  */
 export type ContractCoverage = { readonly [R in RepositoryName]?: readonly (keyof Storage[R] & string)[] };

@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { ConfigError, loadConfig } from '../../src/config/config.js';
+import { DEFAULT_LIMITS } from '../../src/config/limits.js';
+
+describe('configuration', () => {
+  test('when the environment is empty, then the documented defaults apply', () => {
+    const config = loadConfig({}, '/srv/app');
+    assert.deepEqual(config, {
+      host: '127.0.0.1',
+      port: 3000,
+      logLevel: 'info',
+      environment: 'production',
+      shutdownGraceMs: 10000,
+      database: { kind: 'sqlite', path: path.resolve('/srv/app', 'data/store.db'), synchronous: 'full' },
+      cursorSecrets: [],
+      quickstart: { port: 3001, publicUrl: 'https://quickstart.store.example.com' },
+      messages: { webhookTimeoutMs: 10000, retryBaseMs: 1000, retryMaxMs: 300000, maxAttempts: 10, pollIntervalMs: 1000 },
+      // Spelled out in test/config/limits.test.ts.
+      limits: DEFAULT_LIMITS,
+      publicBaseUrl: 'https://store.example.com/v1',
+      stagingBaseUrl: 'https://staging.store.example.com/v1',
+      pets: { deprecatedAt: new Date('2026-07-01T00:00:00Z'), sunsetAt: new Date('2027-07-01T00:00:00Z') },
+    });
+    assert.ok(Object.isFrozen(config));
+  });
+
+  test('when values are set, then they are parsed', () => {
+    const config = loadConfig(
+      { PORT: '0', HOST: '0.0.0.0', DATABASE_URL: 'sqlite:/var/lib/store.db', LOG_LEVEL: 'warn', STORE_ENVIRONMENT: 'staging', SHUTDOWN_GRACE_MS: '500' },
+      '/srv/app',
+    );
+    assert.equal(config.port, 0);
+    assert.equal(config.host, '0.0.0.0');
+    assert.deepEqual(config.database, { kind: 'sqlite', path: '/var/lib/store.db', synchronous: 'full' });
+    assert.equal(config.logLevel, 'warn');
+    assert.equal(config.environment, 'staging');
+    assert.equal(config.shutdownGraceMs, 500);
+  });
+
+  test('when several values are invalid, then one ConfigError names every problem and never echoes DATABASE_URL', () => {
+    assert.throws(
+      () => loadConfig({ PORT: '70000', LOG_LEVEL: 'loud', STORE_ENVIRONMENT: 'prod', DATABASE_URL: 'mysql://user:hunter2@db/x', HOST: 'a b' }),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.equal(error.problems.length, 5);
+        assert.match(error.message, /PORT/);
+        assert.match(error.message, /LOG_LEVEL/);
+        assert.match(error.message, /STORE_ENVIRONMENT/);
+        assert.match(error.message, /HOST/);
+        assert.match(error.message, /DATABASE_URL scheme "mysql:" is not supported/);
+        assert.ok(!error.message.includes('hunter2'));
+        return true;
+      },
+    );
+    for (const PORT of ['abc', '-1', '1.5', '3000x']) assert.throws(() => loadConfig({ PORT }), ConfigError, PORT);
+    for (const DATABASE_URL of ['sqlite:', 'sqlite::memory:', 'store.db']) assert.throws(() => loadConfig({ DATABASE_URL }), ConfigError, DATABASE_URL);
+  });
+});
+
+describe('configuration edge cases', () => {
+  test('when levels and environments are written in capitals, then they are accepted', () => {
+    const config = loadConfig({ LOG_LEVEL: 'INFO', STORE_ENVIRONMENT: 'Staging' });
+    assert.equal(config.logLevel, 'info');
+    assert.equal(config.environment, 'staging');
+  });
+
+  test('when HOST is an impossible address, then it is refused at load rather than at listen', () => {
+    for (const HOST of ['999.999.999.999', '1.2.3', 'a b', '-bad.example', 'under_score']) {
+      assert.throws(() => loadConfig({ HOST }), ConfigError, HOST);
+    }
+    for (const HOST of ['::1', '0.0.0.0', 'localhost', 'api.example.com', '10.0.0.7']) {
+      assert.equal(loadConfig({ HOST }).host, HOST);
+    }
+  });
+
+  test('when DATABASE_URL is sqlite://name, then it is refused; sqlite:///abs and sqlite:rel are files', () => {
+    assert.throws(() => loadConfig({ DATABASE_URL: 'sqlite://data/x.db' }), /ambiguous/);
+    assert.deepEqual(loadConfig({ DATABASE_URL: 'sqlite:///var/x.db' }).database, { kind: 'sqlite', path: '/var/x.db', synchronous: 'full' });
+    assert.equal((loadConfig({ DATABASE_URL: 'sqlite:rel/x.db' }, '/srv').database as { path: string }).path, '/srv/rel/x.db');
+  });
+
+  test('when PUBLIC_BASE_URL or STAGING_BASE_URL does not end in the version prefix /v1, then it is refused; a trailing slash is dropped', () => {
+    for (const url of ['https://api.shop.test', 'https://api.shop.test/v2', 'https://api.shop.test/apiv1', 'https://api.shop.test/v1/orders']) {
+      assert.throws(
+        () => loadConfig({ PUBLIC_BASE_URL: url, STAGING_BASE_URL: url }),
+        (error: unknown) =>
+          error instanceof ConfigError &&
+          error.problems.some((p) => p.startsWith('PUBLIC_BASE_URL must be an absolute http(s) URL ending in /v1')) &&
+          error.problems.some((p) => p.startsWith('STAGING_BASE_URL must be an absolute http(s) URL ending in /v1')),
+        url,
+      );
+    }
+    const config = loadConfig({ PUBLIC_BASE_URL: 'https://api.shop.test/orders/v1/', STAGING_BASE_URL: 'http://staging.shop.test/v1' });
+    assert.equal(config.publicBaseUrl, 'https://api.shop.test/orders/v1');
+    assert.equal(config.stagingBaseUrl, 'http://staging.shop.test/v1');
+  });
+});
+
+describe('configuration immutability', () => {
+  test('when the configuration is loaded, then every nested object and list is frozen, and so are the default limits', () => {
+    const config = loadConfig({ CURSOR_SECRET: 'c'.repeat(40), TRUST_PROXY: 'loopback' }, '/srv/app');
+    for (const value of [config.database, config.cursorSecrets, config.quickstart, config.messages, config.limits, config.limits.rateLimit, config.limits.loadShedding, config.limits.trustProxy, config.pets]) {
+      assert.ok(Object.isFrozen(value));
+    }
+    assert.ok(Object.isFrozen(DEFAULT_LIMITS) && Object.isFrozen(DEFAULT_LIMITS.trustProxy));
+    assert.deepEqual(loadConfig({}, '/srv/app').limits.trustProxy, [], 'a second load is not affected by the first');
+  });
+});
