@@ -73,9 +73,10 @@ export function cacheApiKeyLookups(
         known.clear();
       }
     },
-    async roll(id, now, replace) {
+    findById: (id) => repository.findById(id),
+    async roll(seen, replacement) {
       try {
-        return await repository.roll(id, now, replace);
+        return await repository.roll(seen, replacement);
       } finally {
         afterWrite();
         // The old key's expiry moved and a new key exists: forget both kinds.

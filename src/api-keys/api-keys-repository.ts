@@ -37,9 +37,17 @@ export interface ApiKeyPrincipal {
 
 export type RevokeOutcome = 'revoked' | 'already_revoked' | 'not_found';
 
-export type RollOutcome =
-  | { outcome: 'rolled'; old: ApiKey; created: ApiKey }
-  | { outcome: 'not_found' | 'revoked' | 'expired' };
+/**
+ * A key replacement, decided by the service from the old key as it read it:
+ * the new key, and the old key's new expiry (the end of its grace period).
+ */
+export interface KeyReplacement {
+  key: NewApiKey;
+  oldExpiresAt: string;
+}
+
+/** `changed`: the old key is no longer as read (revoked, rolled or gone meanwhile): read it again and decide again. */
+export type RollOutcome = { outcome: 'rolled'; old: ApiKey; created: ApiKey } | { outcome: 'changed' };
 
 /** Storage of API keys: only hashes, never secrets. */
 export interface ApiKeysRepository {
@@ -49,16 +57,16 @@ export interface ApiKeysRepository {
   /** The key with this hash, if it exists and is not revoked (expired keys included: the caller decides). */
   findActiveByHash(hash: string): Promise<ApiKeyPrincipal | undefined>;
   revoke(id: number, revokedAt: string): Promise<RevokeOutcome>;
+  /** Any key by id, revoked and expired ones included. */
+  findById(id: number): Promise<ApiKey | undefined>;
   /**
-   * Atomically: if key `id` is neither revoked nor expired at `now`, inserts
-   * the key `replace` builds from it and moves the old key's expiry to the
-   * `oldExpiresAt` it returns (never later than the old expiry).
+   * Atomically, and only if key `id` is still as `seen` (not revoked, the
+   * same expiry): moves its expiry to `replacement.oldExpiresAt` (never later
+   * than its own expiry) and inserts `replacement.key`. Otherwise writes
+   * nothing and answers `changed`. One conditional write: of a roll and a
+   * revoke, or of two rolls, racing on one key, only one can win.
    */
-  roll(
-    id: number,
-    now: string,
-    replace: (old: ApiKey) => { key: NewApiKey; oldExpiresAt: string },
-  ): Promise<RollOutcome>;
+  roll(seen: ApiKey, replacement: KeyReplacement): Promise<RollOutcome>;
   /** Records last-use times in one batch; a time never moves backwards. */
   recordLastUsed(uses: readonly { id: number; at: string }[]): Promise<void>;
 }

@@ -1,12 +1,14 @@
 import type { AccountsRepository } from '../accounts/accounts-repository.js';
 import type { DeploymentEnvironment } from '../config/config.js';
-import { NotFoundError, ValidationError } from '../errors/errors.js';
+import { NotFoundError, UnavailableError, ValidationError } from '../errors/errors.js';
 import type { Clock } from '../shared/clock.js';
 import { checkApiKey, generateApiKey } from './api-key-format.js';
 import { API_KEY_SCOPES, type ApiKeyScope } from './api-key-scopes.js';
 import type { ApiKey, ApiKeyPrincipal, ApiKeysRepository } from './api-keys-repository.js';
 
 const API_KEY_NAME_MAX = 100;
+/** A roll reads again this often when another process changes the key between its read and its write. */
+const ROLL_ATTEMPTS = 5;
 
 export type Authentication =
   | { ok: true; principal: ApiKeyPrincipal }
@@ -61,13 +63,18 @@ export function createApiKeysService({ apiKeysRepository, accountsRepository, cl
       const now = nowDate.toISOString();
       if (input.expiresAt !== undefined) lifetime({ expiresAt: input.expiresAt }, now);
       const generated = generateApiKey(environment);
-      const result = await apiKeysRepository.roll(input.keyId, now, (old) => {
+      // Read, decide, then one conditional write that holds only if the key
+      // is still as read; a key changed in between is read and decided again.
+      for (let attempt = 0; attempt < ROLL_ATTEMPTS; attempt++) {
+        const old = await apiKeysRepository.findById(input.keyId);
+        if (old === undefined) throw new NotFoundError('api_key_not_found', `API key ${input.keyId} does not exist.`);
+        const state = old.revokedAt !== undefined ? 'revoked' : old.expiresAt !== undefined && old.expiresAt <= now ? 'expired' : 'active';
+        if (state !== 'active') throw new ValidationError(`API key ${input.keyId} is ${state} and cannot be rolled.`);
+        // The replacement lives as long as the old key was meant to, unless told otherwise.
         const inherited =
-          old.expiresAt === undefined
-            ? undefined
-            : new Date(nowDate.getTime() + (Date.parse(old.expiresAt) - Date.parse(old.createdAt))).toISOString();
+          old.expiresAt === undefined ? undefined : new Date(nowDate.getTime() + (Date.parse(old.expiresAt) - Date.parse(old.createdAt))).toISOString();
         const expiresAt = input.expiresAt ?? inherited;
-        return {
+        const result = await apiKeysRepository.roll(old, {
           key: {
             accountId: old.accountId,
             name: old.name,
@@ -78,11 +85,10 @@ export function createApiKeysService({ apiKeysRepository, accountsRepository, cl
             ...(expiresAt === undefined ? {} : { expiresAt }),
           },
           oldExpiresAt: new Date(nowDate.getTime() + input.graceMs).toISOString(),
-        };
-      });
-      if (result.outcome === 'not_found') throw new NotFoundError('api_key_not_found', `API key ${input.keyId} does not exist.`);
-      if (result.outcome !== 'rolled') throw new ValidationError(`API key ${input.keyId} is ${result.outcome} and cannot be rolled.`);
-      return { old: result.old, apiKey: result.created, secret: generated.key };
+        });
+        if (result.outcome === 'rolled') return { old: result.old, apiKey: result.created, secret: generated.key };
+      }
+      throw new UnavailableError(`API key ${input.keyId} kept changing while it was being rolled; try again.`);
     },
 
     async listKeys(accountId: number): Promise<ApiKey[]> {

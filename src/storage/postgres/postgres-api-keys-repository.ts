@@ -10,8 +10,6 @@ const COLUMNS =
   `id, account_id, name, start, ${isoTimestamp('created_at')}, ${isoTimestamp('revoked_at')}, ` +
   `${isoTimestamp('expires_at')}, scopes, ${isoTimestamp('last_used_at')}`;
 
-/** A roll retries this often when another process changes the key between its read and its write. */
-const ROLL_ATTEMPTS = 5;
 
 
 export function createPostgresApiKeysRepository(sql: Sql): ApiKeysRepository {
@@ -51,37 +49,32 @@ export function createPostgresApiKeysRepository(sql: Sql): ApiKeysRepository {
       const exists = (await sql('SELECT 1 FROM api_keys WHERE id = $1', [id])).length > 0;
       return exists ? 'already_revoked' : 'not_found';
     },
-    async roll(id, now, replace) {
-      for (let attempt = 0; attempt < ROLL_ATTEMPTS; attempt++) {
-        const [row] = await sql<ApiKeyRow>(`SELECT ${COLUMNS} FROM api_keys WHERE id = $1`, [id]);
-        if (row === undefined) return { outcome: 'not_found' };
-        if (row.revoked_at !== null) return { outcome: 'revoked' };
-        if (row.expires_at !== null && row.expires_at <= now) return { outcome: 'expired' };
-        const old = toApiKey(row);
-        const { key, oldExpiresAt } = replace(old);
-        const expiresAt = row.expires_at !== null && row.expires_at < oldExpiresAt ? row.expires_at : oldExpiresAt;
-        // One statement, so atomic: the old key's expiry moves only if the key
-        // is still as read (not revoked, same expiry), and the new key is
-        // inserted only if it moved.
-        try {
-          const [created] = await sql<ApiKeyRow>(
-            `WITH moved AS (
-               UPDATE api_keys SET expires_at = $2
-               WHERE id = $1 AND revoked_at IS NULL AND expires_at IS NOT DISTINCT FROM $3::timestamptz
-               RETURNING id
-             )
-             INSERT INTO api_keys (account_id, name, hash, start, created_at, expires_at, scopes)
-             SELECT $4, $5, $6, $7, $8, $9, $10 FROM moved
-             RETURNING ${COLUMNS}`,
-            [id, expiresAt, row.expires_at, key.accountId, key.name ?? null, key.hash, key.start, key.createdAt, key.expiresAt ?? null, formatScopes(key.scopes)],
-          );
-          if (created !== undefined) return { outcome: 'rolled', old: { ...old, expiresAt }, created: toApiKey(created) };
-        } catch (error) {
-          if (sqlState(error) === FOREIGN_KEY_VIOLATION) throw accountMissing(key);
-          throw error;
-        }
+    async findById(id) {
+      const [row] = await sql<ApiKeyRow>(`SELECT ${COLUMNS} FROM api_keys WHERE id = $1`, [id]);
+      return row === undefined ? undefined : toApiKey(row);
+    },
+    async roll(seen, { key, oldExpiresAt }) {
+      const expiresAt = seen.expiresAt !== undefined && seen.expiresAt < oldExpiresAt ? seen.expiresAt : oldExpiresAt;
+      // One statement, so atomic: the old key's expiry moves only if the key
+      // is still as seen (not revoked, same expiry), and the new key is
+      // inserted only if it moved.
+      try {
+        const [created] = await sql<ApiKeyRow>(
+          `WITH moved AS (
+             UPDATE api_keys SET expires_at = $2
+             WHERE id = $1 AND revoked_at IS NULL AND expires_at IS NOT DISTINCT FROM $3::timestamptz
+             RETURNING id
+           )
+           INSERT INTO api_keys (account_id, name, hash, start, created_at, expires_at, scopes)
+           SELECT $4, $5, $6, $7, $8, $9, $10 FROM moved
+           RETURNING ${COLUMNS}`,
+          [seen.id, expiresAt, seen.expiresAt ?? null, key.accountId, key.name ?? null, key.hash, key.start, key.createdAt, key.expiresAt ?? null, formatScopes(key.scopes)],
+        );
+        return created === undefined ? { outcome: 'changed' } : { outcome: 'rolled', old: { ...seen, expiresAt }, created: toApiKey(created) };
+      } catch (error) {
+        if (sqlState(error) === FOREIGN_KEY_VIOLATION) throw accountMissing(key);
+        throw error;
       }
-      throw new Error(`API key ${id} kept changing while it was being rolled; try again`);
     },
     async recordLastUsed(uses) {
       if (uses.length === 0) return;

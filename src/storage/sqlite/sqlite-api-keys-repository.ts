@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { formatScopes, readStoredScopes } from '../../api-keys/api-key-scopes.js';
-import type { ApiKey, ApiKeysRepository, NewApiKey, RollOutcome } from '../../api-keys/api-keys-repository.js';
+import type { ApiKey, ApiKeysRepository, KeyReplacement, NewApiKey, RollOutcome } from '../../api-keys/api-keys-repository.js';
 import { NotFoundError } from '../../errors/errors.js';
 import { sqliteConstraint, statementCache } from './sqlite-util.js';
 import { toApiKey, type ApiKeyRow } from '../row-mappers.js';
@@ -27,19 +27,12 @@ export function createSqliteApiKeysRepository(db: Database.Database): ApiKeysRep
     }
   }
 
-  // Runs inside BEGIN IMMEDIATE: the write lock is held from the read of the
-  // old key to the last write, so no other process can revoke or roll it between.
-  const roll = db.transaction((id: number, now: string, replace: Parameters<ApiKeysRepository['roll']>[2]): RollOutcome => {
-    const row = sql(`SELECT ${COLUMNS} FROM api_keys WHERE id = ?`).get(id) as ApiKeyRow | undefined;
-    if (row === undefined) return { outcome: 'not_found' };
-    if (row.revoked_at !== null) return { outcome: 'revoked' };
-    if (row.expires_at !== null && row.expires_at <= now) return { outcome: 'expired' };
-    const old = toApiKey(row);
-    const { key, oldExpiresAt } = replace(old);
-    const created = insert(key);
-    const expiresAt = row.expires_at !== null && row.expires_at < oldExpiresAt ? row.expires_at : oldExpiresAt;
-    sql('UPDATE api_keys SET expires_at = ? WHERE id = ?').run(expiresAt, id);
-    return { outcome: 'rolled', old: { ...old, expiresAt }, created };
+  // Runs inside BEGIN IMMEDIATE: the condition and both writes under one write lock.
+  const roll = db.transaction((seen: ApiKey, { key, oldExpiresAt }: KeyReplacement): RollOutcome => {
+    const expiresAt = seen.expiresAt !== undefined && seen.expiresAt < oldExpiresAt ? seen.expiresAt : oldExpiresAt;
+    const moved = sql('UPDATE api_keys SET expires_at = ? WHERE id = ? AND revoked_at IS NULL AND expires_at IS ?').run(expiresAt, seen.id, seen.expiresAt ?? null);
+    if (moved.changes === 0) return { outcome: 'changed' };
+    return { outcome: 'rolled', old: { ...seen, expiresAt }, created: insert(key) };
   });
 
   const recordLastUsed = db.transaction((uses: readonly { id: number; at: string }[]) => {
@@ -69,8 +62,12 @@ export function createSqliteApiKeysRepository(db: Database.Database): ApiKeysRep
       const exists = sql('SELECT 1 FROM api_keys WHERE id = ?').get(id) !== undefined;
       return exists ? 'already_revoked' : 'not_found';
     },
-    async roll(id, now, replace) {
-      return roll.immediate(id, now, replace);
+    async findById(id) {
+      const row = sql(`SELECT ${COLUMNS} FROM api_keys WHERE id = ?`).get(id) as ApiKeyRow | undefined;
+      return row === undefined ? undefined : toApiKey(row);
+    },
+    async roll(seen, replacement) {
+      return roll.immediate(seen, replacement);
     },
     async recordLastUsed(uses) {
       if (uses.length > 0) recordLastUsed(uses);

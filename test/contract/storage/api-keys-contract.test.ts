@@ -35,18 +35,12 @@ for (const backend of testBackends()) {
     }
 
     describe('apiKeys.roll', () => {
-      test('when replace() throws or builds a key that cannot be stored, then roll fails and writes nothing', async (t) => {
+      test('when the replacement cannot be stored (its hash is taken), then roll fails and writes nothing', async (t) => {
         const { storage, accountId, newKey } = await setUp(t);
         const old = await storage.apiKeys.create(newKey(1));
         const taken = await storage.apiKeys.create(newKey(2));
-        await assert.rejects(
-          storage.apiKeys.roll(old.id, at(1000), () => {
-            throw new Error('replace failed');
-          }),
-          /replace failed/,
-        );
-        // The new key's hash is already used: the insert fails after the old key's expiry was computed.
-        await assert.rejects(storage.apiKeys.roll(old.id, at(1000), () => ({ key: { ...newKey(2), createdAt: at(1000) }, oldExpiresAt: at(2000) })));
+        // The insert fails after the old key's expiry was moved: both writes or neither.
+        await assert.rejects(storage.apiKeys.roll(old, { key: { ...newKey(2), createdAt: at(1000) }, oldExpiresAt: at(2000) }));
         assert.deepEqual(await storage.apiKeys.listByAccount(accountId), [old, taken]);
         assert.equal((await storage.apiKeys.findActiveByHash(hash(1)))?.expiresAt, at(DAY_MS));
       });
@@ -57,11 +51,11 @@ for (const backend of testBackends()) {
         for (let n = 1; n <= 8; n++) {
           const key = await storage.apiKeys.create(newKey(n));
           const [roll, revoke] = await Promise.all([
-            storage.apiKeys.roll(key.id, at(1000), (seen) => ({ key: { ...newKey(100 + n), scopes: seen.scopes, createdAt: at(1000) }, oldExpiresAt: at(5000) })),
+            storage.apiKeys.roll(key, { key: { ...newKey(100 + n), scopes: key.scopes, createdAt: at(1000) }, oldExpiresAt: at(5000) }),
             other.apiKeys.revoke(key.id, at(1000)),
           ]);
           assert.equal(revoke, 'revoked');
-          assert.ok(roll.outcome === 'rolled' || roll.outcome === 'revoked', `key ${n}: ${roll.outcome}`);
+          assert.ok(roll.outcome === 'rolled' || roll.outcome === 'changed', `key ${n}: ${roll.outcome}`);
           if (roll.outcome === 'rolled') rolled++;
           assert.equal(await storage.apiKeys.findActiveByHash(hash(n)), undefined);
           assert.equal((await storage.apiKeys.findActiveByHash(hash(100 + n)))?.accountId, roll.outcome === 'rolled' ? accountId : undefined);

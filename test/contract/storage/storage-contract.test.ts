@@ -18,7 +18,7 @@ import { testBackends } from '../../support/storage.js';
 /** Other repositories and methods have their own files beside this one (see contract-coverage.test.ts). */
 export const CONTRACT_COVERS = {
   accounts: ['create', 'list', 'findById'],
-  apiKeys: ['create', 'listByAccount', 'findActiveByHash', 'revoke', 'roll', 'recordLastUsed'],
+  apiKeys: ['create', 'listByAccount', 'findActiveByHash', 'findById', 'revoke', 'roll', 'recordLastUsed'],
   orders: ['create', 'listAll', 'findById', 'changeStatus', 'changeStatusMany', 'ordersVersion'],
 } as const satisfies ContractCoverage;
 
@@ -116,15 +116,15 @@ for (const backend of testBackends()) {
         });
       });
 
-      test('when a key is rolled, then the new key copies what replace() gives and the old key expires no later than before', async (t) => {
+      test('when a key is rolled as seen, then the replacement is stored as given and the old key expires no later than before', async (t) => {
         const { storage, account } = await setUp(t);
         const old = await storage.apiKeys.create({ accountId: account.id, name: 'ci', hash: HASH_A, start: 'so_prod_aaaa', createdAt: AT, expiresAt: '2026-11-23T00:00:00.000Z', scopes: ['orders:read'] });
-        const result = await storage.apiKeys.roll(old.id, LATER, (seen) => {
-          assert.deepEqual(seen, old);
-          return {
-            key: { accountId: seen.accountId, name: seen.name, hash: HASH_B, start: 'so_prod_bbbb', createdAt: LATER, scopes: seen.scopes },
-            oldExpiresAt: '2026-11-30T00:00:00.000Z',
-          };
+        const seen = await storage.apiKeys.findById(old.id);
+        assert.deepEqual(seen, old);
+        if (seen === undefined) return;
+        const result = await storage.apiKeys.roll(seen, {
+          key: { accountId: seen.accountId, name: seen.name, hash: HASH_B, start: 'so_prod_bbbb', createdAt: LATER, scopes: seen.scopes },
+          oldExpiresAt: '2026-11-30T00:00:00.000Z',
         });
         assert.equal(result.outcome, 'rolled');
         if (result.outcome !== 'rolled') return;
@@ -132,26 +132,27 @@ for (const backend of testBackends()) {
         assert.deepEqual(result.created, { id: result.created.id, accountId: account.id, name: 'ci', start: 'so_prod_bbbb', createdAt: LATER, scopes: ['orders:read'] });
         assert.deepEqual(await storage.apiKeys.listByAccount(account.id), [{ ...old, expiresAt: '2026-11-23T00:00:00.000Z' }, result.created]);
 
-        const shortened = await storage.apiKeys.roll(result.created.id, LATER, (seen) => ({
-          key: { accountId: seen.accountId, hash: HASH_C, start: 'so_prod_cccc', createdAt: LATER, scopes: seen.scopes },
+        const shortened = await storage.apiKeys.roll(result.created, {
+          key: { accountId: result.created.accountId, hash: HASH_C, start: 'so_prod_cccc', createdAt: LATER, scopes: result.created.scopes },
           oldExpiresAt: LATER,
-        }));
+        });
         assert.equal(shortened.outcome, 'rolled');
         assert.equal((await storage.apiKeys.findActiveByHash(HASH_B))?.expiresAt, LATER);
       });
 
-      test('when a missing, revoked or expired key is rolled, then nothing is written and the outcome says why', async (t) => {
+      test('when a key is no longer as seen (revoked, rolled or its expiry moved), then roll writes nothing and answers changed', async (t) => {
         const { storage, account } = await setUp(t);
-        const never = () => {
-          throw new Error('replace() must not be called');
-        };
-        assert.deepEqual(await storage.apiKeys.roll(999_999, LATER, never), { outcome: 'not_found' });
+        assert.equal(await storage.apiKeys.findById(999_999), undefined);
+        const replacement = (hash: string) => ({ key: { accountId: account.id, hash, start: 'so_prod_dddd', createdAt: LATER, scopes: ALL }, oldExpiresAt: LATER });
         const revoked = await storage.apiKeys.create({ accountId: account.id, hash: HASH_A, start: 'so_prod_aaaa', createdAt: AT, scopes: ALL });
         await storage.apiKeys.revoke(revoked.id, AT);
-        assert.deepEqual(await storage.apiKeys.roll(revoked.id, LATER, never), { outcome: 'revoked' });
-        const expired = await storage.apiKeys.create({ accountId: account.id, hash: HASH_B, start: 'so_prod_bbbb', createdAt: AT, expiresAt: LATER, scopes: ALL });
-        assert.deepEqual(await storage.apiKeys.roll(expired.id, LATER, never), { outcome: 'expired' });
-        assert.equal((await storage.apiKeys.listByAccount(account.id)).length, 2);
+        assert.deepEqual(await storage.apiKeys.roll(revoked, replacement(HASH_C)), { outcome: 'changed' });
+        assert.equal((await storage.apiKeys.findById(revoked.id))?.revokedAt, AT, 'findById includes revoked keys');
+        const rolled = await storage.apiKeys.create({ accountId: account.id, hash: HASH_B, start: 'so_prod_bbbb', createdAt: AT, expiresAt: '2026-12-31T00:00:00.000Z', scopes: ALL });
+        assert.equal((await storage.apiKeys.roll(rolled, replacement(HASH_C))).outcome, 'rolled');
+        // Its expiry moved with the first roll: a second roll from the same reading loses.
+        assert.deepEqual(await storage.apiKeys.roll(rolled, replacement('d'.repeat(64))), { outcome: 'changed' });
+        assert.equal((await storage.apiKeys.listByAccount(account.id)).length, 3);
       });
 
       test('when last-use times are recorded in a batch, then each key keeps the latest and never moves back', async (t) => {
