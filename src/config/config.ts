@@ -124,6 +124,12 @@ function crossVariableProblems({ values, problems, given }: EnvironmentReading):
     accepted('REQUEST_TIMEOUT_MS', 'HEADERS_TIMEOUT_MS') && values.limits.REQUEST_TIMEOUT_MS < values.limits.HEADERS_TIMEOUT_MS,
     'REQUEST_TIMEOUT_MS must not be less than HEADERS_TIMEOUT_MS',
   );
+  const perAddress = values.limits.MAX_CONNECTIONS_PER_ADDRESS;
+  rule(
+    'MAX_CONNECTIONS_PER_ADDRESS',
+    accepted('MAX_CONNECTIONS_PER_ADDRESS', 'MAX_CONNECTIONS') && perAddress !== undefined && perAddress !== 0 && perAddress >= values.limits.MAX_CONNECTIONS,
+    'MAX_CONNECTIONS_PER_ADDRESS must be less than MAX_CONNECTIONS (one address must not take the whole budget), or 0 for no bound',
+  );
   rule(
     'MESSAGES_RETRY_MAX_MS',
     accepted('MESSAGES_RETRY_MAX_MS', 'MESSAGES_RETRY_BASE_MS') && values.messages.MESSAGES_RETRY_MAX_MS < values.messages.MESSAGES_RETRY_BASE_MS,

@@ -9,10 +9,11 @@ import { afterEarlierResponses, trackResponsesOwed } from './pipelining.js';
 const RAW_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' } as const;
 
 /**
- * A complete HTTP/1.1 response carrying an Error record, for the few cases
- * Node handles before Fastify sees a request (parse errors, CONNECT).
+ * A complete HTTP/1.1 response carrying an Error record (and a fresh request
+ * id), for the few cases answered before Fastify sees a request (parse
+ * errors, CONNECT, a refused connection), closing the connection.
  */
-function rawErrorResponse(record: ErrorRecord, headers: Record<string, string> = {}): string {
+export function rawErrorResponse(record: ErrorRecord, headers: Record<string, string> = {}): string {
   const body = JSON.stringify(record);
   const head = {
     'Content-Type': JSON_CONTENT_TYPE,
