@@ -8,7 +8,7 @@ import type { RateLimiter } from './rate-limit.js';
 import { RequestLogLines } from './logging.js';
 import { installRawServerGuards, writeClientError } from './raw-responses.js';
 import { requestIdFor } from './request-id.js';
-import { hostProblem, refuseUndeclaredBody } from './request-shape.js';
+import { hostProblem, installBodyRule } from './request-shape.js';
 import { formatSchemaError } from './schema-errors.js';
 
 export interface HttpAppOptions {
@@ -102,15 +102,7 @@ export async function createHttpApp({ logger, bodyLimit, ajv = {}, limits, rateL
     }
     done();
   });
-  app.addHook('preParsing', (request, _reply, payload, done) => {
-    try {
-      refuseUndeclaredBody(request);
-    } catch (error) {
-      done(error as Error);
-      return;
-    }
-    done(null, payload);
-  });
+  installBodyRule(app);
 
   installErrorHandling(app);
   await installHardening(app, { limits, rateLimiter });

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { FastifyInstance } from 'fastify';
 import { AppError } from '../errors/errors.js';
 
 /**
@@ -20,20 +21,34 @@ export function hostProblem(req: IncomingMessage): string | undefined {
 }
 
 /** The request frames a body (chunked, or a Content-Length above 0), whatever its Content-Type. */
-export function carriesBody(req: IncomingMessage): boolean {
+function carriesBody(req: IncomingMessage): boolean {
   const length = req.headers['content-length'];
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
 /**
- * The documented rule for request bodies (docs/errors.md, malformed_request):
+ * The documented rule for request bodies (docs/errors.md, "Request bodies"):
  * an operation declares the body it takes (its schema's `body`); a request
- * carrying a body to an operation that takes none is refused with 400
- * `malformed_request` before the body is read, whatever its Content-Type
- * (JSON, text/plain, a form or none). Checked in preParsing, so that
- * authentication (onRequest) still answers first.
+ * carrying a body to an operation that takes none gets 400
+ * `malformed_request`, whatever its Content-Type (JSON, text/plain, a form
+ * or none). Installed on a host's root: a scope whose operation takes a body
+ * (POST /messages) installs its own parsers.
+ *
+ * The body is still read through the host's bounds first, so that an
+ * oversized one gets its 413 and a dribbled one its 408, as on every route;
+ * what it holds is never parsed (one parser for every media type, which
+ * drops it), and authentication (onRequest) answers before any of this.
  */
-export function refuseUndeclaredBody(request: { is404: boolean; raw: IncomingMessage; routeOptions: { schema?: { body?: unknown } } }): void {
-  if (request.is404 || request.routeOptions.schema?.body !== undefined || !carriesBody(request.raw)) return;
-  throw new AppError('malformed_request', 'This operation takes no request body; send the request without one.');
+export function installBodyRule(app: FastifyInstance): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, _body, done) => {
+    done(null, undefined);
+  });
+  app.addHook('preValidation', (request, _reply, done) => {
+    if (request.is404 || request.routeOptions.schema?.body !== undefined || !carriesBody(request.raw)) {
+      done();
+      return;
+    }
+    done(new AppError('malformed_request', 'This operation takes no request body; send the request without one.'));
+  });
 }
