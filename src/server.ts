@@ -6,6 +6,7 @@ import type { Config } from './config/config.js';
 import { createLogger } from './http/logging.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import { buildQuickstartApp } from './hosts/quickstart/quickstart-app.js';
+import { listenOn } from './server-listen.js';
 
 /**
  * Runs the store host, the quickstart host (unless QUICKSTART_PORT=off) and
@@ -35,9 +36,9 @@ export async function runServer(
   let address: string;
   let quickstartAddress: string | undefined;
   try {
-    address = await app.listen({ host: config.host, port: config.port });
+    address = await listenOn(app, config.host, config.port, 'PORT');
     if (quickstart !== undefined && config.quickstart !== null) {
-      quickstartAddress = await quickstart.listen({ host: config.host, port: config.quickstart.port });
+      quickstartAddress = await listenOn(quickstart, config.host, config.quickstart.port, 'QUICKSTART_PORT');
     }
   } catch (error) {
     await Promise.all([app.close(), quickstart?.close()]);

@@ -189,13 +189,13 @@ const limits = Type.Object(
     HEADERS_TIMEOUT_MS: Type.Integer({
       minimum: 100,
       maximum: 600_000,
-      default: 10_000,
+      default: 5_000,
       description: 'Time to send the request headers; a client dribbling them (slow loris) gets `408 request_timeout` and is disconnected',
     }),
     REQUEST_TIMEOUT_MS: Type.Integer({
       minimum: 100,
       maximum: 3_600_000,
-      default: 30_000,
+      default: 15_000,
       description: 'Time to send the whole request, body included (`408`); not less than `HEADERS_TIMEOUT_MS`',
     }),
     KEEP_ALIVE_TIMEOUT_MS: Type.Integer({
@@ -205,6 +205,15 @@ const limits = Type.Object(
       description: 'How long an idle keep-alive connection stays open (above typical load-balancer idle timeouts)',
     }),
     MAX_CONNECTIONS: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1024, description: 'Connections per process; further ones are closed on accept' }),
+    MAX_CONNECTIONS_PER_ADDRESS: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 1_000_000,
+        description:
+          'Connections one client address may hold at once, less than `MAX_CONNECTIONS`; a further one gets `503 overloaded` with `Retry-After` and is closed. ' +
+          'Unset: an eighth of `MAX_CONNECTIONS` (128 by default); `0`: no bound. Proxies listed in `TRUST_PROXY` are not bounded',
+      }),
+    ),
     LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: Type.Integer({
       minimum: 0,
       maximum: 600_000,

@@ -124,6 +124,18 @@ function crossVariableProblems({ values, problems, given }: EnvironmentReading):
     accepted('REQUEST_TIMEOUT_MS', 'HEADERS_TIMEOUT_MS') && values.limits.REQUEST_TIMEOUT_MS < values.limits.HEADERS_TIMEOUT_MS,
     'REQUEST_TIMEOUT_MS must not be less than HEADERS_TIMEOUT_MS',
   );
+  const quickstartPort = values.quickstart.QUICKSTART_PORT;
+  rule(
+    'QUICKSTART_PORT',
+    accepted('PORT', 'QUICKSTART_PORT') && quickstartPort !== 'off' && quickstartPort !== 0 && quickstartPort === values.server.PORT,
+    `QUICKSTART_PORT must differ from PORT (both ${values.server.PORT}): the quickstart host listens beside the store host; give it its own port or QUICKSTART_PORT=off`,
+  );
+  const perAddress = values.limits.MAX_CONNECTIONS_PER_ADDRESS;
+  rule(
+    'MAX_CONNECTIONS_PER_ADDRESS',
+    accepted('MAX_CONNECTIONS_PER_ADDRESS', 'MAX_CONNECTIONS') && perAddress !== undefined && perAddress !== 0 && perAddress >= values.limits.MAX_CONNECTIONS,
+    'MAX_CONNECTIONS_PER_ADDRESS must be less than MAX_CONNECTIONS (one address must not take the whole budget), or 0 for no bound',
+  );
   rule(
     'MESSAGES_RETRY_MAX_MS',
     accepted('MESSAGES_RETRY_MAX_MS', 'MESSAGES_RETRY_BASE_MS') && values.messages.MESSAGES_RETRY_MAX_MS < values.messages.MESSAGES_RETRY_BASE_MS,

@@ -23,6 +23,8 @@ export interface Limits {
   readonly keepAliveTimeoutMs: number;
   /** Connections one process holds at once; further ones are closed on accept. */
   readonly maxConnections: number;
+  /** Connections one client address (not a trusted proxy) holds at once; 0: no bound. */
+  readonly maxConnectionsPerAddress: number;
   readonly loadShedding: {
     /** Mean event-loop delay above which requests get 503 (0: not checked). */
     readonly maxEventLoopDelayMs: number;
@@ -57,6 +59,8 @@ export function limitsFrom(values: EnvironmentValues['limits']): Limits {
     requestTimeoutMs: values.REQUEST_TIMEOUT_MS,
     keepAliveTimeoutMs: values.KEEP_ALIVE_TIMEOUT_MS,
     maxConnections: values.MAX_CONNECTIONS,
+    // Unset: an eighth of the process's budget, so one address never takes it all.
+    maxConnectionsPerAddress: values.MAX_CONNECTIONS_PER_ADDRESS ?? Math.max(1, Math.floor(values.MAX_CONNECTIONS / 8)),
     loadShedding: {
       maxEventLoopDelayMs: values.LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS,
       maxEventLoopUtilization: values.LOAD_SHED_MAX_EVENT_LOOP_UTILIZATION,

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ServerOptions } from 'node:http';
 import type { Limits } from '../config/limits.js';
 import { AppError } from '../errors/errors.js';
+import { limitConnectionsPerAddress } from './connection-bounds.js';
 import { enforceRateLimit, type RateLimiter } from './rate-limit.js';
 
 declare module 'fastify' {
@@ -54,13 +55,19 @@ const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 export const SECURITY_HEADER_ENTRIES = Object.entries(SECURITY_HEADERS);
 
 /**
- * Installs the abuse bounds on one host: connection cap, load shedding (503
+ * Installs the abuse bounds on one host: connection caps (per process and
+ * per client address), load shedding (503
  * `overloaded` with Retry-After), per-address rate limiting of requests that
  * are not authenticated (authenticated ones are counted per key by
  * requireApiKey), and security headers on every response.
  */
 export async function installHardening(app: FastifyInstance, { limits, rateLimiter }: { limits: Limits; rateLimiter: RateLimiter }): Promise<void> {
   app.server.maxConnections = limits.maxConnections;
+  limitConnectionsPerAddress(app.server, {
+    perAddress: limits.maxConnectionsPerAddress,
+    trustProxy: limits.trustProxy,
+    retryAfterSeconds: limits.loadShedding.retryAfterSeconds,
+  });
 
   const shedding = limits.loadShedding;
   await app.register(underPressure, {

@@ -9,6 +9,7 @@ import { int64Keyword } from './int64-parameter.js';
 import { RequestLogLines } from './logging.js';
 import { installRawServerGuards, writeClientError } from './raw-responses.js';
 import { requestIdFor } from './request-id.js';
+import { hostProblem, installBodyRule } from './request-shape.js';
 import { formatSchemaError } from './validation-errors.js';
 
 export interface HttpAppOptions {
@@ -28,7 +29,7 @@ export interface HttpAppOptions {
    * Sees each request before Fastify routes it, and either answers it or
    * hands it to Fastify (`fastify(req, res)`, at once or after async work).
    * Only requests Fastify would route normally get here: none while the
-   * server is closing or shedding load, none without a required Host.
+   * server is closing or shedding load, none without exactly one Host.
    */
   preRouting?: PreRouting;
 }
@@ -51,7 +52,7 @@ export async function createHttpApp({ logger, bodyLimit, ajv = {}, limits, rateL
   let closing = false;
   // Requests a pre-routing handler must leave to Fastify, whose hooks answer them.
   const fastifyOnly = (req: IncomingMessage): boolean =>
-    closing || app.isUnderPressure() || (req.httpVersion === '1.1' && req.headers.host === undefined);
+    closing || app.isUnderPressure() || hostProblem(req) !== undefined;
   const app = Fastify({
     ...hardened,
     loggerInstance: logger,
@@ -90,8 +91,9 @@ export async function createHttpApp({ logger, bodyLimit, ajv = {}, limits, rateL
   // Hooks on every request take a callback rather than being async: no promise per request.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
-      done(new AppError('malformed_request', 'HTTP/1.1 requests must carry a Host header.'));
+    const badHost = hostProblem(request.raw);
+    if (badHost !== undefined) {
+      done(new AppError('malformed_request', badHost));
       return;
     }
     if (closing) {
@@ -101,6 +103,7 @@ export async function createHttpApp({ logger, bodyLimit, ajv = {}, limits, rateL
     }
     done();
   });
+  installBodyRule(app);
 
   installErrorHandling(app);
   await installHardening(app, { limits, rateLimiter });

@@ -3,15 +3,17 @@ import { STATUS_CODES, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { errorRecord, type ErrorRecord } from '../errors/errors.js';
 import { JSON_CONTENT_TYPE } from './media-types.js';
+import { afterEarlierResponses, trackResponsesOwed } from './pipelining.js';
 
 /** What every raw Error record carries besides its body (the hooks that add them to Fastify replies never see these). */
 const RAW_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' } as const;
 
 /**
- * A complete HTTP/1.1 response carrying an Error record, for the few cases
- * Node handles before Fastify sees a request (parse errors, CONNECT).
+ * A complete HTTP/1.1 response carrying an Error record (and a fresh request
+ * id), for the few cases answered before Fastify sees a request (parse
+ * errors, CONNECT, a refused connection), closing the connection.
  */
-function rawErrorResponse(record: ErrorRecord, headers: Record<string, string> = {}): string {
+export function rawErrorResponse(record: ErrorRecord, headers: Record<string, string> = {}): string {
   const body = JSON.stringify(record);
   const head = {
     'Content-Type': JSON_CONTENT_TYPE,
@@ -27,9 +29,17 @@ function rawErrorResponse(record: ErrorRecord, headers: Record<string, string> =
 
 /**
  * Answers requests that Node's HTTP parser rejects before Fastify sees them
- * (malformed request line, oversized headers) with an Error record too.
+ * (malformed request line, oversized headers) with an Error record too, after
+ * the answers to the requests pipelined before it on the connection (RFC 9112
+ * §9.3.2), then closes the connection.
  */
 export function writeClientError(error: Error & { code?: string }, socket: Duplex): void {
+  afterEarlierResponses(socket, () => {
+    writeClientErrorNow(error, socket);
+  });
+}
+
+function writeClientErrorNow(error: Error & { code?: string }, socket: Duplex): void {
   // As Node's own handler does: once a response has started on this socket
   // (e.g. the 417 for a bad Expect), a second one would corrupt the stream.
   const started = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
@@ -49,8 +59,10 @@ export function writeClientError(error: Error & { code?: string }, socket: Duple
 /**
  * Requests Node answers itself unless told otherwise: an unsupported
  * `Expect` (417) and `CONNECT` (400: no proxying here). Both get Error records.
+ * Also counts the responses each connection owes, for writeClientError.
  */
 export function installRawServerGuards(server: Server): void {
+  trackResponsesOwed(server);
   server.on('checkExpectation', (_request, response) => {
     const body = JSON.stringify(errorRecord('expectation_failed', 'Only "Expect: 100-continue" is supported.'));
     response.writeHead(417, {

@@ -6,10 +6,11 @@ describe('limits configuration', () => {
   test('when nothing is set, then the documented defaults apply', () => {
     assert.deepEqual(loadConfig({}, '/srv/app').limits, {
       rateLimit: { requests: 100, windowSeconds: 60 },
-      headersTimeoutMs: 10_000,
-      requestTimeoutMs: 30_000,
+      headersTimeoutMs: 5_000,
+      requestTimeoutMs: 15_000,
       keepAliveTimeoutMs: 72_000,
       maxConnections: 1024,
+      maxConnectionsPerAddress: 128,
       loadShedding: {
         maxEventLoopDelayMs: 1000,
         maxEventLoopUtilization: 0,

@@ -98,7 +98,8 @@ describe('the built CLI and server, end to end over real HTTP', () => {
     const first = await startServer(t, env);
     const result = await runBin(['serve'], { ...env, PORT: new URL(first.baseUrl).port });
     assert.equal(result.code, 1);
-    assert.match(result.stderr, /^store-orders: cannot serve: listen EADDRINUSE[^\n]*\n$/);
+    // The variable that chose the port is named (issue 19 #2).
+    assert.match(result.stderr, /^store-orders: cannot serve: PORT=\d+: 127\.0\.0\.1:\d+ is already in use[^\n]*\n$/);
     first.child.kill('SIGTERM');
     assert.equal(await first.exited, 0);
   });

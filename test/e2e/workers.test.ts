@@ -71,7 +71,7 @@ describe('caches across processes, over real HTTP', () => {
     const first = await startServer(t, env);
     const result = await runBin(['serve', '--workers', '2'], { ...env, PORT: new URL(first.baseUrl).port });
     assert.equal(result.code, 1);
-    assert.match(result.stderr, /worker could not start: (listen|bind) EADDRINUSE/);
+    assert.match(result.stderr, /worker could not start: PORT=\d+: 127\.0\.0\.1:\d+ is already in use/);
     assert.match(result.stderr, /before the server was up; stopping/);
     first.child.kill('SIGTERM');
     assert.equal(await first.exited, 0);
