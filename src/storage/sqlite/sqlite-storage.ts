@@ -60,6 +60,11 @@ export function openSqliteStorage(file: string, { synchronous = 'full' }: { sync
   };
 }
 
+/** The newest schema version this program's SQLite migrations define (what `migrate` brings a database to). */
+export function sqliteSchemaVersion(): number {
+  return Math.max(0, ...readMigrations(MIGRATIONS_DIR).map((migration) => migration.version));
+}
+
 function openConnection(file: string, synchronous: SqliteSynchronous, busyTimeoutMs: number): BetterSqlite3.Database {
   const db = new Database(file, { timeout: busyTimeoutMs });
   db.pragma('journal_mode = WAL');
