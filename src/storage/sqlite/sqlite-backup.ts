@@ -1,4 +1,4 @@
-import { closeSync, copyFileSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, renameSync, rmSync, statSync, unlinkSync } from 'node:fs';
+import { closeSync, constants, copyFileSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, renameSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { Database } from './sqlite-driver.js';
@@ -23,7 +23,7 @@ export interface SqliteRestoreReport {
   readonly schemaVersion: number;
   /** The version `serve`/`migrate` bring it to; above schemaVersion when the backup is older than the program. */
   readonly programSchemaVersion: number;
-  /** Where the database it replaced is kept (a hard link, no copy); absent when there was none. */
+  /** Where the database it replaced is kept (a hard link where the filesystem allows); absent when there was none. */
   readonly replacedKeptAs?: string;
   /** A process had the database open and --force replaced it anyway. */
   readonly wasInUse: boolean;
@@ -37,7 +37,8 @@ const ALL_PAGES = 0x7fffffff;
  * API while servers keep running (WAL readers never block writers). The copy
  * is written beside `target`, checked, made a single self-contained file
  * (rollback journal, no -wal) and flushed, then put in place: without
- * `force` by link(2), which fails if `target` appeared meanwhile.
+ * `force` by link(2) (or an exclusive copy), which fails if `target`
+ * appeared meanwhile.
  */
 export async function backupSqliteDatabase(source: string, target: string, { force }: { force: boolean }): Promise<SqliteBackupReport> {
   if (!existsSync(source)) throw new SqliteBackupRefused(`there is no database at ${source}`);
@@ -65,7 +66,7 @@ export async function backupSqliteDatabase(source: string, target: string, { for
       renameSync(partial, target);
     } else {
       try {
-        linkSync(partial, target);
+        linkOrCopy(partial, target);
       } catch (error) {
         if (isErrno(error, 'EEXIST')) throw new SqliteBackupRefused(`${target} already exists; choose a new file or give --force to overwrite it`);
         throw error;
@@ -107,7 +108,7 @@ export function restoreSqliteDatabase(backup: string, database: string, { force 
     let replacedKeptAs: string | undefined;
     if (existsSync(database)) {
       replacedKeptAs = `${database}.pre-restore-${new Date().toISOString().replace(/[:.]/g, '')}`;
-      linkSync(database, replacedKeptAs);
+      linkOrCopy(database, replacedKeptAs);
     }
     // A -wal left beside the new file would be replayed into it: it belongs to the database being replaced.
     for (const sidecar of ['-wal', '-shm', '-journal']) rmSync(`${database}${sidecar}`, { force: true });
@@ -201,6 +202,19 @@ function flush(file: string): void {
     fsyncSync(fd);
   } finally {
     closeSync(fd);
+  }
+}
+
+/**
+ * A second name for `from` (hard link: instant, no space), or a copy where
+ * the filesystem has no hard links; either fails with EEXIST if `to` exists.
+ */
+function linkOrCopy(from: string, to: string): void {
+  try {
+    linkSync(from, to);
+  } catch (error) {
+    if (!isErrno(error, 'EPERM') && !isErrno(error, 'ENOTSUP') && !isErrno(error, 'EOPNOTSUPP')) throw error;
+    copyFileSync(from, to, constants.COPYFILE_EXCL);
   }
 }
 
