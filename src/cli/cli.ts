@@ -93,9 +93,10 @@ export async function runCli(argv: readonly string[], io: CliIo, serve: ServeFun
   }
 
   const context = { config, values: parsed.values, args: parsed.args, io };
-  if (command.kind === 'server') {
+  if (command.kind !== 'database') {
     try {
-      await command.run({ ...context, serve });
+      if (command.kind === 'server') await command.run({ ...context, serve });
+      else await command.run({ ...context, print: createPrinter(io.stdout, parsed.values.json === true) });
       return 0;
     } catch (error) {
       return fail(failure(command, error));

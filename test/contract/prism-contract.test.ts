@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { createServer } from 'node:net';
-import Database from 'better-sqlite3';
+import { Database } from '../../src/storage/sqlite/sqlite-driver.js';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { connect, type AddressInfo } from 'node:net';
-import Database from 'better-sqlite3';
+import { Database } from '../../src/storage/sqlite/sqlite-driver.js';
 import { describe, test } from 'node:test';
 import { ERROR_CODES, ERROR_STATUS } from '../../src/errors/errors.js';
 import { createTestApp, errorBody } from '../support/app.js';

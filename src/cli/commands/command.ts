@@ -42,4 +42,14 @@ export interface ServerCommand extends CommandDeclaration {
   run(context: CommandContext & { readonly serve: ServeFunction }): Promise<void>;
 }
 
-export type CliCommand = DatabaseCommand | ServerCommand;
+/**
+ * A command that works on the database's files itself (backup, restore): the
+ * dispatcher opens nothing, so no connection of its own holds the file and
+ * nothing is migrated.
+ */
+export interface FileCommand extends CommandDeclaration {
+  readonly kind: 'file';
+  run(context: CommandContext & { readonly print: Printer }): Promise<void>;
+}
+
+export type CliCommand = DatabaseCommand | ServerCommand | FileCommand;

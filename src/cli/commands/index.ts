@@ -1,4 +1,5 @@
 import { accountsCommands } from './accounts.js';
+import { backupCommands } from './backup.js';
 import type { CliCommand } from './command.js';
 import { demoCommand } from './demo.js';
 import { keysCommands } from './keys.js';
@@ -12,6 +13,7 @@ import { serveCommand } from './serve.js';
 export const COMMANDS: readonly CliCommand[] = [
   serveCommand,
   migrateCommand,
+  ...backupCommands,
   ...accountsCommands,
   ...keysCommands,
   ...ordersCommands,

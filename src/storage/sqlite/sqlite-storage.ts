@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import type { SqliteSynchronous } from '../../config/config.js';
 import { readMigrations } from '../migration-files.js';
 import { UnavailableError } from '../../errors/errors.js';
@@ -12,6 +12,7 @@ import { createSqliteMessagesRepository } from './sqlite-messages-repository.js'
 import { createSqliteOrdersRepository } from './sqlite-orders-repository.js';
 import { createSqliteSecretsRepository } from './sqlite-secrets-repository.js';
 import { createSqlitePetsRepository } from './sqlite-pets-repository.js';
+import { Database } from './sqlite-driver.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations/sqlite/', import.meta.url));
 /*
@@ -59,7 +60,12 @@ export function openSqliteStorage(file: string, { synchronous = 'full' }: { sync
   };
 }
 
-function openConnection(file: string, synchronous: SqliteSynchronous, busyTimeoutMs: number): Database.Database {
+/** The newest schema version this program's SQLite migrations define (what `migrate` brings a database to). */
+export function sqliteSchemaVersion(): number {
+  return Math.max(0, ...readMigrations(MIGRATIONS_DIR).map((migration) => migration.version));
+}
+
+function openConnection(file: string, synchronous: SqliteSynchronous, busyTimeoutMs: number): BetterSqlite3.Database {
   const db = new Database(file, { timeout: busyTimeoutMs });
   db.pragma('journal_mode = WAL');
   db.pragma(synchronous === 'normal' ? 'synchronous = NORMAL' : 'synchronous = FULL');
@@ -103,7 +109,7 @@ function mapUnavailable<T extends object>(repository: T): T {
   return wrapped as T;
 }
 
-function migrateSqlite(db: Database.Database): MigrationReport {
+function migrateSqlite(db: BetterSqlite3.Database): MigrationReport {
   const migrations = readMigrations(MIGRATIONS_DIR);
   // BEGIN IMMEDIATE takes the write lock up front, so concurrent migrators
   // queue behind each other (busy timeout) instead of applying twice.

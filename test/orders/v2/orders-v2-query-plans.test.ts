@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import { Database } from '../../../src/storage/sqlite/sqlite-driver.js';
 import { pageSql } from '../../../src/storage/sqlite/sqlite-orders-repository.js';
 import { describeQuery, everyPageQueryShape } from '../../support/query-shapes.js';
 import { sqliteBackend } from '../../support/storage.js';
 
 /** SQLite plan lines: each access to orders must be an index SEARCH, never a SCAN or a sort. */
-function sqlitePlan(db: Database.Database, text: string, args: readonly unknown[]): string[] {
+function sqlitePlan(db: BetterSqlite3.Database, text: string, args: readonly unknown[]): string[] {
   return (db.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...args) as { detail: string }[]).map((row) => row.detail);
 }
 
