@@ -65,8 +65,8 @@ function createError(order: NewOrder, error: unknown): unknown {
 }
 
 export function createPostgresOrdersRepository(sql: Sql, transaction: Transaction): OrdersRepository {
-  async function insert(order: NewOrder, run: Sql = sql): Promise<Order> {
-    const [row] = await run<OrderRow>(
+  async function insert(order: NewOrder): Promise<Order> {
+    const [row] = await sql<OrderRow>(
       `INSERT INTO orders (id, account_id, pet_id, quantity, ship_date, complete, status, created_at, updated_at)
        VALUES (${order.id === undefined ? NEXT_ID : '$9'}, $1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${COLUMNS}`,
       [
