@@ -332,13 +332,14 @@ function roundsNote(p: Paired, extra = ''): string {
 
 // ---------- data ----------
 
-function ndjson(count: number, firstId: number): string {
+/** Orders with ids from `firstId` on, or without ids (storage chooses them) when it is undefined. */
+function ndjson(count: number, firstId: number | undefined): string {
   const lines: string[] = [];
   for (let i = 0; i < count; i++) {
-    const id = firstId + i;
+    const id = firstId === undefined ? '' : `"id":${firstId + i},`;
     // Every thousandth pet id is beyond 2^53, so int64 digits stay exercised.
     const petId = i % 1000 === 0 ? '9007199254740993' : String(1_000_000 + i);
-    lines.push(`{"id":${id},"petId":${petId},"quantity":${1 + (i % 5)},"shipDate":"2026-12-0${1 + (i % 9)}T10:00:00Z","complete":${i % 2 === 0}}`);
+    lines.push(`{${id}"petId":${petId},"quantity":${1 + (i % 5)},"shipDate":"2026-12-0${1 + (i % 9)}T10:00:00Z","complete":${i % 2 === 0}}`);
   }
   return `${lines.join('\n')}\n`;
 }
@@ -394,6 +395,17 @@ async function bigListing(url: string, headers: Record<string, string>, probeUrl
   };
 }
 
+/** `orders import` through the CLI, in seconds (the whole run: process start, parsing, storage, commit). */
+function timedImport(env: Record<string, string>, accountId: number, file: string): number {
+  const t0 = performance.now();
+  cli(env, ['orders', 'import', '--account', String(accountId), file]);
+  return (performance.now() - t0) / 1000;
+}
+
+function importRow(what: string, seconds: number): Row {
+  return { scenario: `orders import, ${what} (whole CLI run)`, note: `${seconds.toFixed(1)} s, ${Math.round(BIG_ORDERS / seconds).toLocaleString('en-US')} orders/s` };
+}
+
 // ---------- scenarios ----------
 
 async function main(): Promise<void> {
@@ -417,6 +429,9 @@ async function main(): Promise<void> {
     writeFileSync(file, text);
     return file;
   };
+  let noIds: string | undefined;
+  /** BIG_ORDERS orders without ids, written once for every backend's import row. */
+  const noIdsFile = () => (noIds ??= importFile('no-ids.ndjson', ndjson(BIG_ORDERS, undefined)));
   cli(env, ['orders', 'import', '--account', listAccount.id, importFile('list.ndjson', ndjson(100, 9_007_199_254_740_000))]);
   cli(env, ['orders', 'import', '--account', cancelAccount.id, importFile('c1.ndjson', ndjson(CANCEL_BLOCK / 5, 100_000_001))]);
   cli(env, ['orders', 'import', '--account', cancelAccount.id, importFile('c64.ndjson', ndjson(CANCEL_BLOCK, 200_000_001))]);
@@ -427,7 +442,11 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     cli(env, ['orders', 'import', '--account', bigAccount.id, bigFile]);
     const seconds = (performance.now() - t0) / 1000;
-    rows.push({ scenario: `orders import, ${BIG_ORDERS.toLocaleString('en-US')} orders, SQLite (whole CLI run)`, note: `${seconds.toFixed(1)} s, ${Math.round(BIG_ORDERS / seconds).toLocaleString('en-US')} orders/s` });
+    rows.push(importRow(`${BIG_ORDERS.toLocaleString('en-US')} orders with ids, SQLite`, seconds));
+  }
+  if (runs('import')) {
+    const account = JSON.parse(cli(env, ['accounts', 'create', '--name', 'bench-import', '--json'])) as { id: number };
+    rows.push(importRow(`${BIG_ORDERS.toLocaleString('en-US')} orders without ids, SQLite`, timedImport(env, account.id, noIdsFile())));
   }
 
   const ours = await startOurs(env);
@@ -539,7 +558,7 @@ async function main(): Promise<void> {
     await two.stop();
   }
 
-  if (!args.includes('--no-postgres') && (runs('list') || runs('cancel'))) {
+  if (!args.includes('--no-postgres') && (runs('list') || runs('cancel') || runs('import'))) {
     let embedded: EmbeddedServer | undefined;
     try {
       let postgresUrl = process.env.BENCH_POSTGRES_URL ?? '';
@@ -558,6 +577,11 @@ async function main(): Promise<void> {
   async function postgresRows(postgresUrl: string, dataDir: string | undefined): Promise<void> {
     const pgEnv = { DATABASE_URL: postgresUrl };
     cli(pgEnv, ['migrate']);
+    if (runs('import')) {
+      const importAccount = JSON.parse(cli(pgEnv, ['accounts', 'create', '--name', 'bench-pg-import', '--json'])) as { id: number };
+      rows.push(importRow(`${BIG_ORDERS.toLocaleString('en-US')} orders without ids, PostgreSQL`, timedImport(pgEnv, importAccount.id, noIdsFile())));
+    }
+    if (!runs('list') && !runs('cancel')) return;
     const account = JSON.parse(cli(pgEnv, ['accounts', 'create', '--name', 'bench-pg', '--json'])) as { id: number };
     const key = (JSON.parse(cli(pgEnv, ['keys', 'create', '--account', String(account.id), '--json'])) as { key: string }).key;
     cli(pgEnv, ['orders', 'import', '--account', String(account.id), path.join(work, 'list.ndjson')]);

@@ -1,6 +1,5 @@
 import { ConflictError, NotFoundError } from '../../errors/errors.js';
 import {
-  ImportRejectedError,
   type ListedOrder,
   type NewOrder,
   type Order,
@@ -9,8 +8,9 @@ import {
   type OrdersRepository,
   type StatusChangeResult,
 } from '../../orders/orders-repository.js';
-import { INT64_MAX } from '../../shared/int64.js';
 import { FOREIGN_KEY_VIOLATION, isTransactionConflict, sqlState, UNIQUE_VIOLATION } from './postgres-errors.js';
+import { LARGEST_ID } from './postgres-order-ids.js';
+import { importBatches, type Refusals } from './postgres-orders-import.js';
 import { isoTimestamp, type Sql, type Transaction } from './postgres-sql.js';
 import { changeOne, changeRound, GROUP_ATTEMPTS, rounds } from './postgres-status-changes.js';
 
@@ -27,11 +27,11 @@ interface OrderRow {
 const COLUMNS = `id, account_id, pet_id, quantity, ${isoTimestamp('ship_date')}, complete, status`;
 
 /**
- * An id for an order created without one: one more than the largest below
- * int64's maximum, like SQLite's rowid choice. Two concurrent creates may pick
- * the same; the primary key refuses the second, which then tries again.
+ * An id for an order created without one (see LARGEST_ID). Two concurrent
+ * creates may pick the same; the primary key refuses the second, which then
+ * tries again.
  */
-const NEXT_ID = `(SELECT COALESCE(max(id), 0) + 1 FROM orders WHERE id < ${INT64_MAX})`;
+const NEXT_ID = `(${LARGEST_ID} + 1)`;
 const AUTO_ID_ATTEMPTS = 20;
 
 function toOrder(row: OrderRow): Order {
@@ -43,8 +43,6 @@ function toOrder(row: OrderRow): Order {
 }
 
 const PAGE_COLUMNS = `id, pet_id, quantity, ${isoTimestamp('ship_date')}, complete`;
-/** Rows per multi-row INSERT in an import: 8 parameters each, well under the protocol's 65,535. */
-const IMPORT_CHUNK = 1000;
 
 interface PageRow {
   id: bigint;
@@ -54,16 +52,21 @@ interface PageRow {
   complete: boolean;
 }
 
+const refusals: Refusals = {
+  idTaken: (order) => new ConflictError('order_id_taken', `Order id ${String(order.id)} is already taken.`),
+  unknownAccount: (order) => new NotFoundError('account_not_found', `Account ${order.accountId} does not exist.`),
+};
+
 function createError(order: NewOrder, error: unknown): unknown {
   const state = sqlState(error);
-  if (state === UNIQUE_VIOLATION) return new ConflictError('order_id_taken', `Order id ${String(order.id)} is already taken.`);
-  if (state === FOREIGN_KEY_VIOLATION) return new NotFoundError('account_not_found', `Account ${order.accountId} does not exist.`);
+  if (state === UNIQUE_VIOLATION) return refusals.idTaken(order);
+  if (state === FOREIGN_KEY_VIOLATION) return refusals.unknownAccount(order);
   return error;
 }
 
 export function createPostgresOrdersRepository(sql: Sql, transaction: Transaction): OrdersRepository {
-  async function insert(order: NewOrder, run: Sql = sql): Promise<Order> {
-    const [row] = await run<OrderRow>(
+  async function insert(order: NewOrder): Promise<Order> {
+    const [row] = await sql<OrderRow>(
       `INSERT INTO orders (id, account_id, pet_id, quantity, ship_date, complete, status, created_at, updated_at)
        VALUES (${order.id === undefined ? NEXT_ID : '$9'}, $1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${COLUMNS}`,
       [
@@ -157,31 +160,7 @@ export function createPostgresOrdersRepository(sql: Sql, transaction: Transactio
       });
     },
     async importOrders(batches) {
-      return transaction(async (tx) => {
-        let position = 0;
-        for await (const { orders: batch, lines } of batches) {
-          await tx('SAVEPOINT import_batch');
-          try {
-            await insertMany(tx, batch);
-          } catch (error) {
-            // Find the order that was refused, to name it.
-            await tx('ROLLBACK TO SAVEPOINT import_batch');
-            for (const [index, order] of batch.entries()) {
-              try {
-                await insert(order, tx);
-              } catch (rowError) {
-                const reason = createError(order, rowError);
-                throw reason instanceof Error ? new ImportRejectedError(lines[index] ?? position + index + 1, reason) : reason;
-              }
-            }
-            throw error;
-          }
-          // Released, so that a long import does not pile up subtransactions.
-          await tx('RELEASE SAVEPOINT import_batch');
-          position += batch.length;
-        }
-        return { imported: position };
-      });
+      return transaction((tx) => importBatches(tx, batches, refusals));
     },
     async listPage(query) {
       const { text, values } = pageSql(query);
@@ -192,28 +171,6 @@ export function createPostgresOrdersRepository(sql: Sql, transaction: Transactio
       return row?.orders_version ?? 0n;
     },
   };
-
-  async function insertMany(tx: Sql, batch: readonly NewOrder[]): Promise<void> {
-    // An order without an id takes max(id) + 1 when it is inserted (as with
-    // SQLite's rowid), so such a batch goes row by row, in file order.
-    if (batch.some((order) => order.id === undefined)) {
-      for (const order of batch) await insert(order, tx);
-      return;
-    }
-    for (let start = 0; start < batch.length; start += IMPORT_CHUNK) {
-      const chunk = batch.slice(start, start + IMPORT_CHUNK);
-      const values: unknown[] = [];
-      const tuples = chunk.map((order) => {
-        const base = values.length;
-        values.push(order.id, order.accountId, order.petId ?? null, order.quantity ?? null, order.shipDate ?? null, order.complete, order.status, order.createdAt);
-        return `($${base + 1}, $${base + 2}, $${base + 3}, $${base + 4}, $${base + 5}, $${base + 6}, $${base + 7}, $${base + 8}, $${base + 8})`;
-      });
-      await tx(
-        `INSERT INTO orders (id, account_id, pet_id, quantity, ship_date, complete, status, created_at, updated_at) VALUES ${tuples.join(', ')}`,
-        values,
-      );
-    }
-  }
 }
 
 /** The keyset page query; its text depends only on which filters are present. */

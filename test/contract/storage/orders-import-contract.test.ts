@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
 import { AppError } from '../../../src/errors/errors.js';
 import { ImportRejectedError, type ImportBatch, type NewOrder } from '../../../src/orders/orders-repository.js';
+import { INT64_MAX } from '../../../src/shared/int64.js';
 import type { Storage } from '../../../src/storage/storage.js';
 import type { ContractCoverage } from '../../support/storage-contract.js';
 import { testBackends } from '../../support/storage.js';
@@ -89,6 +90,32 @@ for (const backend of testBackends()) {
         const chosen = mine.find((o) => o.petId === 5n);
         assert.ok(chosen !== undefined && ![10n, 11n, 12n].includes(chosen.id), `chosen id ${String(chosen?.id)}`);
         assert.deepEqual(await storage.orders.listAll(otherId), [{ id: 11n, accountId: otherId, complete: false, status: 'cancelled' }]);
+      });
+
+      test('when orders without ids come among orders with ids, then each takes the largest id before it plus one, in file order, across batches', async (t) => {
+        const { storage, accountId, otherId } = await setUp(t);
+        const auto = () => pending(accountId);
+        // An empty table: the first id chosen is 1.
+        assert.deepEqual(await storage.orders.importOrders(numbered(from([[auto(), auto()]]))), { imported: 2 });
+        // Any account's orders count; a given id, larger or smaller, counts from where it stands in the file.
+        await storage.orders.create(pending(otherId, { id: 20n }));
+        const result = await storage.orders.importOrders(numbered(from([[auto(), pending(accountId, { id: 50n }), auto()], [pending(accountId, { id: 10n }), auto()], [auto()]])));
+        assert.deepEqual(result, { imported: 6 });
+        assert.deepEqual((await storage.orders.listAll(accountId)).map((o) => o.id), [1n, 2n, 10n, 21n, 50n, 51n, 52n, 53n]);
+        // Negative ids only: the largest plus one is still the rule.
+        const { storage: negative, accountId: negativeAccount } = await setUp(t);
+        await negative.orders.create(pending(negativeAccount, { id: -5n }));
+        await negative.orders.importOrders(numbered(from([[pending(negativeAccount), pending(negativeAccount)]])));
+        assert.deepEqual((await negative.orders.listAll(negativeAccount)).map((o) => o.id), [-5n, -4n, -3n]);
+      });
+
+      test('when the largest id is 2^63-1, then orders without ids imported after it each still get an unused one', async (t) => {
+        const { storage, accountId } = await setUp(t);
+        await storage.orders.create(pending(accountId, { id: INT64_MAX }));
+        assert.deepEqual(await storage.orders.importOrders(numbered(from([[pending(accountId), pending(accountId)], [pending(accountId)]]))), { imported: 3 });
+        const ids = (await storage.orders.listAll(accountId)).map((o) => o.id);
+        assert.equal(new Set(ids).size, 4);
+        assert.equal(ids.filter((id) => id === INT64_MAX).length, 1);
       });
 
       test('when the source is empty or yields only empty batches, then nothing is imported and nothing changes', async (t) => {
@@ -201,6 +228,8 @@ for (const backend of testBackends()) {
           ['an id repeated in a later batch', [range(accountId, 1, 40), range(accountId, 41, 80), range(accountId, 30, 31)], { position: 80, code: 'order_id_taken' }],
           ['an id repeated within one batch', [[...range(accountId, 1, 60), ...range(accountId, 60, 61)]], { position: 60, code: 'order_id_taken' }],
           ['an unknown account', [range(accountId, 1, 70), [...range(accountId, 71, 72), stranger]], { position: 72, code: 'account_not_found' }],
+          ['an id an earlier order without one was given, in a later batch', [[pending(accountId)], [pending(accountId, { id: 5001n })]], { position: 1, code: 'order_id_taken' }],
+          ['an id an earlier order without one was given, in the same batch', [[pending(accountId), pending(accountId), pending(accountId, { id: 5002n })]], { position: 2, code: 'order_id_taken' }],
           ['an unknown account among orders without ids', [[pending(accountId), pending(accountId)], [pending(accountId), pending(999_999), pending(accountId)]], { position: 3, code: 'account_not_found' }],
         ];
         for (const [name, batches, expected] of cases) {

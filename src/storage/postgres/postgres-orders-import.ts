@@ -1,0 +1,110 @@
+import { ImportRejectedError, type ImportBatch, type NewOrder } from '../../orders/orders-repository.js';
+import { INT64_MAX } from '../../shared/int64.js';
+import { LARGEST_ID, placeIds } from './postgres-order-ids.js';
+import type { Sql } from './postgres-sql.js';
+
+/**
+ * Rows per statement. A batch of the import service (1,000 orders) is one
+ * statement, hence one bump of the account's orders version; a larger batch
+ * is split so that no statement comes near the statement timeout.
+ */
+const IMPORT_CHUNK = 10_000;
+/** As for create: how many times a run is placed again when concurrent creates keep taking its ids. */
+const PLACE_ATTEMPTS = 20;
+
+/**
+ * A run of orders in one statement with eight array parameters (no parameter
+ * limit; PostgreSQL parses one unnest, not thousands of VALUES tuples), in
+ * their order. A taken id is skipped rather than raised, so that no error
+ * aborts the transaction: an import runs without savepoints, because each
+ * savepoint's foreign-key lock on the account row joins a multixact that
+ * grows with every savepoint before it (measured: 30 statements of 1,000
+ * rows each in a savepoint took 0.4 s at first, 4.6 s after 270 more).
+ * RETURNING tells which orders went in.
+ */
+const INSERT_RUN = `INSERT INTO orders (id, account_id, pet_id, quantity, ship_date, complete, status, created_at, updated_at)
+  SELECT r.id, r.account_id, r.pet_id, r.quantity, r.ship_date, r.complete, r.status, r.created_at, r.created_at
+  FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::integer[], $5::timestamptz[], $6::boolean[], $7::text[], $8::timestamptz[])
+    WITH ORDINALITY AS r(id, account_id, pet_id, quantity, ship_date, complete, status, created_at, position)
+  ORDER BY r.position
+  ON CONFLICT (id) DO NOTHING
+  RETURNING id`;
+
+/** Why storage refuses an order, as the domain errors create reports. */
+export interface Refusals {
+  idTaken(order: NewOrder): Error;
+  unknownAccount(order: NewOrder): Error;
+}
+
+/** The index of the first of `placed` that is not among `inserted` (each inserted id matching one order). */
+function firstRefused(placed: readonly bigint[], inserted: readonly bigint[]): number {
+  const left = new Map<bigint, number>();
+  for (const id of inserted) left.set(id, (left.get(id) ?? 0) + 1);
+  return placed.findIndex((id) => {
+    const count = left.get(id) ?? 0;
+    left.set(id, count - 1);
+    return count === 0;
+  });
+}
+
+/**
+ * OrdersRepository.importOrders inside an open transaction: one statement
+ * per batch (per IMPORT_CHUNK orders), ids placed as inserting the orders one
+ * by one would place them, and the first order refused named by its line.
+ */
+export async function importBatches(tx: Sql, batches: AsyncIterable<ImportBatch>, refusals: Refusals): Promise<{ imported: number }> {
+  /** Accounts seen to exist in this transaction (an account is never deleted). */
+  const accounts = new Set<number>();
+  let position = 0;
+
+  async function importRun(run: readonly NewOrder[], lineOf: (index: number) => number): Promise<void> {
+    const unseen = [...new Set(run.map((order) => order.accountId))].filter((id) => !accounts.has(id));
+    if (unseen.length > 0) {
+      for (const { id } of await tx<{ id: bigint }>('SELECT id FROM accounts WHERE id = ANY($1::bigint[])', [unseen])) accounts.add(Number(id));
+    }
+    // The orders before the first of an unknown account go in (one of them may be refused first); that one is refused.
+    const stranger = run.findIndex((order) => !accounts.has(order.accountId));
+    const known = stranger === -1 ? run : run.slice(0, stranger);
+    const needsLargest = known.some((order) => order.id === undefined);
+    for (let attempt = 1; known.length > 0; attempt++) {
+      const largest = needsLargest ? ((await tx<{ largest: bigint }>(`SELECT ${LARGEST_ID} AS largest`))[0]?.largest ?? 0n) : 0n;
+      const placed = placeIds(known, largest);
+      const inserted = (
+        await tx<{ id: bigint }>(INSERT_RUN, [
+          placed,
+          known.map((order) => order.accountId),
+          known.map((order) => order.petId ?? null),
+          known.map((order) => order.quantity ?? null),
+          known.map((order) => order.shipDate ?? null),
+          known.map((order) => order.complete),
+          known.map((order) => order.status),
+          known.map((order) => order.createdAt),
+        ])
+      ).map((row) => row.id);
+      if (inserted.length === known.length) break;
+      const refused = firstRefused(placed, inserted);
+      const order = known[refused];
+      if (order === undefined) throw new Error('an order was refused but none is missing');
+      // An order without an id can only find its id taken when a concurrent
+      // create committed it after the largest id was read (or at int64's
+      // maximum, which the row-by-row rule refuses too): the run is placed
+      // again, around it, as the row-by-row rule would have placed it.
+      if (order.id === undefined && placed[refused] !== INT64_MAX && attempt < PLACE_ATTEMPTS) {
+        await tx('DELETE FROM orders WHERE id = ANY($1::bigint[])', [inserted]);
+        continue;
+      }
+      throw new ImportRejectedError(lineOf(refused), refusals.idTaken(order));
+    }
+    const order = run[stranger];
+    if (order !== undefined) throw new ImportRejectedError(lineOf(stranger), refusals.unknownAccount(order));
+  }
+
+  for await (const { orders: batch, lines } of batches) {
+    for (let start = 0; start < batch.length; start += IMPORT_CHUNK) {
+      const first = position + start;
+      await importRun(batch.slice(start, start + IMPORT_CHUNK), (index) => lines[start + index] ?? first + index + 1);
+    }
+    position += batch.length;
+  }
+  return { imported: position };
+}
