@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import fastifySwagger from '@fastify/swagger';
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import { INT64_DECIMAL_PATTERN } from '../shared/int64.js';
@@ -30,7 +31,11 @@ export interface OpenApiOptions {
     contact?: { name?: string; url?: string; email?: string };
     license?: { name: string; identifier?: string; url?: string };
   };
-  /** The first server's path (e.g. `/v1`) is the prefix every documented route lives under. */
+  /**
+   * The first server's path (e.g. `/v1`) is the prefix every documented route
+   * lives under. A path-absolute URL (`/v1`) means this host: once it listens
+   * on one address, the document names that address (see listeningOrigin).
+   */
   servers: { url: string; description: string; 'x-internal'?: boolean }[];
   tags: { name: string; description: string }[];
   /** Where a reader finds more, e.g. the document of another version of the API. */
@@ -85,7 +90,7 @@ const BEARER: Record<string, Json> = {
  * (each with its own `decorator`) and every route under each is checked.
  */
 export async function registerOpenApi(app: FastifyInstance, options: OpenApiOptions): Promise<void> {
-  const basePath = new URL(options.servers[0]?.url ?? 'http://localhost/').pathname.replace(/\/+$/, '');
+  const basePath = new URL(options.servers[0]?.url ?? '/', 'http://localhost/').pathname.replace(/\/+$/, '');
   const securitySchemes = options.securitySchemes ?? BEARER;
   await app.register(fastifySwagger, {
     decorator: options.decorator ?? DEFAULT_DOCUMENT_DECORATOR,
@@ -108,7 +113,7 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
     },
     transformObject: (documentObject) => {
       if (!('openapiObject' in documentObject)) throw new Error('expected an OpenAPI document');
-      return hoistTitledSchemas(documentObject.openapiObject as Json) as never;
+      return resolveOnThisHost(hoistTitledSchemas(documentObject.openapiObject as Json), listeningOrigin(app.server)) as never;
     },
   });
 }
@@ -118,10 +123,13 @@ export function openApiJson(app: FastifyInstance, decorator = DEFAULT_DOCUMENT_D
   return `${JSON.stringify(app.getDecorator<() => unknown>(decorator)(), null, 2)}\n`;
 }
 
-/** Serves a document at `path` (default /openapi.json) without a key. */
+/**
+ * Serves a document at `path` (default /openapi.json) without a key and, as
+ * one of the docs page's own files, without spending the per-address rate limit.
+ */
 export function registerOpenApiRoute(app: FastifyInstance, path = '/openapi.json', decorator = DEFAULT_DOCUMENT_DECORATOR): void {
   let cached: string | undefined;
-  app.get(path, { schema: { hide: true } }, async (_request, reply) => {
+  app.get(path, { schema: { hide: true }, config: { rateLimit: false } }, async (_request, reply) => {
     cached ??= openApiJson(app, decorator);
     return reply.type(JSON_CONTENT_TYPE).send(cached);
   });
@@ -153,6 +161,27 @@ function documentParameters(parameters: unknown): unknown {
     } else properties[name] = property;
   }
   return { ...parameters, properties };
+}
+
+/**
+ * Where `server` listens, as an http origin, or undefined when that names no
+ * one address: not listening yet, or listening on every interface (0.0.0.0,
+ * ::), where a URL relative to wherever the document was read is the one
+ * that works for every reader.
+ */
+function listeningOrigin(server: Server): string | undefined {
+  const address = server.address();
+  if (address === null || typeof address === 'string' || address.address === '0.0.0.0' || address.address === '::') return undefined;
+  return `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+}
+
+/** The document with its path-absolute server and externalDocs URLs made absolute on `origin`. */
+function resolveOnThisHost(document: Json, origin: string | undefined): Json {
+  if (origin === undefined) return document;
+  const resolve = (url: unknown) => (typeof url === 'string' && url.startsWith('/') ? `${origin}${url}` : url);
+  const servers = Array.isArray(document.servers) ? document.servers.map((server: unknown) => (isObject(server) ? { ...server, url: resolve(server.url) } : server)) : document.servers;
+  const externalDocs = isObject(document.externalDocs) ? { ...document.externalDocs, url: resolve(document.externalDocs.url) } : document.externalDocs;
+  return { ...document, servers, ...(externalDocs === undefined ? {} : { externalDocs }) };
 }
 
 /** What a response adds to a shared schema; not part of the component itself. */

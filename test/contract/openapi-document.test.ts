@@ -1,11 +1,15 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { CLIENT_TYPES_FILE, generateClientTypes, generateOpenApiJson, OPENAPI_FILE } from '../../scripts/contract-files.js';
+import { CLIENT_TYPES_FILE, generateClientTypes, generateOpenApiJson, OPENAPI_FILE, PUBLISHED_SERVERS } from '../../scripts/contract-files.js';
+import { testConfig } from '../support/container.js';
 import { ERROR_CODES } from '../../src/errors/errors.js';
 import { STABILITY_LEVELS } from '../../src/openapi/openapi-document.js';
 import { createTestApp } from '../support/app.js';
 import { sqliteBackend } from '../support/storage.js';
+
+/** The servers the committed documents publish, configured. */
+const PUBLISHED_CONFIG = testConfig(PUBLISHED_SERVERS);
 
 const committed = (file: string) => readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8');
 
@@ -36,7 +40,7 @@ describe('the committed OpenAPI document', () => {
   });
 
   test('when served at GET /openapi.json without a key, then it is the committed document', async (t) => {
-    const { app } = await createTestApp(t, sqliteBackend);
+    const { app } = await createTestApp(t, sqliteBackend, { config: PUBLISHED_CONFIG });
     const response = await app.inject({ method: 'GET', url: '/openapi.json' });
     assert.equal(response.statusCode, 200);
     assert.match(String(response.headers['content-type']), /^application\/json/);
@@ -49,6 +53,35 @@ describe('the committed OpenAPI document', () => {
     });
     const served = (await app.inject({ method: 'GET', url: '/openapi.json' })).json<{ servers: { url: string }[] }>();
     assert.deepEqual(served.servers.map((s) => s.url), ['https://api.shop.test/v1', 'https://staging.shop.test/v1']);
+  });
+
+  test('when PUBLIC_BASE_URL is not set, then the served documents name the address the server listens on (v1 and v2) and no staging server', async (t) => {
+    const { app } = await createTestApp(t, sqliteBackend);
+    const origin = await app.listen({ host: '127.0.0.1', port: 0 });
+    const v1 = (await (await fetch(`${origin}/openapi.json`)).json()) as { servers: { url: string }[]; externalDocs: { url: string } };
+    const v2 = (await (await fetch(`${origin}/v2/openapi.json`)).json()) as { servers: { url: string }[]; externalDocs: { url: string } };
+    assert.deepEqual(v1.servers.map((s) => s.url), [`${origin}/v1`]);
+    assert.equal(v1.externalDocs.url, `${origin}/v2/openapi.json`);
+    assert.deepEqual(v2.servers.map((s) => s.url), [`${origin}/v2`]);
+    assert.equal(v2.externalDocs.url, `${origin}/openapi.json`);
+  });
+
+  test('when only STAGING_BASE_URL is set, then the documents name this server first and the staging server second', async (t) => {
+    const { app } = await createTestApp(t, sqliteBackend, { config: { stagingBaseUrl: 'https://staging.shop.test/v1' } });
+    const origin = await app.listen({ host: '127.0.0.1', port: 0 });
+    const v1 = (await (await fetch(`${origin}/openapi.json`)).json()) as { servers: { url: string; description: string }[] };
+    assert.deepEqual(v1.servers.map((s) => s.url), [`${origin}/v1`, 'https://staging.shop.test/v1']);
+    assert.match(v1.servers[0]?.description ?? '', /PUBLIC_BASE_URL is not set/);
+  });
+
+  test('when any committed document is read, then its licence is MIT as the repository\'s LICENSE says, and the client it names is @store-orders/client', () => {
+    assert.match(committed('LICENSE'), /^MIT License/);
+    for (const file of [OPENAPI_FILE, 'openapi/openapi-v2.json', 'openapi/quickstart-openapi.json']) {
+      const read = JSON.parse(committed(file)) as { info: { license: { name: string; url: string }; description: string } };
+      assert.deepEqual(read.info.license, { name: 'MIT', url: 'https://spdx.org/licenses/MIT.html' }, file);
+      assert.doesNotMatch(read.info.description, /(?<!@)store-orders\/client/, file);
+    }
+    assert.match(doc.info.description, /`@store-orders\/client`/);
   });
 
   test('when read, then it is OpenAPI 3.1 version 1.0.0 with production and staging servers carrying /v1', () => {

@@ -7,11 +7,16 @@ import {
   generateOpenApiV2Json,
   OPENAPI_FILE,
   OPENAPI_V2_FILE,
+  PUBLISHED_SERVERS,
 } from '../../scripts/contract-files.js';
+import { testConfig } from '../support/container.js';
 import { ERROR_CODES } from '../../src/errors/errors.js';
 import { STABILITY_LEVELS } from '../../src/openapi/openapi-document.js';
 import { createTestApp } from '../support/app.js';
 import { sqliteBackend } from '../support/storage.js';
+
+/** The servers the committed documents publish, configured. */
+const PUBLISHED_CONFIG = testConfig(PUBLISHED_SERVERS);
 
 const committed = (file: string) => readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8');
 
@@ -48,7 +53,7 @@ describe('the committed OpenAPI document of v2 (beta)', () => {
   });
 
   test('when served at GET /v2/openapi.json without a key, then it is the committed document; /openapi.json stays v1', async (t) => {
-    const { app } = await createTestApp(t, sqliteBackend);
+    const { app } = await createTestApp(t, sqliteBackend, { config: PUBLISHED_CONFIG });
     const response = await app.inject({ method: 'GET', url: '/v2/openapi.json' });
     assert.equal(response.statusCode, 200);
     assert.match(String(response.headers['content-type']), /^application\/json/);
