@@ -3,6 +3,7 @@ import fastifySwagger from '@fastify/swagger';
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import { INT64_DECIMAL_PATTERN } from '../shared/int64.js';
 import { JSON_CONTENT_TYPE } from '../http/media-types.js';
+import { everyResponseHeaders, transportErrorResponses } from '../http/response-header-docs.js';
 
 /**
  * What an operation promises about its future, in `x-stability`:
@@ -103,13 +104,23 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
       components: { securitySchemes: securitySchemes as never },
       security: options.security ?? Object.keys(securitySchemes).map((name) => ({ [name]: [] })),
     },
-    transform: ({ schema, url }) => {
+    transform: ({ schema, url, route }) => {
       const inside = url === basePath || url.startsWith(`${basePath}/`);
       if (!inside) return { schema: { ...schema, hide: true }, url };
       if (schema === undefined) throw new Error(`Route ${url} must declare a schema (operationId, tags, x-stability, responses) to be documented`);
       if (schema.hide === true) return { schema, url };
       assertDocumented(schema, url);
-      return { schema: { ...schema, params: documentParameters(schema.params), querystring: documentParameters(schema.querystring) }, url };
+      const method = Array.isArray(route.method) ? String(route.method[0]) : route.method;
+      const bodyLimit = route.bodyLimit ?? app.initialConfig.bodyLimit ?? DEFAULT_BODY_LIMIT;
+      return {
+        schema: {
+          ...schema,
+          params: documentParameters(schema.params),
+          querystring: documentParameters(schema.querystring),
+          response: documentResponses(schema.response, { method, bodyLimit, rateLimited: route.config?.scope !== undefined }),
+        },
+        url,
+      };
     },
     transformObject: (documentObject) => {
       if (!('openapiObject' in documentObject)) throw new Error('expected an OpenAPI document');
@@ -182,6 +193,27 @@ function resolveOnThisHost(document: Json, origin: string | undefined): Json {
   const servers = Array.isArray(document.servers) ? document.servers.map((server: unknown) => (isObject(server) ? { ...server, url: resolve(server.url) } : server)) : document.servers;
   const externalDocs = isObject(document.externalDocs) ? { ...document.externalDocs, url: resolve(document.externalDocs.url) } : document.externalDocs;
   return { ...document, servers, ...(externalDocs === undefined ? {} : { externalDocs }) };
+}
+
+/** Fastify's own default, for a host built without one. */
+const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/**
+ * An operation's responses as the wire has them: its own, plus the 408, 413
+ * and 431 any request can get before its route runs, each carrying the
+ * headers every answer carries (request id, security headers, and the rate
+ * limits of a route behind a key) beside its own.
+ */
+function documentResponses(responses: unknown, { method, bodyLimit, rateLimited }: { method: string; bodyLimit: number; rateLimited: boolean }): unknown {
+  if (!isObject(responses)) return responses;
+  const all: Json = { ...transportErrorResponses(method, bodyLimit), ...responses };
+  return Object.fromEntries(
+    Object.entries(all).map(([status, response]) => {
+      if (!isObject(response)) return [status, response];
+      const own = isObject(response.headers) ? response.headers : {};
+      return [status, { ...response, headers: { ...everyResponseHeaders(Number(status), { rateLimited }), ...own } }];
+    }),
+  );
 }
 
 /** What a response adds to a shared schema; not part of the component itself. */

@@ -116,9 +116,9 @@ describe('the committed OpenAPI document', () => {
   });
 
   test('when read, then listOrders and cancelOrder document every status they can answer, each with an example', () => {
-    assert.deepEqual(Object.keys(operation('listOrders').op.responses), ['200', '304', '401', '403', '429', '500', '503']);
-    assert.deepEqual(Object.keys(operation('cancelOrder').op.responses), ['204', '400', '401', '403', '404', '409', '429', '500', '503']);
-    assert.deepEqual(Object.keys(operation('getPet').op.responses), ['200', '400', '401', '403', '404', '410', '429', '500', '503']);
+    assert.deepEqual(Object.keys(operation('listOrders').op.responses), ['200', '304', '401', '403', '408', '429', '431', '500', '503']);
+    assert.deepEqual(Object.keys(operation('cancelOrder').op.responses), ['204', '400', '401', '403', '404', '408', '409', '413', '429', '431', '500', '503']);
+    assert.deepEqual(Object.keys(operation('getPet').op.responses), ['200', '400', '401', '403', '404', '408', '410', '429', '431', '500', '503']);
     for (const { op } of operations) {
       for (const [status, response] of Object.entries(op.responses)) {
         if (status === '204' || status === '304') {
@@ -161,7 +161,9 @@ describe('the committed OpenAPI document', () => {
     const { path, op } = operation('getPet');
     assert.equal(path, '/pets/{petId}');
     assert.equal(op.deprecated, true);
-    for (const response of Object.values(op.responses)) {
+    for (const [status, response] of Object.entries(op.responses)) {
+      // 408 and 431 come from Node's parser, before any route (and its deprecation headers) is chosen.
+      if (status === '408' || status === '431') continue;
       assert.deepEqual(Object.keys(response.headers as Json).filter((h) => ['Deprecation', 'Sunset', 'Link'].includes(h)), ['Deprecation', 'Sunset', 'Link']);
     }
   });

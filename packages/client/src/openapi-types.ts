@@ -139,10 +139,24 @@ export interface operations {
             /** @description The orders. */
             200: {
                 headers: {
-                    /** @description Strong entity tag of this listing, always sent; send it back in If-None-Match to get 304 while the listing is unchanged. */
-                    ETag?: string;
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
+                    "RateLimit-Policy"?: string;
+                    /** @description r requests left in the current window, which resets in t seconds. */
+                    RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
                     /** @description private, no-cache: only the client may store the listing, and it revalidates (If-None-Match) before reusing it. */
                     "Cache-Control"?: string;
+                    /** @description Strong entity tag of this listing, always sent; send it back in If-None-Match to get 304 while the listing is unchanged. */
+                    ETag?: string;
                     /** @description Authorization: the listing depends on the API key. */
                     Vary?: string;
                     [name: string]: unknown;
@@ -165,10 +179,24 @@ export interface operations {
             /** @description The listing has not changed since the ETag the client sent; no body. */
             304: {
                 headers: {
-                    /** @description Strong entity tag of this listing, always sent; send it back in If-None-Match to get 304 while the listing is unchanged. */
-                    ETag?: string;
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
+                    "RateLimit-Policy"?: string;
+                    /** @description r requests left in the current window, which resets in t seconds. */
+                    RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
                     /** @description private, no-cache: only the client may store the listing, and it revalidates (If-None-Match) before reusing it. */
                     "Cache-Control"?: string;
+                    /** @description Strong entity tag of this listing, always sent; send it back in If-None-Match to get 304 while the listing is unchanged. */
+                    ETag?: string;
                     /** @description Authorization: the listing depends on the API key. */
                     Vary?: string;
                     [name: string]: unknown;
@@ -178,12 +206,24 @@ export interface operations {
             /** @description The API key is missing, invalid or expired (missing_api_key, invalid_api_key, expired_api_key). */
             401: {
                 headers: {
-                    /** @description RFC 6750 challenge: Bearer realm="store-orders", with error="invalid_token" for a rejected key. */
-                    "WWW-Authenticate"?: string;
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
                     /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
                     "RateLimit-Policy"?: string;
                     /** @description r requests left in the current window, which resets in t seconds. */
                     RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    /** @description RFC 6750 challenge: Bearer realm="store-orders", with error="invalid_token" for a rejected key. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -200,12 +240,24 @@ export interface operations {
             /** @description The API key is valid but lacks the scope orders:read this operation needs (insufficient_scope). */
             403: {
                 headers: {
-                    /** @description RFC 6750 challenge naming the scope that is needed. */
-                    "WWW-Authenticate"?: string;
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
                     /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
                     "RateLimit-Policy"?: string;
                     /** @description r requests left in the current window, which resets in t seconds. */
                     RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    /** @description RFC 6750 challenge naming the scope that is needed. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -219,15 +271,49 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request headers or body did not arrive in time (request_timeout); the connection is closed. */
+            408: {
+                headers: {
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request was not received in time (headers or body too slow).",
+                     *       "status": 408
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The API key (or, without a valid key, the client address) has spent its quota for the window (rate_limited). */
             429: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: string;
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
                     /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
                     "RateLimit-Policy"?: string;
                     /** @description r requests left in the current window, which resets in t seconds. */
                     RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -241,9 +327,47 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request headers are too large (headers_too_large); the connection is closed. */
+            431: {
+                headers: {
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "The request headers are too large.",
+                     *       "status": 431
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An internal error; details are logged, never returned. */
             500: {
                 headers: {
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
+                    "RateLimit-Policy"?: string;
+                    /** @description r requests left in the current window, which resets in t seconds. */
+                    RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -260,6 +384,22 @@ export interface operations {
             /** @description The server is shutting down, overloaded (load shedding) or its database is unreachable; retry after the given delay (service_unavailable, overloaded). */
             503: {
                 headers: {
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
+                    "RateLimit-Policy"?: string;
+                    /** @description r requests left in the current window, which resets in t seconds. */
+                    RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -292,6 +432,22 @@ export interface operations {
             /** @description The order was pending and is now cancelled. */
             204: {
                 headers: {
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
+                    "RateLimit-Policy"?: string;
+                    /** @description r requests left in the current window, which resets in t seconds. */
+                    RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -299,6 +455,22 @@ export interface operations {
             /** @description The orderId is not a decimal int64 (validation_failed), or the request has a body with a Content-Type other than JSON, or invalid JSON (malformed_request). */
             400: {
                 headers: {
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
+                    "RateLimit-Policy"?: string;
+                    /** @description r requests left in the current window, which resets in t seconds. */
+                    RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -315,12 +487,24 @@ export interface operations {
             /** @description The API key is missing, invalid or expired (missing_api_key, invalid_api_key, expired_api_key). */
             401: {
                 headers: {
-                    /** @description RFC 6750 challenge: Bearer realm="store-orders", with error="invalid_token" for a rejected key. */
-                    "WWW-Authenticate"?: string;
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
                     /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
                     "RateLimit-Policy"?: string;
                     /** @description r requests left in the current window, which resets in t seconds. */
                     RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    /** @description RFC 6750 challenge: Bearer realm="store-orders", with error="invalid_token" for a rejected key. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -337,12 +521,24 @@ export interface operations {
             /** @description The API key is valid but lacks the scope orders:write this operation needs (insufficient_scope). */
             403: {
                 headers: {
-                    /** @description RFC 6750 challenge naming the scope that is needed. */
-                    "WWW-Authenticate"?: string;
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
                     /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
                     "RateLimit-Policy"?: string;
                     /** @description r requests left in the current window, which resets in t seconds. */
                     RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    /** @description RFC 6750 challenge naming the scope that is needed. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -359,6 +555,22 @@ export interface operations {
             /** @description No such order for this account; a cancelled order is not found either (order_not_found). */
             404: {
                 headers: {
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
+                    "RateLimit-Policy"?: string;
+                    /** @description r requests left in the current window, which resets in t seconds. */
+                    RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -372,9 +584,47 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request headers or body did not arrive in time (request_timeout); the connection is closed. */
+            408: {
+                headers: {
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request was not received in time (headers or body too slow).",
+                     *       "status": 408
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The order has already shipped and cannot be cancelled (order_already_shipped). */
             409: {
                 headers: {
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
+                    "RateLimit-Policy"?: string;
+                    /** @description r requests left in the current window, which resets in t seconds. */
+                    RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -388,15 +638,59 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key (or, without a valid key, the client address) has spent its quota for the window (rate_limited). */
-            429: {
+            /** @description The request body is over 1048576 bytes (payload_too_large). */
+            413: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: string;
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
                     /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
                     "RateLimit-Policy"?: string;
                     /** @description r requests left in the current window, which resets in t seconds. */
                     RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "message": "The request body is larger than this endpoint accepts.",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key (or, without a valid key, the client address) has spent its quota for the window (rate_limited). */
+            429: {
+                headers: {
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
+                    "RateLimit-Policy"?: string;
+                    /** @description r requests left in the current window, which resets in t seconds. */
+                    RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -410,9 +704,47 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request headers are too large (headers_too_large); the connection is closed. */
+            431: {
+                headers: {
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "The request headers are too large.",
+                     *       "status": 431
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An internal error; details are logged, never returned. */
             500: {
                 headers: {
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
+                    "RateLimit-Policy"?: string;
+                    /** @description r requests left in the current window, which resets in t seconds. */
+                    RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -429,6 +761,22 @@ export interface operations {
             /** @description The server is shutting down, overloaded (load shedding) or its database is unreachable; retry after the given delay (service_unavailable, overloaded). */
             503: {
                 headers: {
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
+                    "RateLimit-Policy"?: string;
+                    /** @description r requests left in the current window, which resets in t seconds. */
+                    RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -461,6 +809,22 @@ export interface operations {
             /** @description The pet. */
             200: {
                 headers: {
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
+                    "RateLimit-Policy"?: string;
+                    /** @description r requests left in the current window, which resets in t seconds. */
+                    RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     /** @description RFC 9745: when the operation was (or will be) deprecated, as @<unix seconds>. */
                     Deprecation?: string;
                     /** @description RFC 8594: when the operation stops answering (then 410), as an IMF-fixdate. */
@@ -482,6 +846,22 @@ export interface operations {
             /** @description The petId is not a decimal int64 (validation_failed). */
             400: {
                 headers: {
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
+                    "RateLimit-Policy"?: string;
+                    /** @description r requests left in the current window, which resets in t seconds. */
+                    RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     /** @description RFC 9745: when the operation was (or will be) deprecated, as @<unix seconds>. */
                     Deprecation?: string;
                     /** @description RFC 8594: when the operation stops answering (then 410), as an IMF-fixdate. */
@@ -504,12 +884,24 @@ export interface operations {
             /** @description The API key is missing, invalid or expired (missing_api_key, invalid_api_key, expired_api_key). */
             401: {
                 headers: {
-                    /** @description RFC 6750 challenge: Bearer realm="store-orders", with error="invalid_token" for a rejected key. */
-                    "WWW-Authenticate"?: string;
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
                     /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
                     "RateLimit-Policy"?: string;
                     /** @description r requests left in the current window, which resets in t seconds. */
                     RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    /** @description RFC 6750 challenge: Bearer realm="store-orders", with error="invalid_token" for a rejected key. */
+                    "WWW-Authenticate"?: string;
                     /** @description RFC 9745: when the operation was (or will be) deprecated, as @<unix seconds>. */
                     Deprecation?: string;
                     /** @description RFC 8594: when the operation stops answering (then 410), as an IMF-fixdate. */
@@ -532,12 +924,24 @@ export interface operations {
             /** @description The API key is valid but lacks the scope pets:read this operation needs (insufficient_scope). */
             403: {
                 headers: {
-                    /** @description RFC 6750 challenge naming the scope that is needed. */
-                    "WWW-Authenticate"?: string;
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
                     /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
                     "RateLimit-Policy"?: string;
                     /** @description r requests left in the current window, which resets in t seconds. */
                     RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    /** @description RFC 6750 challenge naming the scope that is needed. */
+                    "WWW-Authenticate"?: string;
                     /** @description RFC 9745: when the operation was (or will be) deprecated, as @<unix seconds>. */
                     Deprecation?: string;
                     /** @description RFC 8594: when the operation stops answering (then 410), as an IMF-fixdate. */
@@ -560,6 +964,22 @@ export interface operations {
             /** @description No such pet for this account (pet_not_found). */
             404: {
                 headers: {
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
+                    "RateLimit-Policy"?: string;
+                    /** @description r requests left in the current window, which resets in t seconds. */
+                    RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     /** @description RFC 9745: when the operation was (or will be) deprecated, as @<unix seconds>. */
                     Deprecation?: string;
                     /** @description RFC 8594: when the operation stops answering (then 410), as an IMF-fixdate. */
@@ -579,9 +999,47 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request headers or body did not arrive in time (request_timeout); the connection is closed. */
+            408: {
+                headers: {
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request was not received in time (headers or body too slow).",
+                     *       "status": 408
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The sunset date has passed: the operation is gone (endpoint_sunset). */
             410: {
                 headers: {
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
+                    "RateLimit-Policy"?: string;
+                    /** @description r requests left in the current window, which resets in t seconds. */
+                    RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     /** @description RFC 9745: when the operation was (or will be) deprecated, as @<unix seconds>. */
                     Deprecation?: string;
                     /** @description RFC 8594: when the operation stops answering (then 410), as an IMF-fixdate. */
@@ -604,12 +1062,24 @@ export interface operations {
             /** @description The API key (or, without a valid key, the client address) has spent its quota for the window (rate_limited). */
             429: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: string;
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
                     /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
                     "RateLimit-Policy"?: string;
                     /** @description r requests left in the current window, which resets in t seconds. */
                     RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     /** @description RFC 9745: when the operation was (or will be) deprecated, as @<unix seconds>. */
                     Deprecation?: string;
                     /** @description RFC 8594: when the operation stops answering (then 410), as an IMF-fixdate. */
@@ -629,9 +1099,47 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request headers are too large (headers_too_large); the connection is closed. */
+            431: {
+                headers: {
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "The request headers are too large.",
+                     *       "status": 431
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An internal error; details are logged, never returned. */
             500: {
                 headers: {
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
+                    "RateLimit-Policy"?: string;
+                    /** @description r requests left in the current window, which resets in t seconds. */
+                    RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     /** @description RFC 9745: when the operation was (or will be) deprecated, as @<unix seconds>. */
                     Deprecation?: string;
                     /** @description RFC 8594: when the operation stops answering (then 410), as an IMF-fixdate. */
@@ -654,6 +1162,22 @@ export interface operations {
             /** @description The server is shutting down, overloaded (load shedding) or its database is unreachable; retry after the given delay (service_unavailable, overloaded). */
             503: {
                 headers: {
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
+                    "RateLimit-Policy"?: string;
+                    /** @description r requests left in the current window, which resets in t seconds. */
+                    RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
                     /** @description RFC 9745: when the operation was (or will be) deprecated, as @<unix seconds>. */

@@ -139,10 +139,24 @@ export interface operations {
             /** @description One page of orders by id. nextCursor is null on the last page; otherwise pass it as cursor, with the same filters, for the next. */
             200: {
                 headers: {
-                    /** @description Strong entity tag of this listing, always sent; send it back in If-None-Match to get 304 while the listing is unchanged. */
-                    ETag?: string;
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
+                    "RateLimit-Policy"?: string;
+                    /** @description r requests left in the current window, which resets in t seconds. */
+                    RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
                     /** @description private, no-cache: only the client may store the listing, and it revalidates (If-None-Match) before reusing it. */
                     "Cache-Control"?: string;
+                    /** @description Strong entity tag of this listing, always sent; send it back in If-None-Match to get 304 while the listing is unchanged. */
+                    ETag?: string;
                     /** @description Authorization: the listing depends on the API key. */
                     Vary?: string;
                     /** @description Sent when nextCursor is not null: <path-absolute URL of the next page, with the same filters and limit>; rel="next". */
@@ -178,10 +192,24 @@ export interface operations {
             /** @description The listing has not changed since the ETag the client sent; no body. */
             304: {
                 headers: {
-                    /** @description Strong entity tag of this listing, always sent; send it back in If-None-Match to get 304 while the listing is unchanged. */
-                    ETag?: string;
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
+                    "RateLimit-Policy"?: string;
+                    /** @description r requests left in the current window, which resets in t seconds. */
+                    RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
                     /** @description private, no-cache: only the client may store the listing, and it revalidates (If-None-Match) before reusing it. */
                     "Cache-Control"?: string;
+                    /** @description Strong entity tag of this listing, always sent; send it back in If-None-Match to get 304 while the listing is unchanged. */
+                    ETag?: string;
                     /** @description Authorization: the listing depends on the API key. */
                     Vary?: string;
                     [name: string]: unknown;
@@ -191,6 +219,22 @@ export interface operations {
             /** @description A query parameter is unknown, repeated, empty or malformed (validation_failed; the message names it and never repeats its value), or the cursor is not the nextCursor of this listing: altered, of another account or sent with other filters (invalid_cursor). */
             400: {
                 headers: {
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
+                    "RateLimit-Policy"?: string;
+                    /** @description r requests left in the current window, which resets in t seconds. */
+                    RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -200,12 +244,24 @@ export interface operations {
             /** @description The API key is missing, invalid or expired (missing_api_key, invalid_api_key, expired_api_key). */
             401: {
                 headers: {
-                    /** @description RFC 6750 challenge: Bearer realm="store-orders", with error="invalid_token" for a rejected key. */
-                    "WWW-Authenticate"?: string;
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
                     /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
                     "RateLimit-Policy"?: string;
                     /** @description r requests left in the current window, which resets in t seconds. */
                     RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    /** @description RFC 6750 challenge: Bearer realm="store-orders", with error="invalid_token" for a rejected key. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -222,12 +278,24 @@ export interface operations {
             /** @description The API key is valid but lacks the scope orders:read this operation needs (insufficient_scope). */
             403: {
                 headers: {
-                    /** @description RFC 6750 challenge naming the scope that is needed. */
-                    "WWW-Authenticate"?: string;
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
                     /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
                     "RateLimit-Policy"?: string;
                     /** @description r requests left in the current window, which resets in t seconds. */
                     RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    /** @description RFC 6750 challenge naming the scope that is needed. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -241,15 +309,49 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request headers or body did not arrive in time (request_timeout); the connection is closed. */
+            408: {
+                headers: {
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request was not received in time (headers or body too slow).",
+                     *       "status": 408
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The API key (or, without a valid key, the client address) has spent its quota for the window (rate_limited). */
             429: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: string;
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
                     /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
                     "RateLimit-Policy"?: string;
                     /** @description r requests left in the current window, which resets in t seconds. */
                     RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -263,9 +365,47 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request headers are too large (headers_too_large); the connection is closed. */
+            431: {
+                headers: {
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "The request headers are too large.",
+                     *       "status": 431
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An internal error; details are logged, never returned. */
             500: {
                 headers: {
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
+                    "RateLimit-Policy"?: string;
+                    /** @description r requests left in the current window, which resets in t seconds. */
+                    RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -282,6 +422,22 @@ export interface operations {
             /** @description The server is shutting down, overloaded (load shedding) or its database is unreachable; retry after the given delay (service_unavailable, overloaded). */
             503: {
                 headers: {
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
+                    "RateLimit-Policy"?: string;
+                    /** @description r requests left in the current window, which resets in t seconds. */
+                    RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -314,6 +470,22 @@ export interface operations {
             /** @description The order. */
             200: {
                 headers: {
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
+                    "RateLimit-Policy"?: string;
+                    /** @description r requests left in the current window, which resets in t seconds. */
+                    RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -333,6 +505,22 @@ export interface operations {
             /** @description The orderId is not a decimal int64 (validation_failed). */
             400: {
                 headers: {
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
+                    "RateLimit-Policy"?: string;
+                    /** @description r requests left in the current window, which resets in t seconds. */
+                    RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -349,12 +537,24 @@ export interface operations {
             /** @description The API key is missing, invalid or expired (missing_api_key, invalid_api_key, expired_api_key). */
             401: {
                 headers: {
-                    /** @description RFC 6750 challenge: Bearer realm="store-orders", with error="invalid_token" for a rejected key. */
-                    "WWW-Authenticate"?: string;
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
                     /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
                     "RateLimit-Policy"?: string;
                     /** @description r requests left in the current window, which resets in t seconds. */
                     RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    /** @description RFC 6750 challenge: Bearer realm="store-orders", with error="invalid_token" for a rejected key. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -371,12 +571,24 @@ export interface operations {
             /** @description The API key is valid but lacks the scope orders:read this operation needs (insufficient_scope). */
             403: {
                 headers: {
-                    /** @description RFC 6750 challenge naming the scope that is needed. */
-                    "WWW-Authenticate"?: string;
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
                     /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
                     "RateLimit-Policy"?: string;
                     /** @description r requests left in the current window, which resets in t seconds. */
                     RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    /** @description RFC 6750 challenge naming the scope that is needed. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -393,6 +605,22 @@ export interface operations {
             /** @description No such order for this account; another account's order is not found either (order_not_found). */
             404: {
                 headers: {
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
+                    "RateLimit-Policy"?: string;
+                    /** @description r requests left in the current window, which resets in t seconds. */
+                    RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -406,15 +634,49 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request headers or body did not arrive in time (request_timeout); the connection is closed. */
+            408: {
+                headers: {
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request was not received in time (headers or body too slow).",
+                     *       "status": 408
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The API key (or, without a valid key, the client address) has spent its quota for the window (rate_limited). */
             429: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: string;
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
                     /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
                     "RateLimit-Policy"?: string;
                     /** @description r requests left in the current window, which resets in t seconds. */
                     RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -428,9 +690,47 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request headers are too large (headers_too_large); the connection is closed. */
+            431: {
+                headers: {
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "The request headers are too large.",
+                     *       "status": 431
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An internal error; details are logged, never returned. */
             500: {
                 headers: {
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
+                    "RateLimit-Policy"?: string;
+                    /** @description r requests left in the current window, which resets in t seconds. */
+                    RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -447,6 +747,22 @@ export interface operations {
             /** @description The server is shutting down, overloaded (load shedding) or its database is unreachable; retry after the given delay (service_unavailable, overloaded). */
             503: {
                 headers: {
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
+                    "RateLimit-Policy"?: string;
+                    /** @description r requests left in the current window, which resets in t seconds. */
+                    RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -479,6 +795,22 @@ export interface operations {
             /** @description The order was pending and is now cancelled. */
             204: {
                 headers: {
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
+                    "RateLimit-Policy"?: string;
+                    /** @description r requests left in the current window, which resets in t seconds. */
+                    RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -486,6 +818,22 @@ export interface operations {
             /** @description The orderId is not a decimal int64 (validation_failed), or the request has a body with a Content-Type other than JSON, or invalid JSON (malformed_request). */
             400: {
                 headers: {
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
+                    "RateLimit-Policy"?: string;
+                    /** @description r requests left in the current window, which resets in t seconds. */
+                    RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -502,12 +850,24 @@ export interface operations {
             /** @description The API key is missing, invalid or expired (missing_api_key, invalid_api_key, expired_api_key). */
             401: {
                 headers: {
-                    /** @description RFC 6750 challenge: Bearer realm="store-orders", with error="invalid_token" for a rejected key. */
-                    "WWW-Authenticate"?: string;
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
                     /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
                     "RateLimit-Policy"?: string;
                     /** @description r requests left in the current window, which resets in t seconds. */
                     RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    /** @description RFC 6750 challenge: Bearer realm="store-orders", with error="invalid_token" for a rejected key. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -524,12 +884,24 @@ export interface operations {
             /** @description The API key is valid but lacks the scope orders:write this operation needs (insufficient_scope). */
             403: {
                 headers: {
-                    /** @description RFC 6750 challenge naming the scope that is needed. */
-                    "WWW-Authenticate"?: string;
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
                     /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
                     "RateLimit-Policy"?: string;
                     /** @description r requests left in the current window, which resets in t seconds. */
                     RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    /** @description RFC 6750 challenge naming the scope that is needed. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -546,6 +918,22 @@ export interface operations {
             /** @description No such order for this account; another account's order is not found either (order_not_found). */
             404: {
                 headers: {
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
+                    "RateLimit-Policy"?: string;
+                    /** @description r requests left in the current window, which resets in t seconds. */
+                    RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -559,24 +947,106 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request headers or body did not arrive in time (request_timeout); the connection is closed. */
+            408: {
+                headers: {
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request was not received in time (headers or body too slow).",
+                     *       "status": 408
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The order has shipped (order_already_shipped) or is already cancelled (order_already_cancelled). */
             409: {
                 headers: {
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
+                    "RateLimit-Policy"?: string;
+                    /** @description r requests left in the current window, which resets in t seconds. */
+                    RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key (or, without a valid key, the client address) has spent its quota for the window (rate_limited). */
-            429: {
+            /** @description The request body is over 1048576 bytes (payload_too_large). */
+            413: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: string;
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
                     /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
                     "RateLimit-Policy"?: string;
                     /** @description r requests left in the current window, which resets in t seconds. */
                     RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "message": "The request body is larger than this endpoint accepts.",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key (or, without a valid key, the client address) has spent its quota for the window (rate_limited). */
+            429: {
+                headers: {
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
+                    "RateLimit-Policy"?: string;
+                    /** @description r requests left in the current window, which resets in t seconds. */
+                    RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -590,9 +1060,47 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request headers are too large (headers_too_large); the connection is closed. */
+            431: {
+                headers: {
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "The request headers are too large.",
+                     *       "status": 431
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An internal error; details are logged, never returned. */
             500: {
                 headers: {
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
+                    "RateLimit-Policy"?: string;
+                    /** @description r requests left in the current window, which resets in t seconds. */
+                    RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -609,6 +1117,22 @@ export interface operations {
             /** @description The server is shutting down, overloaded (load shedding) or its database is unreachable; retry after the given delay (service_unavailable, overloaded). */
             503: {
                 headers: {
+                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
+                    "RateLimit-Policy"?: string;
+                    /** @description r requests left in the current window, which resets in t seconds. */
+                    RateLimit?: string;
+                    /** @description nosniff: the JSON is never sniffed as another type. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description JSON is never a document: nothing may load, frame or embed it. */
+                    "Content-Security-Policy"?: string;
+                    /** @description DENY: no page may frame the response. */
+                    "X-Frame-Options"?: string;
+                    /** @description no-referrer. */
+                    "Referrer-Policy"?: string;
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
