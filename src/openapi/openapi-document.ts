@@ -124,7 +124,8 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
     },
     transformObject: (documentObject) => {
       if (!('openapiObject' in documentObject)) throw new Error('expected an OpenAPI document');
-      return resolveOnThisHost(hoistTitledSchemas(documentObject.openapiObject as Json), listeningOrigin(app.server)) as never;
+      const document = noteInt64(hoistTitledSchemas(documentObject.openapiObject as Json)) as Json;
+      return resolveOnThisHost(document, listeningOrigin(app.server)) as never;
     },
   });
 }
@@ -193,6 +194,26 @@ function resolveOnThisHost(document: Json, origin: string | undefined): Json {
   const servers = Array.isArray(document.servers) ? document.servers.map((server: unknown) => (isObject(server) ? { ...server, url: resolve(server.url) } : server)) : document.servers;
   const externalDocs = isObject(document.externalDocs) ? { ...document.externalDocs, url: resolve(document.externalDocs.url) } : document.externalDocs;
   return { ...document, servers, ...(externalDocs === undefined ? {} : { externalDocs }) };
+}
+
+/**
+ * Said on every int64 field and parameter: generated clients type `integer`
+ * as a JS number, and JSON.parse rounds ids above 2^53 to a neighbour's.
+ */
+export const INT64_NOTE = 'int64: may exceed 2^53 (9007199254740992); parse it exactly (as a bigint or a string), never through a double.';
+
+/**
+ * The document with INT64_NOTE on each int64 schema's description, and on
+ * each int64 parameter's own description (its schema stays bare: a tool
+ * shows the parameter's description).
+ */
+function noteInt64(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(noteInt64);
+  if (!isObject(node)) return node;
+  const noted = (description: unknown) => (typeof description === 'string' && description.length > 0 ? `${description} ${INT64_NOTE}` : INT64_NOTE);
+  if (typeof node.in === 'string' && isObject(node.schema) && node.schema.format === 'int64') return { ...node, description: noted(node.description) };
+  const visited = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, noteInt64(value)]));
+  return node.format === 'int64' ? { ...visited, description: noted(node.description) } : visited;
 }
 
 /** Fastify's own default, for a host built without one. */

@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import { CLIENT_TYPES_FILE, generateClientTypes, generateOpenApiJson, OPENAPI_FILE, PUBLISHED_SERVERS } from '../../scripts/contract-files.js';
 import { testConfig } from '../support/container.js';
 import { ERROR_CODES } from '../../src/errors/errors.js';
-import { STABILITY_LEVELS } from '../../src/openapi/openapi-document.js';
+import { INT64_NOTE, STABILITY_LEVELS } from '../../src/openapi/openapi-document.js';
 import { createTestApp } from '../support/app.js';
 import { sqliteBackend } from '../support/storage.js';
 
@@ -82,6 +82,33 @@ describe('the committed OpenAPI document', () => {
       assert.doesNotMatch(read.info.description, /(?<!@)store-orders\/client/, file);
     }
     assert.match(doc.info.description, /`@store-orders\/client`/);
+  });
+
+  test('when any committed document is read, then every int64 field and parameter says in its description that it may exceed 2^53 and must be parsed exactly', () => {
+    for (const file of [OPENAPI_FILE, 'openapi/openapi-v2.json', 'openapi/quickstart-openapi.json']) {
+      const found: string[] = [];
+      const missing: string[] = [];
+      const visit = (node: unknown, where: string): void => {
+        if (Array.isArray(node)) return node.forEach((item, i) => visit(item, `${where}/${i}`));
+        if (typeof node !== 'object' || node === null) return;
+        const object = node as Json;
+        const parameterSchema = object.schema as Json | undefined;
+        if (typeof object.in === 'string' && parameterSchema?.format === 'int64') {
+          found.push(where);
+          if (!String(object.description).includes(INT64_NOTE)) missing.push(where);
+          return;
+        }
+        if (object.format === 'int64') {
+          found.push(where);
+          if (!String(object.description).includes(INT64_NOTE)) missing.push(where);
+        }
+        for (const [key, value] of Object.entries(object)) visit(value, `${where}/${key}`);
+      };
+      visit(JSON.parse(committed(file)), file);
+      assert.deepEqual(missing, [], file);
+      if (file !== 'openapi/quickstart-openapi.json') assert.ok(found.length >= 3, `${file} has int64 fields and parameters: ${found.join(', ')}`);
+    }
+    assert.match(INT64_NOTE, /^int64: may exceed 2\^53/);
   });
 
   test('when read, then it is OpenAPI 3.1 version 1.0.0 with production and staging servers carrying /v1', () => {

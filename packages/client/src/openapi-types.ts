@@ -84,12 +84,12 @@ export interface components {
         Order: {
             /**
              * Format: int64
-             * @description Unique order identifier.
+             * @description Unique order identifier. int64: may exceed 2^53 (9007199254740992); parse it exactly (as a bigint or a string), never through a double.
              */
             id?: bigint;
             /**
              * Format: int64
-             * @description Identifier of the animal in this order.
+             * @description Identifier of the animal in this order. int64: may exceed 2^53 (9007199254740992); parse it exactly (as a bigint or a string), never through a double.
              */
             petId?: bigint;
             /**
@@ -109,7 +109,7 @@ export interface components {
         Pet: {
             /**
              * Format: int64
-             * @description Unique pet identifier.
+             * @description Unique pet identifier. int64: may exceed 2^53 (9007199254740992); parse it exactly (as a bigint or a string), never through a double.
              */
             id: bigint;
             /** @description The name the store knows the animal by. */
@@ -422,7 +422,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description the order's identifier, a decimal int64 (-9223372036854775808 to 9223372036854775807) without leading zeros or a plus sign. */
+                /** @description the order's identifier, a decimal int64 (-9223372036854775808 to 9223372036854775807) without leading zeros or a plus sign. int64: may exceed 2^53 (9007199254740992); parse it exactly (as a bigint or a string), never through a double. */
                 orderId: bigint;
             };
             cookie?: never;
@@ -799,7 +799,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description the pet's identifier, a decimal int64 (-9223372036854775808 to 9223372036854775807) without leading zeros or a plus sign. */
+                /** @description the pet's identifier, a decimal int64 (-9223372036854775808 to 9223372036854775807) without leading zeros or a plus sign. int64: may exceed 2^53 (9007199254740992); parse it exactly (as a bigint or a string), never through a double. */
                 petId: bigint;
             };
             cookie?: never;

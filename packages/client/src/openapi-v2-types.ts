@@ -67,7 +67,7 @@ export interface components {
         OrderV2: {
             /**
              * Format: int64
-             * @description Unique order identifier.
+             * @description Unique order identifier. int64: may exceed 2^53 (9007199254740992); parse it exactly (as a bigint or a string), never through a double.
              */
             id: bigint;
             /**
@@ -79,7 +79,7 @@ export interface components {
             complete: boolean;
             /**
              * Format: int64
-             * @description Identifier of the animal in this order.
+             * @description Identifier of the animal in this order. int64: may exceed 2^53 (9007199254740992); parse it exactly (as a bigint or a string), never through a double.
              */
             petId?: bigint;
             /**
@@ -114,7 +114,7 @@ export interface operations {
             query?: {
                 /** @description Only orders in one of these statuses; repeat the parameter for several (status=pending&status=shipped). Default: any status. */
                 status?: ("pending" | "shipped" | "cancelled")[];
-                /** @description only orders for this pet: a decimal int64 (-9223372036854775808 to 9223372036854775807) without leading zeros or a plus sign. */
+                /** @description only orders for this pet: a decimal int64 (-9223372036854775808 to 9223372036854775807) without leading zeros or a plus sign. int64: may exceed 2^53 (9007199254740992); parse it exactly (as a bigint or a string), never through a double. */
                 petId?: bigint;
                 /** @description only orders that are fulfilled (true) or not (false). */
                 complete?: boolean;
@@ -460,7 +460,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description the order's identifier, a decimal int64 (-9223372036854775808 to 9223372036854775807) without leading zeros or a plus sign. */
+                /** @description the order's identifier, a decimal int64 (-9223372036854775808 to 9223372036854775807) without leading zeros or a plus sign. int64: may exceed 2^53 (9007199254740992); parse it exactly (as a bigint or a string), never through a double. */
                 orderId: bigint;
             };
             cookie?: never;
@@ -785,7 +785,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description the order's identifier, a decimal int64 (-9223372036854775808 to 9223372036854775807) without leading zeros or a plus sign. */
+                /** @description the order's identifier, a decimal int64 (-9223372036854775808 to 9223372036854775807) without leading zeros or a plus sign. int64: may exceed 2^53 (9007199254740992); parse it exactly (as a bigint or a string), never through a double. */
                 orderId: bigint;
             };
             cookie?: never;
