@@ -124,7 +124,7 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
     },
     transformObject: (documentObject) => {
       if (!('openapiObject' in documentObject)) throw new Error('expected an OpenAPI document');
-      const document = noteInt64(hoistTitledSchemas(documentObject.openapiObject as Json)) as Json;
+      const document = hoistSharedHeaders(noteInt64(hoistTitledSchemas(documentObject.openapiObject as Json)) as Json);
       return resolveOnThisHost(document, listeningOrigin(app.server)) as never;
     },
   });
@@ -214,6 +214,37 @@ function noteInt64(node: unknown): unknown {
   if (typeof node.in === 'string' && isObject(node.schema) && node.schema.format === 'int64') return { ...node, description: noted(node.description) };
   const visited = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, noteInt64(value)]));
   return node.format === 'int64' ? { ...visited, description: noted(node.description) } : visited;
+}
+
+/**
+ * A response header that every response declaring it declares the same way
+ * (X-Request-Id, the rate limits, the security headers) becomes one
+ * `components.headers` entry, referenced by `$ref`; one with variants (e.g.
+ * Cache-Control, Retry-After) stays with each response.
+ */
+function hoistSharedHeaders(document: Json): Json {
+  const responses = Object.values(isObject(document.paths) ? document.paths : {})
+    .flatMap((item) => Object.values(isObject(item) ? item : {}))
+    .flatMap((operation) => Object.values(isObject(operation) && isObject(operation.responses) ? operation.responses : {}))
+    .filter(isObject);
+  const variants = new Map<string, Set<string>>();
+  for (const response of responses) {
+    for (const [name, header] of Object.entries(isObject(response.headers) ? response.headers : {})) {
+      variants.set(name, (variants.get(name) ?? new Set()).add(JSON.stringify(header)));
+    }
+  }
+  const shared: Json = {};
+  for (const [name, forms] of [...variants].sort(([a], [b]) => a.localeCompare(b))) {
+    if (forms.size === 1) shared[name] = JSON.parse([...forms][0] ?? 'null') as unknown;
+  }
+  for (const response of responses) {
+    if (!isObject(response.headers)) continue;
+    response.headers = Object.fromEntries(
+      Object.entries(response.headers).map(([name, header]) => [name, name in shared ? { $ref: `#/components/headers/${name}` } : header]),
+    );
+  }
+  const components = isObject(document.components) ? document.components : {};
+  return Object.keys(shared).length === 0 ? document : { ...document, components: { ...components, headers: shared } };
 }
 
 /** Fastify's own default, for a host built without one. */

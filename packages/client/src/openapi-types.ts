@@ -119,7 +119,32 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description JSON is never a document: nothing may load, frame or embed it. */
+        "Content-Security-Policy": string;
+        /** @description RFC 9745: when the operation was (or will be) deprecated, as @<unix seconds>. */
+        Deprecation: string;
+        /** @description Strong entity tag of this listing, always sent; send it back in If-None-Match to get 304 while the listing is unchanged. */
+        ETag: string;
+        /** @description The documentation of the deprecation and the sunset (rel="deprecation", rel="sunset"). */
+        Link: string;
+        /** @description r requests left in the current window, which resets in t seconds. */
+        RateLimit: string;
+        /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
+        "RateLimit-Policy": string;
+        /** @description no-referrer. */
+        "Referrer-Policy": string;
+        /** @description RFC 8594: when the operation stops answering (then 410), as an IMF-fixdate. */
+        Sunset: string;
+        /** @description Authorization: the listing depends on the API key. */
+        Vary: string;
+        /** @description nosniff: the JSON is never sniffed as another type. */
+        "X-Content-Type-Options": string;
+        /** @description DENY: no page may frame the response. */
+        "X-Frame-Options": string;
+        /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+        "X-Request-Id": string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -139,26 +164,17 @@ export interface operations {
             /** @description The orders. */
             200: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description private, no-cache: only the client may store the listing, and it revalidates (If-None-Match) before reusing it. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of this listing, always sent; send it back in If-None-Match to get 304 while the listing is unchanged. */
-                    ETag?: string;
-                    /** @description Authorization: the listing depends on the API key. */
-                    Vary?: string;
+                    ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -179,26 +195,17 @@ export interface operations {
             /** @description The listing has not changed since the ETag the client sent; no body. */
             304: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description private, no-cache: only the client may store the listing, and it revalidates (If-None-Match) before reusing it. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of this listing, always sent; send it back in If-None-Match to get 304 while the listing is unchanged. */
-                    ETag?: string;
-                    /** @description Authorization: the listing depends on the API key. */
-                    Vary?: string;
+                    ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -206,20 +213,13 @@ export interface operations {
             /** @description The API key is missing, invalid or expired (missing_api_key, invalid_api_key, expired_api_key). */
             401: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     /** @description RFC 6750 challenge: Bearer realm="store-orders", with error="invalid_token" for a rejected key. */
@@ -240,20 +240,13 @@ export interface operations {
             /** @description The API key is valid but lacks the scope orders:read this operation needs (insufficient_scope). */
             403: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     /** @description RFC 6750 challenge naming the scope that is needed. */
@@ -274,10 +267,8 @@ export interface operations {
             /** @description The request headers or body did not arrive in time (request_timeout); the connection is closed. */
             408: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -296,20 +287,13 @@ export interface operations {
             /** @description The API key (or, without a valid key, the client address) has spent its quota for the window (rate_limited). */
             429: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying. */
@@ -330,10 +314,8 @@ export interface operations {
             /** @description The request headers are too large (headers_too_large); the connection is closed. */
             431: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -352,20 +334,13 @@ export interface operations {
             /** @description An internal error; details are logged, never returned. */
             500: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -384,20 +359,13 @@ export interface operations {
             /** @description The server is shutting down, overloaded (load shedding) or its database is unreachable; retry after the given delay (service_unavailable, overloaded). */
             503: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying. */
@@ -432,20 +400,13 @@ export interface operations {
             /** @description The order was pending and is now cancelled. */
             204: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -455,20 +416,13 @@ export interface operations {
             /** @description The orderId is not a decimal int64 (validation_failed), or the request has a body with a Content-Type other than JSON, or invalid JSON (malformed_request). */
             400: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -487,20 +441,13 @@ export interface operations {
             /** @description The API key is missing, invalid or expired (missing_api_key, invalid_api_key, expired_api_key). */
             401: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     /** @description RFC 6750 challenge: Bearer realm="store-orders", with error="invalid_token" for a rejected key. */
@@ -521,20 +468,13 @@ export interface operations {
             /** @description The API key is valid but lacks the scope orders:write this operation needs (insufficient_scope). */
             403: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     /** @description RFC 6750 challenge naming the scope that is needed. */
@@ -555,20 +495,13 @@ export interface operations {
             /** @description No such order for this account; a cancelled order is not found either (order_not_found). */
             404: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -587,10 +520,8 @@ export interface operations {
             /** @description The request headers or body did not arrive in time (request_timeout); the connection is closed. */
             408: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -609,20 +540,13 @@ export interface operations {
             /** @description The order has already shipped and cannot be cancelled (order_already_shipped). */
             409: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -641,20 +565,13 @@ export interface operations {
             /** @description The request body is over 1048576 bytes (payload_too_large). */
             413: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -673,20 +590,13 @@ export interface operations {
             /** @description The API key (or, without a valid key, the client address) has spent its quota for the window (rate_limited). */
             429: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying. */
@@ -707,10 +617,8 @@ export interface operations {
             /** @description The request headers are too large (headers_too_large); the connection is closed. */
             431: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -729,20 +637,13 @@ export interface operations {
             /** @description An internal error; details are logged, never returned. */
             500: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -761,20 +662,13 @@ export interface operations {
             /** @description The server is shutting down, overloaded (load shedding) or its database is unreachable; retry after the given delay (service_unavailable, overloaded). */
             503: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying. */
@@ -809,28 +703,18 @@ export interface operations {
             /** @description The pet. */
             200: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
-                    /** @description RFC 9745: when the operation was (or will be) deprecated, as @<unix seconds>. */
-                    Deprecation?: string;
-                    /** @description RFC 8594: when the operation stops answering (then 410), as an IMF-fixdate. */
-                    Sunset?: string;
-                    /** @description The documentation of the deprecation and the sunset (rel="deprecation", rel="sunset"). */
-                    Link?: string;
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -846,28 +730,18 @@ export interface operations {
             /** @description The petId is not a decimal int64 (validation_failed). */
             400: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
-                    /** @description RFC 9745: when the operation was (or will be) deprecated, as @<unix seconds>. */
-                    Deprecation?: string;
-                    /** @description RFC 8594: when the operation stops answering (then 410), as an IMF-fixdate. */
-                    Sunset?: string;
-                    /** @description The documentation of the deprecation and the sunset (rel="deprecation", rel="sunset"). */
-                    Link?: string;
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -884,30 +758,20 @@ export interface operations {
             /** @description The API key is missing, invalid or expired (missing_api_key, invalid_api_key, expired_api_key). */
             401: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     /** @description RFC 6750 challenge: Bearer realm="store-orders", with error="invalid_token" for a rejected key. */
                     "WWW-Authenticate"?: string;
-                    /** @description RFC 9745: when the operation was (or will be) deprecated, as @<unix seconds>. */
-                    Deprecation?: string;
-                    /** @description RFC 8594: when the operation stops answering (then 410), as an IMF-fixdate. */
-                    Sunset?: string;
-                    /** @description The documentation of the deprecation and the sunset (rel="deprecation", rel="sunset"). */
-                    Link?: string;
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -924,30 +788,20 @@ export interface operations {
             /** @description The API key is valid but lacks the scope pets:read this operation needs (insufficient_scope). */
             403: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     /** @description RFC 6750 challenge naming the scope that is needed. */
                     "WWW-Authenticate"?: string;
-                    /** @description RFC 9745: when the operation was (or will be) deprecated, as @<unix seconds>. */
-                    Deprecation?: string;
-                    /** @description RFC 8594: when the operation stops answering (then 410), as an IMF-fixdate. */
-                    Sunset?: string;
-                    /** @description The documentation of the deprecation and the sunset (rel="deprecation", rel="sunset"). */
-                    Link?: string;
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -964,28 +818,18 @@ export interface operations {
             /** @description No such pet for this account (pet_not_found). */
             404: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
-                    /** @description RFC 9745: when the operation was (or will be) deprecated, as @<unix seconds>. */
-                    Deprecation?: string;
-                    /** @description RFC 8594: when the operation stops answering (then 410), as an IMF-fixdate. */
-                    Sunset?: string;
-                    /** @description The documentation of the deprecation and the sunset (rel="deprecation", rel="sunset"). */
-                    Link?: string;
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1002,10 +846,8 @@ export interface operations {
             /** @description The request headers or body did not arrive in time (request_timeout); the connection is closed. */
             408: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -1024,28 +866,18 @@ export interface operations {
             /** @description The sunset date has passed: the operation is gone (endpoint_sunset). */
             410: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
-                    /** @description RFC 9745: when the operation was (or will be) deprecated, as @<unix seconds>. */
-                    Deprecation?: string;
-                    /** @description RFC 8594: when the operation stops answering (then 410), as an IMF-fixdate. */
-                    Sunset?: string;
-                    /** @description The documentation of the deprecation and the sunset (rel="deprecation", rel="sunset"). */
-                    Link?: string;
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1062,30 +894,20 @@ export interface operations {
             /** @description The API key (or, without a valid key, the client address) has spent its quota for the window (rate_limited). */
             429: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
-                    /** @description RFC 9745: when the operation was (or will be) deprecated, as @<unix seconds>. */
-                    Deprecation?: string;
-                    /** @description RFC 8594: when the operation stops answering (then 410), as an IMF-fixdate. */
-                    Sunset?: string;
-                    /** @description The documentation of the deprecation and the sunset (rel="deprecation", rel="sunset"). */
-                    Link?: string;
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1102,10 +924,8 @@ export interface operations {
             /** @description The request headers are too large (headers_too_large); the connection is closed. */
             431: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -1124,28 +944,18 @@ export interface operations {
             /** @description An internal error; details are logged, never returned. */
             500: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
-                    /** @description RFC 9745: when the operation was (or will be) deprecated, as @<unix seconds>. */
-                    Deprecation?: string;
-                    /** @description RFC 8594: when the operation stops answering (then 410), as an IMF-fixdate. */
-                    Sunset?: string;
-                    /** @description The documentation of the deprecation and the sunset (rel="deprecation", rel="sunset"). */
-                    Link?: string;
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1162,30 +972,20 @@ export interface operations {
             /** @description The server is shutting down, overloaded (load shedding) or its database is unreachable; retry after the given delay (service_unavailable, overloaded). */
             503: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
-                    /** @description RFC 9745: when the operation was (or will be) deprecated, as @<unix seconds>. */
-                    Deprecation?: string;
-                    /** @description RFC 8594: when the operation stops answering (then 410), as an IMF-fixdate. */
-                    Sunset?: string;
-                    /** @description The documentation of the deprecation and the sunset (rel="deprecation", rel="sunset"). */
-                    Link?: string;
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -104,7 +104,28 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description JSON is never a document: nothing may load, frame or embed it. */
+        "Content-Security-Policy": string;
+        /** @description Strong entity tag of this listing, always sent; send it back in If-None-Match to get 304 while the listing is unchanged. */
+        ETag: string;
+        /** @description Sent when nextCursor is not null: <path-absolute URL of the next page, with the same filters and limit>; rel="next". */
+        Link: string;
+        /** @description r requests left in the current window, which resets in t seconds. */
+        RateLimit: string;
+        /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
+        "RateLimit-Policy": string;
+        /** @description no-referrer. */
+        "Referrer-Policy": string;
+        /** @description Authorization: the listing depends on the API key. */
+        Vary: string;
+        /** @description nosniff: the JSON is never sniffed as another type. */
+        "X-Content-Type-Options": string;
+        /** @description DENY: no page may frame the response. */
+        "X-Frame-Options": string;
+        /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+        "X-Request-Id": string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -139,28 +160,18 @@ export interface operations {
             /** @description One page of orders by id. nextCursor is null on the last page; otherwise pass it as cursor, with the same filters, for the next. */
             200: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description private, no-cache: only the client may store the listing, and it revalidates (If-None-Match) before reusing it. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of this listing, always sent; send it back in If-None-Match to get 304 while the listing is unchanged. */
-                    ETag?: string;
-                    /** @description Authorization: the listing depends on the API key. */
-                    Vary?: string;
-                    /** @description Sent when nextCursor is not null: <path-absolute URL of the next page, with the same filters and limit>; rel="next". */
-                    Link?: string;
+                    ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -192,26 +203,17 @@ export interface operations {
             /** @description The listing has not changed since the ETag the client sent; no body. */
             304: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description private, no-cache: only the client may store the listing, and it revalidates (If-None-Match) before reusing it. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of this listing, always sent; send it back in If-None-Match to get 304 while the listing is unchanged. */
-                    ETag?: string;
-                    /** @description Authorization: the listing depends on the API key. */
-                    Vary?: string;
+                    ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -219,20 +221,13 @@ export interface operations {
             /** @description A query parameter is unknown, repeated, empty or malformed (validation_failed; the message names it and never repeats its value), or the cursor is not the nextCursor of this listing: altered, of another account or sent with other filters (invalid_cursor). */
             400: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -244,20 +239,13 @@ export interface operations {
             /** @description The API key is missing, invalid or expired (missing_api_key, invalid_api_key, expired_api_key). */
             401: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     /** @description RFC 6750 challenge: Bearer realm="store-orders", with error="invalid_token" for a rejected key. */
@@ -278,20 +266,13 @@ export interface operations {
             /** @description The API key is valid but lacks the scope orders:read this operation needs (insufficient_scope). */
             403: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     /** @description RFC 6750 challenge naming the scope that is needed. */
@@ -312,10 +293,8 @@ export interface operations {
             /** @description The request headers or body did not arrive in time (request_timeout); the connection is closed. */
             408: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -334,20 +313,13 @@ export interface operations {
             /** @description The API key (or, without a valid key, the client address) has spent its quota for the window (rate_limited). */
             429: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying. */
@@ -368,10 +340,8 @@ export interface operations {
             /** @description The request headers are too large (headers_too_large); the connection is closed. */
             431: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -390,20 +360,13 @@ export interface operations {
             /** @description An internal error; details are logged, never returned. */
             500: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -422,20 +385,13 @@ export interface operations {
             /** @description The server is shutting down, overloaded (load shedding) or its database is unreachable; retry after the given delay (service_unavailable, overloaded). */
             503: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying. */
@@ -470,20 +426,13 @@ export interface operations {
             /** @description The order. */
             200: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -505,20 +454,13 @@ export interface operations {
             /** @description The orderId is not a decimal int64 (validation_failed). */
             400: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -537,20 +479,13 @@ export interface operations {
             /** @description The API key is missing, invalid or expired (missing_api_key, invalid_api_key, expired_api_key). */
             401: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     /** @description RFC 6750 challenge: Bearer realm="store-orders", with error="invalid_token" for a rejected key. */
@@ -571,20 +506,13 @@ export interface operations {
             /** @description The API key is valid but lacks the scope orders:read this operation needs (insufficient_scope). */
             403: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     /** @description RFC 6750 challenge naming the scope that is needed. */
@@ -605,20 +533,13 @@ export interface operations {
             /** @description No such order for this account; another account's order is not found either (order_not_found). */
             404: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -637,10 +558,8 @@ export interface operations {
             /** @description The request headers or body did not arrive in time (request_timeout); the connection is closed. */
             408: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -659,20 +578,13 @@ export interface operations {
             /** @description The API key (or, without a valid key, the client address) has spent its quota for the window (rate_limited). */
             429: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying. */
@@ -693,10 +605,8 @@ export interface operations {
             /** @description The request headers are too large (headers_too_large); the connection is closed. */
             431: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -715,20 +625,13 @@ export interface operations {
             /** @description An internal error; details are logged, never returned. */
             500: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -747,20 +650,13 @@ export interface operations {
             /** @description The server is shutting down, overloaded (load shedding) or its database is unreachable; retry after the given delay (service_unavailable, overloaded). */
             503: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying. */
@@ -795,20 +691,13 @@ export interface operations {
             /** @description The order was pending and is now cancelled. */
             204: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -818,20 +707,13 @@ export interface operations {
             /** @description The orderId is not a decimal int64 (validation_failed), or the request has a body with a Content-Type other than JSON, or invalid JSON (malformed_request). */
             400: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -850,20 +732,13 @@ export interface operations {
             /** @description The API key is missing, invalid or expired (missing_api_key, invalid_api_key, expired_api_key). */
             401: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     /** @description RFC 6750 challenge: Bearer realm="store-orders", with error="invalid_token" for a rejected key. */
@@ -884,20 +759,13 @@ export interface operations {
             /** @description The API key is valid but lacks the scope orders:write this operation needs (insufficient_scope). */
             403: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     /** @description RFC 6750 challenge naming the scope that is needed. */
@@ -918,20 +786,13 @@ export interface operations {
             /** @description No such order for this account; another account's order is not found either (order_not_found). */
             404: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -950,10 +811,8 @@ export interface operations {
             /** @description The request headers or body did not arrive in time (request_timeout); the connection is closed. */
             408: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -972,20 +831,13 @@ export interface operations {
             /** @description The order has shipped (order_already_shipped) or is already cancelled (order_already_cancelled). */
             409: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -997,20 +849,13 @@ export interface operations {
             /** @description The request body is over 1048576 bytes (payload_too_large). */
             413: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -1029,20 +874,13 @@ export interface operations {
             /** @description The API key (or, without a valid key, the client address) has spent its quota for the window (rate_limited). */
             429: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying. */
@@ -1063,10 +901,8 @@ export interface operations {
             /** @description The request headers are too large (headers_too_large); the connection is closed. */
             431: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -1085,20 +921,13 @@ export interface operations {
             /** @description An internal error; details are logged, never returned. */
             500: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -1117,20 +946,13 @@ export interface operations {
             /** @description The server is shutting down, overloaded (load shedding) or its database is unreachable; retry after the given delay (service_unavailable, overloaded). */
             503: {
                 headers: {
-                    /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
-                    "X-Request-Id"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description nosniff: the JSON is never sniffed as another type. */
-                    "X-Content-Type-Options"?: string;
-                    /** @description JSON is never a document: nothing may load, frame or embed it. */
-                    "Content-Security-Policy"?: string;
-                    /** @description DENY: no page may frame the response. */
-                    "X-Frame-Options"?: string;
-                    /** @description no-referrer. */
-                    "Referrer-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying. */
