@@ -25,16 +25,27 @@ export const CLIENT_V2_TYPES_FILE = 'packages/client/src/openapi-v2-types.ts';
 export const QUICKSTART_OPENAPI_FILE = 'openapi/quickstart-openapi.json';
 
 /**
+ * The servers the committed documents publish: the example production and
+ * staging addresses. A server started without PUBLIC_BASE_URL names the
+ * address it listens on instead; with these variables it serves exactly the
+ * committed documents.
+ */
+export const PUBLISHED_SERVERS = {
+  PUBLIC_BASE_URL: 'https://store.example.com/v1',
+  STAGING_BASE_URL: 'https://staging.store.example.com/v1',
+} as const;
+
+/**
  * A host's OpenAPI documents as the code generates them (by the decorator
  * each is read through), over a throwaway database and with the documented
- * default configuration, so that the committed files do not depend on the
- * environment of whoever ran it.
+ * default configuration plus PUBLISHED_SERVERS, so that the committed files
+ * do not depend on the environment of whoever ran it.
  */
 async function generateDocuments<Name extends string>(
   build: (services: Services, storage: Storage, config: Config) => Promise<FastifyInstance>,
   decorators: Readonly<Record<Name, string>>,
 ): Promise<Record<Name, string>> {
-  const config = loadConfig({});
+  const config = loadConfig({ ...PUBLISHED_SERVERS });
   const dir = mkdtempSync(path.join(tmpdir(), 'store-orders-openapi-'));
   const storage = openStorage({ kind: 'sqlite', path: path.join(dir, 'store.db') });
   try {

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './hosts/store/store-app.js';
 import { createContainer, createMessagesDispatcher } from './composition.js';
 import type { Config } from './config/config.js';
-import { createLogger } from './http/logging.js';
+import { createLogger, prettyDestination } from './http/logging.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import { buildQuickstartApp } from './hosts/quickstart/quickstart-app.js';
 import { listenOn } from './server-listen.js';
@@ -14,14 +14,16 @@ import { listenOn } from './server-listen.js';
  * signal stops accepting, lets in-flight requests finish, stops the
  * dispatcher (queued messages stay queued for the next start), closes the
  * database and exits 0 (1 if that takes longer than SHUTDOWN_GRACE_MS).
- * Logs go to stdout as JSON; the human greeting goes to stderr.
+ * Logs go to stdout: pretty, colored lines on a terminal, JSON otherwise;
+ * the human greeting goes to stderr.
  */
 export async function runServer(
   config: Config,
   stderr: NodeJS.WritableStream = process.stderr,
   { signals }: { signals?: readonly NodeJS.Signals[] } = {},
 ): Promise<Listening> {
-  const logger = createLogger(config.logLevel);
+  // A person at a terminal reads the lines; anything else (a file, a pipe, a log shipper) parses JSON.
+  const logger = createLogger(config.logLevel, process.stdout.isTTY === true ? prettyDestination() : undefined);
   const container = createContainer(config);
   const migration = await container.storage.migrate();
   if (migration.applied.length > 0) logger.info({ applied: migration.applied }, 'database migrated');
@@ -75,7 +77,10 @@ export interface Listening {
 
 /** The human greeting on stderr; `workers` is said when more than one serve. */
 export function greeting({ address, quickstartAddress, freshDatabase }: Listening, workers = 1): string {
-  const lines = [`Store Orders listening on ${address} (API under ${address}/v1)${workers > 1 ? ` with ${workers} workers` : ''}`];
+  const lines = [
+    `Store Orders listening on ${address} (API under ${address}/v1)${workers > 1 ? ` with ${workers} workers` : ''}`,
+    `API documentation: ${address}/docs (try the operations there with an API key)`,
+  ];
   if (quickstartAddress !== undefined) lines.push(`Quickstart host listening on ${quickstartAddress} (POST ${quickstartAddress}/messages)`);
   if (freshDatabase) {
     lines.push(

@@ -97,19 +97,22 @@ const api = Type.Object(
       description: 'Earlier cursor keys still accepted while cursors signed with them circulate (needs `CURSOR_SECRET`)',
       errorMessage: `CURSOR_SECRET_PREVIOUS must be a comma-separated list of secrets of at least ${CURSOR_SECRET_MIN_LENGTH} printable characters`,
     }),
-    PUBLIC_BASE_URL: Type.Refine(
-      Type.String({
-        default: 'https://store.example.com/v1',
-        description:
-          'The production server of the v1 OpenAPI document (v2 uses the same URL ending in `/v2`): an absolute http(s) URL whose path ends in `/v1`, no query or fragment; a trailing `/` is dropped',
-      }),
-      (url) => parseVersionedBaseUrl(url) !== undefined,
-      () => 'PUBLIC_BASE_URL must be an absolute http(s) URL ending in /v1, without query or fragment, e.g. https://store.example.com/v1',
+    PUBLIC_BASE_URL: Type.Optional(
+      Type.Refine(
+        Type.String({
+          description:
+            'The production server of the v1 OpenAPI document (v2 uses the same URL ending in `/v2`): an absolute http(s) URL whose path ends in `/v1`, no query or fragment; a trailing `/` is dropped. Unset: the address the server listens on, so that the docs page\'s "Try it out" calls this server',
+        }),
+        (url) => parseVersionedBaseUrl(url) !== undefined,
+        () => 'PUBLIC_BASE_URL must be an absolute http(s) URL ending in /v1, without query or fragment, e.g. https://store.example.com/v1',
+      ),
     ),
-    STAGING_BASE_URL: Type.Refine(
-      Type.String({ default: 'https://staging.store.example.com/v1', description: 'The staging server of both OpenAPI documents (same rules as `PUBLIC_BASE_URL`)' }),
-      (url) => parseVersionedBaseUrl(url) !== undefined,
-      () => 'STAGING_BASE_URL must be an absolute http(s) URL ending in /v1, without query or fragment, e.g. https://staging.store.example.com/v1',
+    STAGING_BASE_URL: Type.Optional(
+      Type.Refine(
+        Type.String({ description: 'The staging server of both OpenAPI documents (same rules as `PUBLIC_BASE_URL`); unset: no staging server is listed' }),
+        (url) => parseVersionedBaseUrl(url) !== undefined,
+        () => 'STAGING_BASE_URL must be an absolute http(s) URL ending in /v1, without query or fragment, e.g. https://staging.store.example.com/v1',
+      ),
     ),
     PETS_DEPRECATION_DATE: Type.Refine(
       Type.String({

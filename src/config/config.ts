@@ -70,9 +70,13 @@ export interface Config {
   readonly messages: MessagesConfig;
   /** Rate limits, timeouts, connection and load bounds (limits.ts). */
   readonly limits: Limits;
-  /** Where clients reach the API (includes the /v1 prefix); the OpenAPI document's servers. */
-  readonly publicBaseUrl: string;
-  readonly stagingBaseUrl: string;
+  /**
+   * Where clients reach the API (includes the /v1 prefix): the OpenAPI
+   * documents' production server. Absent: the address the server listens on.
+   */
+  readonly publicBaseUrl?: string;
+  /** The documents' staging server (with /v1); absent: none is listed. */
+  readonly stagingBaseUrl?: string;
   /** The deprecated pet lookup's lifecycle: deprecated since, and gone from (sunset >= deprecation). */
   readonly pets: Readonly<PetsLifecycleConfig>;
 }
@@ -181,8 +185,8 @@ function assemble({ server, database, api, quickstart, messages, limits }: Envir
     },
     limits: limitsFrom(limits),
     // Spec section 1: the base address carries the version prefix /v1; the v2 document's servers are the same URLs with /v2.
-    publicBaseUrl: checked(parseVersionedBaseUrl(api.PUBLIC_BASE_URL)),
-    stagingBaseUrl: checked(parseVersionedBaseUrl(api.STAGING_BASE_URL)),
+    ...(api.PUBLIC_BASE_URL === undefined ? {} : { publicBaseUrl: checked(parseVersionedBaseUrl(api.PUBLIC_BASE_URL)) }),
+    ...(api.STAGING_BASE_URL === undefined ? {} : { stagingBaseUrl: checked(parseVersionedBaseUrl(api.STAGING_BASE_URL)) }),
     pets: { deprecatedAt: checked(parseInstant(api.PETS_DEPRECATION_DATE)), sunsetAt: checked(parseInstant(api.PETS_SUNSET_DATE)) },
   };
 }

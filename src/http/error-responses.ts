@@ -64,7 +64,7 @@ const WWW_AUTHENTICATE: Readonly<Record<string, HeaderDoc>> = {
  * of a rate-limited operation (src/http/rate-limit.ts); absent when
  * RATE_LIMIT_REQUESTS=0.
  */
-const RATE_LIMIT_HEADER_DOCS: Readonly<Record<string, HeaderDoc>> = {
+export const RATE_LIMIT_HEADER_DOCS: Readonly<Record<string, HeaderDoc>> = {
   'RateLimit-Policy': {
     type: 'string',
     pattern: '^"default";q=[0-9]+;w=[0-9]+$',

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { createRequire } from 'node:module';
 import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 import { pino, type DestinationStream, type Logger } from 'pino';
 import { looksLikeApiKey, redactApiKeys } from '../api-keys/api-key-format.js';
@@ -36,7 +37,19 @@ function safeDecode(text: string): string {
 }
 
 /**
- * The process logger: pino JSON. Request lines carry the request id; the
+ * Log lines for a person at a terminal: pino-pretty, colored, one line per
+ * entry with its time, level and message, the fields below it. Loaded only
+ * when asked for (createRequire: synchronously, and never in a process whose
+ * stdout is a file or a pipe, which keeps pino's JSON).
+ */
+export function prettyDestination(): DestinationStream {
+  const require = createRequire(import.meta.url);
+  const build = require('pino-pretty') as (options: Record<string, unknown>) => DestinationStream;
+  return build({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true });
+}
+
+/**
+ * The process logger: pino JSON to `destination` (stdout by default). Request lines carry the request id; the
  * Authorization header and cookies are redacted even if a serializer were
  * to include headers.
  */

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, HTTPMethods } from 'fastify';
 
 const routeTables = new WeakMap<FastifyInstance, RouteRecorder>();
 
@@ -30,18 +30,36 @@ export function recordRoutes(app: FastifyInstance): RouteRecorder {
  */
 function collectRoutes(app: FastifyInstance) {
   const byPattern = new Map<string, { regex: RegExp; methods: Set<string> }>();
-  app.addHook('onRoute', (route) => {
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    let entry = byPattern.get(route.url);
+  const record = (url: string, methods: readonly string[]) => {
+    let entry = byPattern.get(url);
     if (entry === undefined) {
-      entry = { regex: patternToRegex(route.url), methods: new Set() };
-      byPattern.set(route.url, entry);
+      entry = { regex: patternToRegex(url), methods: new Set() };
+      byPattern.set(url, entry);
     }
     for (const method of methods) entry.methods.add(method.toUpperCase());
+  };
+  // A `/` route under a prefix is also registered at `<prefix>/` (prefixTrailingSlash) without an
+  // onRoute call of its own (only its HEAD twin gets one): each candidate is checked against the router.
+  const slashVariants: { url: string; methods: readonly string[] }[] = [];
+  let checked = 0;
+  const complete = () => {
+    for (const { url, methods } of slashVariants.slice(checked)) {
+      record(url, methods.filter((method) => app.hasRoute({ url, method: method.toUpperCase() as HTTPMethods })));
+    }
+    checked = slashVariants.length;
+  };
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    record(route.url, methods);
+    if (route.routePath === '' && route.prefix !== '') slashVariants.push({ url: `${route.url}/`, methods });
   });
   return {
-    all: () => [...byPattern].map(([url, entry]) => ({ url, methods: [...entry.methods].sort() })),
+    all: () => {
+      complete();
+      return [...byPattern].map(([url, entry]) => ({ url, methods: [...entry.methods].sort() }));
+    },
     methodsFor(url: string): string[] {
+      complete();
       const queryStart = url.indexOf('?');
       const rawPath = queryStart === -1 ? url : url.slice(0, queryStart);
       // Match what the router matches: the percent-decoded path.

@@ -19,8 +19,7 @@ describe('configuration', () => {
       messages: { webhookTimeoutMs: 10000, retryBaseMs: 1000, retryMaxMs: 300000, maxAttempts: 10, pollIntervalMs: 1000 },
       // Spelled out in test/config/limits.test.ts.
       limits: DEFAULT_LIMITS,
-      publicBaseUrl: 'https://store.example.com/v1',
-      stagingBaseUrl: 'https://staging.store.example.com/v1',
+      // No publicBaseUrl or stagingBaseUrl: the documents name the address the server listens on (issue 19 #5).
       pets: { deprecatedAt: new Date('2026-07-01T00:00:00Z'), sunsetAt: new Date('2027-07-01T00:00:00Z') },
     });
     assert.ok(Object.isFrozen(config));

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import { chromium } from 'playwright-core';
 import { createTestApp } from '../support/app.js';
 import { sqliteBackend } from '../support/storage.js';
+import { testConfig } from '../support/container.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 // CI installs Debian's chromium (.ci/run), so there the test must run; only a
@@ -60,4 +61,65 @@ test('when the docs page is opened in a browser, then it shows both orders opera
   assert.deepEqual(failed, []);
   assert.ok(requested.includes(`${origin}/openapi.json`), 'the page loaded the v1 document from our server');
   assert.ok(requested.includes(`${origin}/v2/openapi.json`), 'the page loaded the v2 document from our server');
+});
+
+test('when a reader opens the docs page of a server started without PUBLIC_BASE_URL and tries listOrders with a key, then the request goes to this server and answers 200', { skip }, async (t) => {
+  const { app, services, tenant } = await createTestApp(t, sqliteBackend);
+  const origin = await app.listen({ host: '127.0.0.1', port: 0 });
+  const { account, key } = await tenant();
+  await services.orders.createOrder({ accountId: account.id, id: 1001n, petId: 42n, quantity: 2 });
+
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  t.after(() => browser.close());
+  const page = await browser.newPage();
+  const blocked: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') blocked.push(message.text());
+  });
+  await page.goto(`${origin}/docs`, { waitUntil: 'networkidle' });
+
+  await page.locator('button.authorize').first().click();
+  await page.locator('.modal-ux input[type="text"], .modal-ux input[type="password"]').first().fill(key);
+  await page.locator('.modal-ux button.authorize').click();
+  await page.locator('.modal-ux button.btn-done').click();
+
+  const listOrders = page.locator('.opblock-get', { hasText: 'listOrders' });
+  await listOrders.locator('.opblock-summary').click();
+  await listOrders.locator('button.try-out__btn').click();
+  const answered = page.waitForResponse((response) => response.url().startsWith(`${origin}/v1/store/orders`));
+  await listOrders.locator('button.execute').click();
+  const response = await answered;
+  assert.equal(response.status(), 200);
+  const status = listOrders.locator('.live-responses-table tbody .response-col_status').first();
+  await status.waitFor();
+  assert.match(await status.innerText(), /^200/);
+  assert.match(await listOrders.locator('.live-responses-table').innerText(), /1001/);
+  assert.deepEqual(blocked, [], 'no request was blocked (CSP) or failed');
+});
+
+test('when one address loads the docs page more often than the per-address rate limit allows, then its files and documents are never refused (429) and spend nothing', async (t) => {
+  const limits = { ...testConfig().limits, rateLimit: { requests: 2, windowSeconds: 60 } };
+  const { app } = await createTestApp(t, sqliteBackend, { limits });
+  const files = ['/docs', '/docs/', '/docs/static/index.html', '/docs/static/swagger-initializer.js', '/docs/static/swagger-ui.css', '/docs/static/swagger-ui-bundle.js', '/openapi.json', '/v2/openapi.json'];
+  for (let round = 0; round < 3; round += 1) {
+    for (const url of files) {
+      const response = await app.inject({ method: 'GET', url });
+      assert.ok(response.statusCode === 200 || response.statusCode === 302, `${url} (round ${round + 1}): ${response.statusCode}`);
+      assert.equal(response.headers.ratelimit, undefined, `${url} spends no rate limit`);
+    }
+  }
+  // The same address is still limited elsewhere: the exemption is the docs page's alone.
+  const statuses = [];
+  for (let i = 0; i < 3; i += 1) statuses.push((await app.inject({ method: 'GET', url: '/no-such-page' })).statusCode);
+  assert.deepEqual(statuses, [404, 404, 429]);
+});
+
+test('when /docs/ is sent a method it does not define, then 405 names every method it answers: GET and HEAD', async (t) => {
+  const { app } = await createTestApp(t, sqliteBackend);
+  assert.equal((await app.inject({ method: 'GET', url: '/docs/' })).statusCode, 200);
+  for (const url of ['/docs', '/docs/']) {
+    const response = await app.inject({ method: 'POST', url });
+    assert.equal(response.statusCode, 405, url);
+    assert.equal(response.headers.allow, 'GET, HEAD', url);
+  }
 });

@@ -43,8 +43,8 @@ describe('the quickstart host\'s OpenAPI document', () => {
     const get = doc.paths['/messages/{id}']?.get;
     assert.equal(send?.operationId, 'sendMessage');
     assert.equal(get?.operationId, 'getMessage');
-    assert.deepEqual(Object.keys(send?.responses ?? {}).sort(), ['202', '400', '401', '403', '413', '422', '429', '500', '503']);
-    assert.deepEqual(Object.keys(get?.responses ?? {}).sort(), ['200', '401', '403', '404', '429', '500', '503']);
+    assert.deepEqual(Object.keys(send?.responses ?? {}).sort(), ['202', '400', '401', '403', '408', '413', '422', '429', '431', '500', '503']);
+    assert.deepEqual(Object.keys(get?.responses ?? {}).sort(), ['200', '401', '403', '404', '408', '429', '431', '500', '503']);
     assert.ok(send?.responses['202']?.headers?.Location);
     const message = doc.components.schemas.Message;
     assert.deepEqual(Object.keys(message?.properties ?? {}).sort(), ['createdAt', 'id', 'message', 'status']);

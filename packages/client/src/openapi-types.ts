@@ -84,12 +84,12 @@ export interface components {
         Order: {
             /**
              * Format: int64
-             * @description Unique order identifier.
+             * @description Unique order identifier. int64: may exceed 2^53 (9007199254740992); parse it exactly (as a bigint or a string), never through a double.
              */
             id?: bigint;
             /**
              * Format: int64
-             * @description Identifier of the animal in this order.
+             * @description Identifier of the animal in this order. int64: may exceed 2^53 (9007199254740992); parse it exactly (as a bigint or a string), never through a double.
              */
             petId?: bigint;
             /**
@@ -109,7 +109,7 @@ export interface components {
         Pet: {
             /**
              * Format: int64
-             * @description Unique pet identifier.
+             * @description Unique pet identifier. int64: may exceed 2^53 (9007199254740992); parse it exactly (as a bigint or a string), never through a double.
              */
             id: bigint;
             /** @description The name the store knows the animal by. */
@@ -119,7 +119,32 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description JSON is never a document: nothing may load, frame or embed it. */
+        "Content-Security-Policy": string;
+        /** @description RFC 9745: when the operation was (or will be) deprecated, as @<unix seconds>. */
+        Deprecation: string;
+        /** @description Strong entity tag of this listing, always sent; send it back in If-None-Match to get 304 while the listing is unchanged. */
+        ETag: string;
+        /** @description The documentation of the deprecation and the sunset (rel="deprecation", rel="sunset"). */
+        Link: string;
+        /** @description r requests left in the current window, which resets in t seconds. */
+        RateLimit: string;
+        /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
+        "RateLimit-Policy": string;
+        /** @description no-referrer. */
+        "Referrer-Policy": string;
+        /** @description RFC 8594: when the operation stops answering (then 410), as an IMF-fixdate. */
+        Sunset: string;
+        /** @description Authorization: the listing depends on the API key. */
+        Vary: string;
+        /** @description nosniff: the JSON is never sniffed as another type. */
+        "X-Content-Type-Options": string;
+        /** @description DENY: no page may frame the response. */
+        "X-Frame-Options": string;
+        /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+        "X-Request-Id": string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -139,12 +164,17 @@ export interface operations {
             /** @description The orders. */
             200: {
                 headers: {
-                    /** @description Strong entity tag of this listing, always sent; send it back in If-None-Match to get 304 while the listing is unchanged. */
-                    ETag?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description private, no-cache: only the client may store the listing, and it revalidates (If-None-Match) before reusing it. */
                     "Cache-Control"?: string;
-                    /** @description Authorization: the listing depends on the API key. */
-                    Vary?: string;
+                    ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -165,12 +195,17 @@ export interface operations {
             /** @description The listing has not changed since the ETag the client sent; no body. */
             304: {
                 headers: {
-                    /** @description Strong entity tag of this listing, always sent; send it back in If-None-Match to get 304 while the listing is unchanged. */
-                    ETag?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description private, no-cache: only the client may store the listing, and it revalidates (If-None-Match) before reusing it. */
                     "Cache-Control"?: string;
-                    /** @description Authorization: the listing depends on the API key. */
-                    Vary?: string;
+                    ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -178,12 +213,17 @@ export interface operations {
             /** @description The API key is missing, invalid or expired (missing_api_key, invalid_api_key, expired_api_key). */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     /** @description RFC 6750 challenge: Bearer realm="store-orders", with error="invalid_token" for a rejected key. */
                     "WWW-Authenticate"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -200,12 +240,17 @@ export interface operations {
             /** @description The API key is valid but lacks the scope orders:read this operation needs (insufficient_scope). */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     /** @description RFC 6750 challenge naming the scope that is needed. */
                     "WWW-Authenticate"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -219,15 +264,40 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request headers or body did not arrive in time (request_timeout); the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request was not received in time (headers or body too slow).",
+                     *       "status": 408
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The API key (or, without a valid key, the client address) has spent its quota for the window (rate_limited). */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -241,9 +311,38 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request headers are too large (headers_too_large); the connection is closed. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "The request headers are too large.",
+                     *       "status": 431
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An internal error; details are logged, never returned. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -260,6 +359,15 @@ export interface operations {
             /** @description The server is shutting down, overloaded (load shedding) or its database is unreachable; retry after the given delay (service_unavailable, overloaded). */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -282,7 +390,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description the order's identifier, a decimal int64 (-9223372036854775808 to 9223372036854775807) without leading zeros or a plus sign. */
+                /** @description the order's identifier, a decimal int64 (-9223372036854775808 to 9223372036854775807) without leading zeros or a plus sign. int64: may exceed 2^53 (9007199254740992); parse it exactly (as a bigint or a string), never through a double. */
                 orderId: bigint;
             };
             cookie?: never;
@@ -292,6 +400,15 @@ export interface operations {
             /** @description The order was pending and is now cancelled. */
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -299,6 +416,15 @@ export interface operations {
             /** @description The orderId is not a decimal int64 (validation_failed), or the request has a body with a Content-Type other than JSON, or invalid JSON (malformed_request). */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -315,12 +441,17 @@ export interface operations {
             /** @description The API key is missing, invalid or expired (missing_api_key, invalid_api_key, expired_api_key). */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     /** @description RFC 6750 challenge: Bearer realm="store-orders", with error="invalid_token" for a rejected key. */
                     "WWW-Authenticate"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -337,12 +468,17 @@ export interface operations {
             /** @description The API key is valid but lacks the scope orders:write this operation needs (insufficient_scope). */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     /** @description RFC 6750 challenge naming the scope that is needed. */
                     "WWW-Authenticate"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -359,6 +495,15 @@ export interface operations {
             /** @description No such order for this account; a cancelled order is not found either (order_not_found). */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -372,9 +517,38 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request headers or body did not arrive in time (request_timeout); the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request was not received in time (headers or body too slow).",
+                     *       "status": 408
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The order has already shipped and cannot be cancelled (order_already_shipped). */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -388,15 +562,45 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is over 1048576 bytes (payload_too_large). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "message": "The request body is larger than this endpoint accepts.",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The API key (or, without a valid key, the client address) has spent its quota for the window (rate_limited). */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -410,9 +614,38 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request headers are too large (headers_too_large); the connection is closed. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "The request headers are too large.",
+                     *       "status": 431
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An internal error; details are logged, never returned. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -429,6 +662,15 @@ export interface operations {
             /** @description The server is shutting down, overloaded (load shedding) or its database is unreachable; retry after the given delay (service_unavailable, overloaded). */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -451,7 +693,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description the pet's identifier, a decimal int64 (-9223372036854775808 to 9223372036854775807) without leading zeros or a plus sign. */
+                /** @description the pet's identifier, a decimal int64 (-9223372036854775808 to 9223372036854775807) without leading zeros or a plus sign. int64: may exceed 2^53 (9007199254740992); parse it exactly (as a bigint or a string), never through a double. */
                 petId: bigint;
             };
             cookie?: never;
@@ -461,12 +703,18 @@ export interface operations {
             /** @description The pet. */
             200: {
                 headers: {
-                    /** @description RFC 9745: when the operation was (or will be) deprecated, as @<unix seconds>. */
-                    Deprecation?: string;
-                    /** @description RFC 8594: when the operation stops answering (then 410), as an IMF-fixdate. */
-                    Sunset?: string;
-                    /** @description The documentation of the deprecation and the sunset (rel="deprecation", rel="sunset"). */
-                    Link?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -482,12 +730,18 @@ export interface operations {
             /** @description The petId is not a decimal int64 (validation_failed). */
             400: {
                 headers: {
-                    /** @description RFC 9745: when the operation was (or will be) deprecated, as @<unix seconds>. */
-                    Deprecation?: string;
-                    /** @description RFC 8594: when the operation stops answering (then 410), as an IMF-fixdate. */
-                    Sunset?: string;
-                    /** @description The documentation of the deprecation and the sunset (rel="deprecation", rel="sunset"). */
-                    Link?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -504,18 +758,20 @@ export interface operations {
             /** @description The API key is missing, invalid or expired (missing_api_key, invalid_api_key, expired_api_key). */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     /** @description RFC 6750 challenge: Bearer realm="store-orders", with error="invalid_token" for a rejected key. */
                     "WWW-Authenticate"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description RFC 9745: when the operation was (or will be) deprecated, as @<unix seconds>. */
-                    Deprecation?: string;
-                    /** @description RFC 8594: when the operation stops answering (then 410), as an IMF-fixdate. */
-                    Sunset?: string;
-                    /** @description The documentation of the deprecation and the sunset (rel="deprecation", rel="sunset"). */
-                    Link?: string;
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -532,18 +788,20 @@ export interface operations {
             /** @description The API key is valid but lacks the scope pets:read this operation needs (insufficient_scope). */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     /** @description RFC 6750 challenge naming the scope that is needed. */
                     "WWW-Authenticate"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description RFC 9745: when the operation was (or will be) deprecated, as @<unix seconds>. */
-                    Deprecation?: string;
-                    /** @description RFC 8594: when the operation stops answering (then 410), as an IMF-fixdate. */
-                    Sunset?: string;
-                    /** @description The documentation of the deprecation and the sunset (rel="deprecation", rel="sunset"). */
-                    Link?: string;
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -560,12 +818,18 @@ export interface operations {
             /** @description No such pet for this account (pet_not_found). */
             404: {
                 headers: {
-                    /** @description RFC 9745: when the operation was (or will be) deprecated, as @<unix seconds>. */
-                    Deprecation?: string;
-                    /** @description RFC 8594: when the operation stops answering (then 410), as an IMF-fixdate. */
-                    Sunset?: string;
-                    /** @description The documentation of the deprecation and the sunset (rel="deprecation", rel="sunset"). */
-                    Link?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -579,15 +843,41 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request headers or body did not arrive in time (request_timeout); the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request was not received in time (headers or body too slow).",
+                     *       "status": 408
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The sunset date has passed: the operation is gone (endpoint_sunset). */
             410: {
                 headers: {
-                    /** @description RFC 9745: when the operation was (or will be) deprecated, as @<unix seconds>. */
-                    Deprecation?: string;
-                    /** @description RFC 8594: when the operation stops answering (then 410), as an IMF-fixdate. */
-                    Sunset?: string;
-                    /** @description The documentation of the deprecation and the sunset (rel="deprecation", rel="sunset"). */
-                    Link?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -604,18 +894,20 @@ export interface operations {
             /** @description The API key (or, without a valid key, the client address) has spent its quota for the window (rate_limited). */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
-                    /** @description RFC 9745: when the operation was (or will be) deprecated, as @<unix seconds>. */
-                    Deprecation?: string;
-                    /** @description RFC 8594: when the operation stops answering (then 410), as an IMF-fixdate. */
-                    Sunset?: string;
-                    /** @description The documentation of the deprecation and the sunset (rel="deprecation", rel="sunset"). */
-                    Link?: string;
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -629,15 +921,41 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request headers are too large (headers_too_large); the connection is closed. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "The request headers are too large.",
+                     *       "status": 431
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An internal error; details are logged, never returned. */
             500: {
                 headers: {
-                    /** @description RFC 9745: when the operation was (or will be) deprecated, as @<unix seconds>. */
-                    Deprecation?: string;
-                    /** @description RFC 8594: when the operation stops answering (then 410), as an IMF-fixdate. */
-                    Sunset?: string;
-                    /** @description The documentation of the deprecation and the sunset (rel="deprecation", rel="sunset"). */
-                    Link?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -654,14 +972,20 @@ export interface operations {
             /** @description The server is shutting down, overloaded (load shedding) or its database is unreachable; retry after the given delay (service_unavailable, overloaded). */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
-                    /** @description RFC 9745: when the operation was (or will be) deprecated, as @<unix seconds>. */
-                    Deprecation?: string;
-                    /** @description RFC 8594: when the operation stops answering (then 410), as an IMF-fixdate. */
-                    Sunset?: string;
-                    /** @description The documentation of the deprecation and the sunset (rel="deprecation", rel="sunset"). */
-                    Link?: string;
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {

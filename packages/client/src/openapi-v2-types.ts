@@ -67,7 +67,7 @@ export interface components {
         OrderV2: {
             /**
              * Format: int64
-             * @description Unique order identifier.
+             * @description Unique order identifier. int64: may exceed 2^53 (9007199254740992); parse it exactly (as a bigint or a string), never through a double.
              */
             id: bigint;
             /**
@@ -79,7 +79,7 @@ export interface components {
             complete: boolean;
             /**
              * Format: int64
-             * @description Identifier of the animal in this order.
+             * @description Identifier of the animal in this order. int64: may exceed 2^53 (9007199254740992); parse it exactly (as a bigint or a string), never through a double.
              */
             petId?: bigint;
             /**
@@ -104,7 +104,28 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description JSON is never a document: nothing may load, frame or embed it. */
+        "Content-Security-Policy": string;
+        /** @description Strong entity tag of this listing, always sent; send it back in If-None-Match to get 304 while the listing is unchanged. */
+        ETag: string;
+        /** @description Sent when nextCursor is not null: <path-absolute URL of the next page, with the same filters and limit>; rel="next". */
+        Link: string;
+        /** @description r requests left in the current window, which resets in t seconds. */
+        RateLimit: string;
+        /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
+        "RateLimit-Policy": string;
+        /** @description no-referrer. */
+        "Referrer-Policy": string;
+        /** @description Authorization: the listing depends on the API key. */
+        Vary: string;
+        /** @description nosniff: the JSON is never sniffed as another type. */
+        "X-Content-Type-Options": string;
+        /** @description DENY: no page may frame the response. */
+        "X-Frame-Options": string;
+        /** @description The request id: the caller's X-Request-Id when short and plain, otherwise a new UUID. Quote it to support; every log line of the request carries it. */
+        "X-Request-Id": string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -114,7 +135,7 @@ export interface operations {
             query?: {
                 /** @description Only orders in one of these statuses; repeat the parameter for several (status=pending&status=shipped). Default: any status. */
                 status?: ("pending" | "shipped" | "cancelled")[];
-                /** @description only orders for this pet: a decimal int64 (-9223372036854775808 to 9223372036854775807) without leading zeros or a plus sign. */
+                /** @description only orders for this pet: a decimal int64 (-9223372036854775808 to 9223372036854775807) without leading zeros or a plus sign. int64: may exceed 2^53 (9007199254740992); parse it exactly (as a bigint or a string), never through a double. */
                 petId?: bigint;
                 /** @description only orders that are fulfilled (true) or not (false). */
                 complete?: boolean;
@@ -139,14 +160,18 @@ export interface operations {
             /** @description One page of orders by id. nextCursor is null on the last page; otherwise pass it as cursor, with the same filters, for the next. */
             200: {
                 headers: {
-                    /** @description Strong entity tag of this listing, always sent; send it back in If-None-Match to get 304 while the listing is unchanged. */
-                    ETag?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description private, no-cache: only the client may store the listing, and it revalidates (If-None-Match) before reusing it. */
                     "Cache-Control"?: string;
-                    /** @description Authorization: the listing depends on the API key. */
-                    Vary?: string;
-                    /** @description Sent when nextCursor is not null: <path-absolute URL of the next page, with the same filters and limit>; rel="next". */
-                    Link?: string;
+                    ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -178,12 +203,17 @@ export interface operations {
             /** @description The listing has not changed since the ETag the client sent; no body. */
             304: {
                 headers: {
-                    /** @description Strong entity tag of this listing, always sent; send it back in If-None-Match to get 304 while the listing is unchanged. */
-                    ETag?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description private, no-cache: only the client may store the listing, and it revalidates (If-None-Match) before reusing it. */
                     "Cache-Control"?: string;
-                    /** @description Authorization: the listing depends on the API key. */
-                    Vary?: string;
+                    ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -191,6 +221,15 @@ export interface operations {
             /** @description A query parameter is unknown, repeated, empty or malformed (validation_failed; the message names it and never repeats its value), or the cursor is not the nextCursor of this listing: altered, of another account or sent with other filters (invalid_cursor). */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -200,12 +239,17 @@ export interface operations {
             /** @description The API key is missing, invalid or expired (missing_api_key, invalid_api_key, expired_api_key). */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     /** @description RFC 6750 challenge: Bearer realm="store-orders", with error="invalid_token" for a rejected key. */
                     "WWW-Authenticate"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -222,12 +266,17 @@ export interface operations {
             /** @description The API key is valid but lacks the scope orders:read this operation needs (insufficient_scope). */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     /** @description RFC 6750 challenge naming the scope that is needed. */
                     "WWW-Authenticate"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -241,15 +290,40 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request headers or body did not arrive in time (request_timeout); the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request was not received in time (headers or body too slow).",
+                     *       "status": 408
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The API key (or, without a valid key, the client address) has spent its quota for the window (rate_limited). */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -263,9 +337,38 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request headers are too large (headers_too_large); the connection is closed. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "The request headers are too large.",
+                     *       "status": 431
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An internal error; details are logged, never returned. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -282,6 +385,15 @@ export interface operations {
             /** @description The server is shutting down, overloaded (load shedding) or its database is unreachable; retry after the given delay (service_unavailable, overloaded). */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -304,7 +416,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description the order's identifier, a decimal int64 (-9223372036854775808 to 9223372036854775807) without leading zeros or a plus sign. */
+                /** @description the order's identifier, a decimal int64 (-9223372036854775808 to 9223372036854775807) without leading zeros or a plus sign. int64: may exceed 2^53 (9007199254740992); parse it exactly (as a bigint or a string), never through a double. */
                 orderId: bigint;
             };
             cookie?: never;
@@ -314,6 +426,15 @@ export interface operations {
             /** @description The order. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -333,6 +454,15 @@ export interface operations {
             /** @description The orderId is not a decimal int64 (validation_failed). */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -349,12 +479,17 @@ export interface operations {
             /** @description The API key is missing, invalid or expired (missing_api_key, invalid_api_key, expired_api_key). */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     /** @description RFC 6750 challenge: Bearer realm="store-orders", with error="invalid_token" for a rejected key. */
                     "WWW-Authenticate"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -371,12 +506,17 @@ export interface operations {
             /** @description The API key is valid but lacks the scope orders:read this operation needs (insufficient_scope). */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     /** @description RFC 6750 challenge naming the scope that is needed. */
                     "WWW-Authenticate"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -393,6 +533,15 @@ export interface operations {
             /** @description No such order for this account; another account's order is not found either (order_not_found). */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -406,15 +555,40 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request headers or body did not arrive in time (request_timeout); the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request was not received in time (headers or body too slow).",
+                     *       "status": 408
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The API key (or, without a valid key, the client address) has spent its quota for the window (rate_limited). */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -428,9 +602,38 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request headers are too large (headers_too_large); the connection is closed. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "The request headers are too large.",
+                     *       "status": 431
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An internal error; details are logged, never returned. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -447,6 +650,15 @@ export interface operations {
             /** @description The server is shutting down, overloaded (load shedding) or its database is unreachable; retry after the given delay (service_unavailable, overloaded). */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -469,7 +681,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description the order's identifier, a decimal int64 (-9223372036854775808 to 9223372036854775807) without leading zeros or a plus sign. */
+                /** @description the order's identifier, a decimal int64 (-9223372036854775808 to 9223372036854775807) without leading zeros or a plus sign. int64: may exceed 2^53 (9007199254740992); parse it exactly (as a bigint or a string), never through a double. */
                 orderId: bigint;
             };
             cookie?: never;
@@ -479,6 +691,15 @@ export interface operations {
             /** @description The order was pending and is now cancelled. */
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -486,6 +707,15 @@ export interface operations {
             /** @description The orderId is not a decimal int64 (validation_failed), or the request has a body with a Content-Type other than JSON, or invalid JSON (malformed_request). */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -502,12 +732,17 @@ export interface operations {
             /** @description The API key is missing, invalid or expired (missing_api_key, invalid_api_key, expired_api_key). */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     /** @description RFC 6750 challenge: Bearer realm="store-orders", with error="invalid_token" for a rejected key. */
                     "WWW-Authenticate"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -524,12 +759,17 @@ export interface operations {
             /** @description The API key is valid but lacks the scope orders:write this operation needs (insufficient_scope). */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     /** @description RFC 6750 challenge naming the scope that is needed. */
                     "WWW-Authenticate"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -546,6 +786,15 @@ export interface operations {
             /** @description No such order for this account; another account's order is not found either (order_not_found). */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -559,24 +808,83 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request headers or body did not arrive in time (request_timeout); the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request was not received in time (headers or body too slow).",
+                     *       "status": 408
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The order has shipped (order_already_shipped) or is already cancelled (order_already_cancelled). */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is over 1048576 bytes (payload_too_large). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "message": "The request body is larger than this endpoint accepts.",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The API key (or, without a valid key, the client address) has spent its quota for the window (rate_limited). */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
-                    /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
-                    "RateLimit-Policy"?: string;
-                    /** @description r requests left in the current window, which resets in t seconds. */
-                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -590,9 +898,38 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request headers are too large (headers_too_large); the connection is closed. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "The request headers are too large.",
+                     *       "status": 431
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An internal error; details are logged, never returned. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -609,6 +946,15 @@ export interface operations {
             /** @description The server is shutting down, overloaded (load shedding) or its database is unreachable; retry after the given delay (service_unavailable, overloaded). */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: string;
                     [name: string]: unknown;

@@ -2,7 +2,7 @@ import type { QuickstartConfig } from '../../config/config.js';
 import { ERROR_STATUS } from '../../errors/errors.js';
 import { MESSAGES_BODY_LIMIT_BYTES } from '../../messages/messages-schemas.js';
 import { STABILITY_LEVELS, STABILITY_MEANINGS, type OpenApiOptions } from '../../openapi/openapi-document.js';
-import { API_VERSION } from '../store/store-openapi.js';
+import { API_VERSION, LICENSE } from '../store/store-openapi.js';
 
 const QUICKSTART_CODES = [
   'validation_failed',
@@ -55,7 +55,7 @@ export function quickstartOpenApiOptions(config: Pick<QuickstartConfig, 'publicU
       version: API_VERSION,
       description: DESCRIPTION,
       contact: { name: 'Store Orders maintainers', url: 'https://store.example.com/support' },
-      license: { name: 'Proprietary', url: 'https://store.example.com/terms' },
+      license: LICENSE,
     },
     servers: [{ url: config.publicUrl, description: 'Production: the quickstart example host (QUICKSTART_PUBLIC_URL)', 'x-internal': false }],
     tags: [{ name: 'messages', description: 'Messages queued for delivery.' }],

@@ -2,6 +2,9 @@ import type { Config } from '../../config/config.js';
 import { ERROR_STATUS } from '../../errors/errors.js';
 import { STABILITY_LEVELS, STABILITY_MEANINGS, type OpenApiOptions } from '../../openapi/openapi-document.js';
 
+/** The repository's licence (LICENSE), stated in every document. */
+export const LICENSE = { name: 'MIT', url: 'https://spdx.org/licenses/MIT.html' } as const;
+
 /** The published contract version (spec section 9). */
 export const API_VERSION = '1.0.0';
 
@@ -46,7 +49,7 @@ oversized headers 431 \`headers_too_large\`, an \`Expect\` other than \`100-cont
 \`expectation_failed\`, and bytes that are not HTTP (or \`CONNECT\`) 400 \`malformed_request\`.
 
 Identifiers are int64 and written as plain JSON numbers with every digit: parse them with a JSON parser that
-keeps integers above 2^53 exact (the typed client \`store-orders/client\` does).
+keeps integers above 2^53 exact (the typed client \`@store-orders/client\` does).
 
 ## Version 2 (beta)
 
@@ -72,21 +75,39 @@ The closed set of \`code\` values and the HTTP status each comes with:
 ${ERROR_CODE_TABLE}
 `;
 
-/** The store host's v1 document: info, both environments' servers and its tags. */
-export function storeOpenApiOptions(config: Pick<Config, 'publicBaseUrl' | 'stagingBaseUrl'>): OpenApiOptions {
+type ServerUrls = Pick<Config, 'publicBaseUrl' | 'stagingBaseUrl'>;
+
+/**
+ * The v1 servers: PUBLIC_BASE_URL and STAGING_BASE_URL where configured.
+ * Without PUBLIC_BASE_URL the first server is this one, as the relative
+ * `/v1`: the generator resolves it against the address the host listens on
+ * (openapi-document.ts), so that the docs page's "Try it out" reaches it.
+ */
+function v1Servers({ publicBaseUrl, stagingBaseUrl }: ServerUrls): OpenApiOptions['servers'] {
+  return [
+    publicBaseUrl === undefined
+      ? { url: V1_PATH, description: 'This server, where it listens (PUBLIC_BASE_URL is not set)', 'x-internal': false }
+      : { url: publicBaseUrl, description: 'Production (PUBLIC_BASE_URL)', 'x-internal': false },
+    ...(stagingBaseUrl === undefined
+      ? []
+      : [{ url: stagingBaseUrl, description: 'Staging: same paths, separate data and keys (STAGING_BASE_URL)', 'x-internal': false }]),
+  ];
+}
+
+const V1_PATH = '/v1';
+
+/** The store host's v1 document: info, its servers and its tags. */
+export function storeOpenApiOptions(config: ServerUrls): OpenApiOptions {
   return {
-    externalDocs: { description: 'Orders API v2 (beta): its own OpenAPI document', url: documentUrls(config.publicBaseUrl).v2 },
+    externalDocs: { description: 'Orders API v2 (beta): its own OpenAPI document', url: documentUrls(config.publicBaseUrl ?? V1_PATH).v2 },
     info: {
       title: 'Store Orders',
       version: API_VERSION,
       description: DESCRIPTION,
       contact: { name: 'Store Orders maintainers', url: 'https://store.example.com/support' },
-      license: { name: 'Proprietary', url: 'https://store.example.com/terms' },
+      license: LICENSE,
     },
-    servers: [
-      { url: config.publicBaseUrl, description: 'Production (PUBLIC_BASE_URL)', 'x-internal': false },
-      { url: config.stagingBaseUrl, description: 'Staging: same paths, separate data and keys (STAGING_BASE_URL)', 'x-internal': false },
-    ],
+    servers: v1Servers(config),
     tags: [
       { name: 'orders', description: 'The store\'s orders.' },
       { name: 'pets', description: 'The store\'s pets (deprecated lookup).' },
@@ -120,7 +141,7 @@ whose \`status\` equals the HTTP status. Besides the responses each operation li
 HTTP (or \`CONNECT\`) 400 \`malformed_request\`.
 
 Identifiers are int64 and written as plain JSON numbers with every digit: parse them with a JSON parser that
-keeps integers above 2^53 exact (the typed client \`store-orders/client\` does). In query strings and paths they are
+keeps integers above 2^53 exact (the typed client \`@store-orders/client\` does). In query strings and paths they are
 decimal text, parsed exactly.
 
 ## Pages and conditional requests
@@ -144,25 +165,23 @@ ${ERROR_CODE_TABLE}
 `;
 
 /** The store host's v2 (beta) document: the same hosts under /v2, the v2 orders operations. */
-export function storeV2OpenApiOptions(config: Pick<Config, 'publicBaseUrl' | 'stagingBaseUrl'>): OpenApiOptions {
+export function storeV2OpenApiOptions(config: ServerUrls): OpenApiOptions {
   return {
     decorator: V2_DOCUMENT.decorator,
-    externalDocs: { description: 'Orders API v1 (stable): its own OpenAPI document', url: documentUrls(config.publicBaseUrl).v1 },
+    externalDocs: { description: 'Orders API v1 (stable): its own OpenAPI document', url: documentUrls(config.publicBaseUrl ?? V1_PATH).v1 },
     info: {
       title: 'Store Orders v2 (beta)',
       version: API_V2_VERSION,
       description: V2_DESCRIPTION,
       contact: { name: 'Store Orders maintainers', url: 'https://store.example.com/support' },
-      license: { name: 'Proprietary', url: 'https://store.example.com/terms' },
+      license: LICENSE,
     },
-    servers: [
-      { url: v2BaseUrl(config.publicBaseUrl), description: 'Production (PUBLIC_BASE_URL, with /v2 for /v1)', 'x-internal': false },
-      {
-        url: v2BaseUrl(config.stagingBaseUrl),
-        description: 'Staging: same paths, separate data and keys (STAGING_BASE_URL, with /v2 for /v1)',
-        'x-internal': false,
-      },
-    ],
+    // The v1 servers with /v2 for /v1, each saying so.
+    servers: v1Servers(config).map((server) => ({
+      ...server,
+      url: v2BaseUrl(server.url),
+      description: server.url === V1_PATH ? server.description : server.description.replace(/\)$/, ', with /v2 for /v1)'),
+    })),
     tags: [{ name: 'orders', description: 'The store\'s orders, with their status (beta).' }],
   };
 }
