@@ -35,7 +35,7 @@ function clusterProcesses(dataDir: string): number[] {
 
 describe('database outage (PostgreSQL)', () => {
   test('when PostgreSQL stops, then requests get 503 Error records; when it returns, then the server recovers by itself', async (t) => {
-    const postgres = await startEmbeddedPostgres();
+    const postgres = await startEmbeddedPostgres({ restartable: true });
     t.after(() => postgres.destroy());
     const storage = openStorage({ kind: 'postgres', url: postgres.url, poolSize: 2 });
     await storage.migrate();

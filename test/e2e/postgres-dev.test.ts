@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
 import pg from 'pg';
-import { freePort } from '../support/embedded-postgres.js';
+import { restartablePort } from '../support/embedded-postgres.js';
 import { testServerUrl } from '../support/postgres.js';
 import { ROOT, runBin, startServer, waitFor } from '../support/process.js';
 
@@ -59,7 +59,8 @@ describe('PostgreSQL from zero', () => {
     // As root, PostgreSQL runs as the `postgres` user, which must reach the data directory inside.
     chmodSync(dir, 0o711);
     t.after(() => rmSync(dir, { recursive: true, force: true }));
-    const port = await freePort();
+    // Stopped and started again: below the ephemeral range (see restartablePort).
+    const port = await restartablePort();
     const dataDir = path.join(dir, 'postgres');
 
     const first = startDevPostgres(t, port, dataDir);

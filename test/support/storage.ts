@@ -5,11 +5,12 @@ import type { TestContext } from 'node:test';
 import type { DatabaseConfig } from '../../src/config/config.js';
 import { openStorage } from '../../src/storage/open-storage.js';
 import type { Storage } from '../../src/storage/storage.js';
-import { createTestDatabase } from './postgres.js';
+import { createTestDatabase, type TestDatabase } from './postgres.js';
 
 /** A backend the storage and HTTP suites run against. */
 export interface TestBackend {
-  name: DatabaseConfig['kind'];
+  /** The database kind, or how it is reached (`postgres-pgbouncer`). */
+  name: string;
   /**
    * A fresh, empty database, removed when the test ends; migrated unless
    * `migrate: false`.
@@ -32,23 +33,52 @@ export const sqliteBackend: TestBackend = {
   },
 };
 
-/** A fresh database on the test PostgreSQL server (see test/support/postgres.ts). */
-export const postgresBackend: TestBackend = {
-  name: 'postgres',
-  async freshDatabase(t, { migrate = true } = {}) {
-    const database = await createTestDatabase();
-    const config: DatabaseConfig = { kind: 'postgres', url: database.url, poolSize: 5 };
-    const storage = openStorage(config);
-    t.after(async () => {
-      await storage.close();
-      await database.drop();
-    });
-    if (migrate) await storage.migrate();
-    return { config, storage };
-  },
-};
+/**
+ * A fresh database on the test PostgreSQL server (see test/support/postgres.ts),
+ * reached at the URL `reach` gives.
+ */
+function postgresBackendVia(name: string, reach: (database: TestDatabase) => string): TestBackend {
+  return {
+    name,
+    async freshDatabase(t, { migrate = true } = {}) {
+      const database = await createTestDatabase();
+      const config: DatabaseConfig = { kind: 'postgres', url: reach(database), poolSize: 5 };
+      const storage = openStorage(config);
+      t.after(async () => {
+        await storage.close();
+        await database.drop();
+      });
+      if (migrate) await storage.migrate();
+      return { config, storage };
+    },
+  };
+}
 
-/** Every backend the suites run on. */
-export function testBackends(): TestBackend[] {
-  return [sqliteBackend, postgresBackend];
+export const postgresBackend = postgresBackendVia('postgres', (database) => database.url);
+
+/**
+ * The same, but the storage under test connects through PgBouncer in
+ * transaction pooling mode (TEST_PGBOUNCER_URL, set by test/run.ts). The
+ * database is created directly on PostgreSQL; PgBouncer's wildcard entry
+ * passes any database name through.
+ */
+function pgbouncerBackend(pgbouncerUrl: string): TestBackend {
+  return postgresBackendVia('postgres-pgbouncer', (database) => {
+    const url = new URL(database.url);
+    const pooler = new URL(pgbouncerUrl);
+    url.host = pooler.host;
+    return url.toString();
+  });
+}
+
+/**
+ * Every backend the suites run on. `withPgBouncer` adds PostgreSQL through
+ * PgBouncer when the launcher started one: the storage contract suite and a
+ * representative set of HTTP suites ask for it (running every HTTP file a
+ * third time would cost more than it finds).
+ */
+export function testBackends({ withPgBouncer = false }: { withPgBouncer?: boolean } = {}): TestBackend[] {
+  const pgbouncerUrl = process.env.TEST_PGBOUNCER_URL;
+  const pooled = withPgBouncer && pgbouncerUrl !== undefined && pgbouncerUrl !== '' ? [pgbouncerBackend(pgbouncerUrl)] : [];
+  return [sqliteBackend, postgresBackend, ...pooled];
 }

@@ -1,6 +1,5 @@
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import type { CustomTypesConfig } from 'pg';
 import type { PostgresDatabaseConfig } from '../../config/config.js';
 import { readMigrations } from '../migration-files.js';
 import type { MigrationReport, Storage } from '../storage.js';
@@ -11,16 +10,16 @@ import { createPostgresMessagesRepository } from './postgres-messages-repository
 import { createPostgresOrdersRepository } from './postgres-orders-repository.js';
 import { createPostgresSecretsRepository } from './postgres-secrets-repository.js';
 import { createPostgresPetsRepository } from './postgres-pets-repository.js';
-import type { Sql, Transaction } from './postgres-sql.js';
+import {
+  applyStatementTimeout,
+  CONNECT_TIMEOUT_MS,
+  createPostgresPool,
+  STATEMENT_TIMEOUT_MS,
+  types,
+} from './postgres-pool.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations/postgres/', import.meta.url));
 
-/** How long a request may wait for a connection before it gets a 503. */
-const CONNECT_TIMEOUT_MS = 3000;
-/** A statement that runs longer is cancelled by the server (and the request gets a 503). */
-const STATEMENT_TIMEOUT_MS = 10_000;
-/** Client-side bound for when the server stops answering altogether. */
-const QUERY_TIMEOUT_MS = STATEMENT_TIMEOUT_MS + 2000;
 /**
  * Serialises migrators across processes. An arbitrary constant: it only has
  * to differ from advisory lock keys other software uses in this database.
@@ -28,75 +27,16 @@ const QUERY_TIMEOUT_MS = STATEMENT_TIMEOUT_MS + 2000;
 const MIGRATION_LOCK_KEY = '126985637311075';
 
 /**
- * int8 arrives as text and becomes a bigint, never a JS number. Set per pool
- * rather than with pg.types.setTypeParser, which would change every pool in
- * the process.
- */
-const types: CustomTypesConfig = {
-  getTypeParser: (oid, format) =>
-    oid === pg.types.builtins.INT8 && format !== 'binary' ? (text: string) => BigInt(text) : pg.types.getTypeParser(oid, format),
-};
-
-/**
  * Opens a pool on a PostgreSQL database. No connection is made until the
  * first query, so a server can start while the database is still coming up
  * (migrate() then fails with a 503-mapped error and the process exits).
+ * `statementTimeoutMs` is for tests that need a slow statement cut off soon.
  */
-export function openPostgresStorage(config: Pick<PostgresDatabaseConfig, 'url' | 'poolSize'>): Storage {
-  const pool = new pg.Pool({
-    connectionString: config.url,
-    max: config.poolSize,
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    statement_timeout: STATEMENT_TIMEOUT_MS,
-    query_timeout: QUERY_TIMEOUT_MS,
-    idleTimeoutMillis: 30_000,
-    keepAlive: true,
-    application_name: 'store-orders',
-    types,
-  });
-  // An idle connection whose server goes away emits 'error' on the pool; with
-  // no listener that would crash the process. The pool drops that connection
-  // and the next query reports the outage to its caller.
-  pool.on('error', () => undefined);
-
-  const sql: Sql = async (text, values) => {
-    try {
-      const result = await pool.query(text, values === undefined ? undefined : [...values]);
-      return result.rows;
-    } catch (error) {
-      throw toStorageError(error);
-    }
-  };
-
-  const transaction: Transaction = async (work) => {
-    let client: pg.PoolClient;
-    try {
-      client = await pool.connect();
-    } catch (error) {
-      throw toStorageError(error);
-    }
-    const tx: Sql = async (text, values) => {
-      try {
-        const result = await client.query(text, values === undefined ? undefined : [...values]);
-        return result.rows;
-      } catch (error) {
-        throw toStorageError(error);
-      }
-    };
-    let broken = false;
-    try {
-      await tx('BEGIN');
-      const result = await work(tx);
-      await tx('COMMIT');
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => (broken = true));
-      throw error;
-    } finally {
-      // A connection that could not even roll back is dropped, not reused.
-      client.release(broken);
-    }
-  };
+export function openPostgresStorage(
+  config: Pick<PostgresDatabaseConfig, 'url' | 'poolSize'>,
+  { statementTimeoutMs = STATEMENT_TIMEOUT_MS }: { statementTimeoutMs?: number } = {},
+): Storage {
+  const { sql, transaction, end } = createPostgresPool({ ...config, statementTimeoutMs });
 
   let closed = false;
   return {
@@ -119,7 +59,7 @@ export function openPostgresStorage(config: Pick<PostgresDatabaseConfig, 'url' |
       client.on('error', () => undefined);
       try {
         await client.connect();
-        return await migratePostgres(client);
+        return await migratePostgres(client, statementTimeoutMs);
       } catch (error) {
         throw toStorageError(error);
       } finally {
@@ -132,7 +72,7 @@ export function openPostgresStorage(config: Pick<PostgresDatabaseConfig, 'url' |
     close: async () => {
       if (closed) return;
       closed = true;
-      await pool.end();
+      await end();
     },
   };
 }
@@ -140,11 +80,13 @@ export function openPostgresStorage(config: Pick<PostgresDatabaseConfig, 'url' |
 /**
  * Applies pending migrations in one transaction under a transaction-scoped
  * advisory lock: of several processes starting at once, one applies them and
- * the others wait for its commit, then find nothing left to do.
+ * the others wait for its commit, then find nothing left to do. It also
+ * (re)applies the role's statement timeout in this database, which the
+ * migration itself is exempt from.
  */
-async function migratePostgres(client: pg.Client): Promise<MigrationReport> {
+async function migratePostgres(client: pg.Client, statementTimeoutMs: number): Promise<MigrationReport> {
   const migrations = readMigrations(MIGRATIONS_DIR);
-  await client.query('BEGIN');
+  await client.query('BEGIN; SET LOCAL statement_timeout = 0');
   try {
     await client.query('SELECT pg_advisory_xact_lock($1::bigint)', [MIGRATION_LOCK_KEY]);
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -171,6 +113,7 @@ async function migratePostgres(client: pg.Client): Promise<MigrationReport> {
       ]);
       newlyApplied.push(migration.name);
     }
+    await applyStatementTimeout(client, statementTimeoutMs);
     await client.query('COMMIT');
     return { applied: newlyApplied, version: Math.max(0, ...applied, ...known) };
   } catch (error) {

@@ -42,7 +42,7 @@ function pending(accountId: number, fields: Partial<NewOrder> = {}): NewOrder {
   return { accountId, complete: false, status: 'pending', createdAt: AT, ...fields };
 }
 
-for (const backend of testBackends()) {
+for (const backend of testBackends({ withPgBouncer: true })) {
   describe(`storage contract: ${backend.name}`, () => {
     async function setUp(t: TestContext): Promise<{ storage: Storage; account: Account; other: Account }> {
       const { storage } = await backend.freshDatabase(t);
@@ -513,7 +513,7 @@ for (const backend of testBackends()) {
       test('when migrate runs again, then it applies nothing and reports the same version', async (t) => {
         const { storage } = await backend.freshDatabase(t, { migrate: false });
         const first = await storage.migrate();
-        const all = allMigrations(backend.name);
+        const all = allMigrations(storage.kind);
         assert.deepEqual(first, { applied: all.names, version: all.version });
         assert.deepEqual(await storage.migrate(), { applied: [], version: all.version });
       });
@@ -523,7 +523,7 @@ for (const backend of testBackends()) {
         const handles = [storage, ...Array.from({ length: 4 }, () => openStorage(config))];
         t.after(() => Promise.all(handles.slice(1).map((h) => h.close())));
         const reports = await Promise.all(handles.map((h) => h.migrate()));
-        const all = allMigrations(backend.name);
+        const all = allMigrations(config.kind);
         assert.deepEqual(reports.flatMap((r) => r.applied).sort(), all.names);
         assert.ok(reports.every((r) => r.version === all.version));
         await storage.accounts.create({ name: 'works', createdAt: AT });
