@@ -101,6 +101,7 @@ export function openPostgresStorage(config: Pick<PostgresDatabaseConfig, 'url' |
   let closed = false;
   return {
     kind: 'postgres',
+    connections: () => ({ inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     accounts: createPostgresAccountsRepository(sql),
     apiKeys: createPostgresApiKeysRepository(sql),
     orders: createPostgresOrdersRepository(sql, transaction),
