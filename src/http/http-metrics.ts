@@ -1,6 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 /** The OpenTelemetry semantic conventions' buckets for `http.server.request.duration`, in seconds. */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
@@ -11,9 +11,13 @@ const KNOWN_METHODS = new Set(['CONNECT', 'DELETE', 'GET', 'HEAD', 'OPTIONS', 'P
 /** The one `http_route` of every request no route matched (404s, parser errors): unknown paths add no series. */
 const UNMATCHED_ROUTE = '_unmatched';
 
-/** Where a request's route template waits, on the raw request, until its response ends. */
+/** Where a request's route template and error code wait, on the raw request, until its response ends. */
 const ROUTE = Symbol('http_route');
-type Routed = IncomingMessage & { [ROUTE]?: string };
+const ERROR_CODE = Symbol('error_code');
+type Routed = IncomingMessage & { [ROUTE]?: string; [ERROR_CODE]?: string };
+
+/** The refusals counted apart: a key or address over its rate limit, and load shedding. */
+const REFUSALS = ['rate_limited', 'overloaded'] as const;
 
 /** The hosts of a process, the `server` label of every HTTP series. */
 export type HostName = 'store' | 'quickstart';
@@ -34,6 +38,11 @@ export interface HttpMetrics {
 /** Names the route template that answers `req`, for its duration series (the fast lane and Fastify's onRequest hook call it). */
 export function recordRoute(req: IncomingMessage, route: string | undefined): void {
   (req as Routed)[ROUTE] = route;
+}
+
+/** Names the Error record code a request is answered with (the error handler calls it). */
+export function recordErrorCode(req: IncomingMessage, code: string): void {
+  (req as Routed)[ERROR_CODE] = code;
 }
 
 /**
@@ -61,8 +70,16 @@ export function createHttpMetrics(registry: Registry): HttpMetrics {
       for (const [server, { count }] of inFlight) this.set({ server }, count);
     },
   });
+  const refusals = new Counter({
+    name: 'store_http_refusals_total',
+    help: 'Requests refused by a rate limit (reason="rate_limited") or by load shedding (reason="overloaded").',
+    labelNames: ['server', 'reason'] as const,
+    registers: [registry],
+  });
   return {
     host(server) {
+      const refused = new Map(REFUSALS.map((reason) => [reason as string, refusals.labels({ server, reason })]));
+      for (const counter of refused.values()) counter.inc(0);
       const active = inFlight.get(server) ?? { count: 0 };
       inFlight.set(server, active);
       const children = new Map<string, Histogram.Internal<'server' | 'http_request_method' | 'http_route' | 'http_response_status_code'>>();
@@ -85,6 +102,8 @@ export function createHttpMetrics(registry: Registry): HttpMetrics {
               active.count--;
               const method = req.method !== undefined && KNOWN_METHODS.has(req.method) ? req.method : '_OTHER';
               observe(method, req[ROUTE] ?? UNMATCHED_ROUTE, res.statusCode, (performance.now() - startedAt) / 1000);
+              const code = req[ERROR_CODE];
+              if (code !== undefined) refused.get(code)?.inc();
             });
           });
         },

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createTenant } from '../support/quickstart.js';
+import { createTenant, eventually } from '../support/quickstart.js';
 import { startServer } from '../support/process.js';
 import { sendRaw } from '../support/raw-http.js';
 import { testBackends } from '../support/storage.js';
@@ -71,5 +71,27 @@ describe('the HTTP metrics series', () => {
     const series = (samples: typeof before) => samples.filter((s) => s.name.startsWith('http_server_')).length;
     assert.equal(series(after), series(before));
     assert.equal(total(after, DURATION, { http_route: '_unmatched' }), 10_000);
+  });
+});
+
+describe('refusals', () => {
+  test('when a client exceeds its rate limit and the server sheds load, then store_http_refusals_total counts each by reason', async (t) => {
+    const [backend] = testBackends();
+    assert.ok(backend);
+    const { config } = await backend.freshDatabase(t);
+    const limited = await startServer(t, { DATABASE_URL: databaseUrlOf(config), QUICKSTART_PORT: 'off', RATE_LIMIT_REQUESTS: '2' });
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await fetch(`${limited.baseUrl}/nowhere`)).status);
+    assert.deepEqual(statuses, [404, 404, 429, 429]);
+    assert.ok(limited.metricsUrl);
+    const samples = await scrape(limited.metricsUrl);
+    assert.equal(total(samples, 'store_http_refusals_total', { server: 'store', reason: 'rate_limited' }), 2);
+    assert.equal(total(samples, 'store_http_refusals_total', { server: 'store', reason: 'overloaded' }), 0);
+
+    // Any heap is above 1 MB: every sheddable request is refused once the sampler has looked.
+    const shedding = await startServer(t, { DATABASE_URL: databaseUrlOf(config), QUICKSTART_PORT: 'off', LOAD_SHED_MAX_HEAP_MB: '1' });
+    assert.ok(shedding.metricsUrl);
+    await eventually(async () => ((await fetch(`${shedding.baseUrl}/nowhere`)).status === 503 ? true : undefined), 50);
+    assert.ok(total(await scrape(shedding.metricsUrl), 'store_http_refusals_total', { reason: 'overloaded' }) >= 1);
   });
 });
