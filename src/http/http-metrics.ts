@@ -33,6 +33,8 @@ export interface HostHttpMetrics {
 /** The HTTP metrics of a process, one registry, labelled by host. */
 export interface HttpMetrics {
   host(name: HostName): HostHttpMetrics;
+  /** A listing served from the listings cache (true) or built (false). */
+  listingCache(hit: boolean): void;
 }
 
 /** Names the route template that answers `req`, for its duration series (the fast lane and Fastify's onRequest hook call it). */
@@ -76,7 +78,18 @@ export function createHttpMetrics(registry: Registry): HttpMetrics {
     labelNames: ['server', 'reason'] as const,
     registers: [registry],
   });
+  const listings = new Counter({
+    name: 'store_listing_cache_lookups_total',
+    help: 'Order listings (v1 and v2 pages) served from the cache (result="hit") or built (result="miss").',
+    labelNames: ['result'] as const,
+    registers: [registry],
+  });
+  const hit = listings.labels({ result: 'hit' });
+  const miss = listings.labels({ result: 'miss' });
+  hit.inc(0);
+  miss.inc(0);
   return {
+    listingCache: (found) => (found ? hit : miss).inc(),
     host(server) {
       const refused = new Map(REFUSALS.map((reason) => [reason as string, refusals.labels({ server, reason })]));
       for (const counter of refused.values()) counter.inc(0);

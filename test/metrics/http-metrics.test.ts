@@ -44,6 +44,9 @@ for (const backend of testBackends()) {
       assert.ok(samples.some((s) => s.name === 'http_server_request_duration_seconds_bucket' && s.labels.le === '0.005'));
       assert.ok(samples.some((s) => s.name === 'http_server_request_duration_seconds_bucket' && s.labels.le === '7.5'));
       assert.equal(total(samples, 'http_server_active_requests', { server: 'store' }), 0);
+      // The first listing was built, the fast lane served the next two from the cache.
+      assert.equal(total(samples, 'store_listing_cache_lookups_total', { result: 'miss' }), 1);
+      assert.equal(total(samples, 'store_listing_cache_lookups_total', { result: 'hit' }), 2);
       // Node's default process metrics.
       assert.ok(samples.some((s) => s.name === 'process_cpu_user_seconds_total'));
       assert.ok(samples.some((s) => s.name === 'nodejs_eventloop_lag_seconds'));

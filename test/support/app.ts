@@ -50,7 +50,7 @@ export async function buildTestStoreApp({
 }): Promise<FastifyInstance> {
   const dependencies: AppDependencies = { logger, services, storage, config, rateLimiter, httpMetrics };
   if (fastLane && listing === undefined && observe === undefined) return buildApp(dependencies);
-  const created = createListingResponses(services.orders, listing);
+  const created = createListingResponses(services.orders, (hit) => httpMetrics.listingCache(hit), listing);
   const listings = observe === undefined ? created : observe(created);
   const app = await createHttpApp({ ...storeHttpOptions(dependencies), ...(fastLane ? { preRouting: v1ListingLane(dependencies, listings) } : {}) });
   await registerStoreRoutes(app, dependencies, listings);

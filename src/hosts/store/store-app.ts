@@ -42,7 +42,7 @@ const BODY_LIMIT_BYTES = 1024 * 1024;
  * inject requests.
  */
 export async function buildApp(dependencies: AppDependencies): Promise<FastifyInstance> {
-  const listings = createListingResponses(dependencies.services.orders);
+  const listings = createListingResponses(dependencies.services.orders, (hit) => dependencies.httpMetrics.listingCache(hit));
   const app = await createHttpApp({ ...storeHttpOptions(dependencies), preRouting: v1ListingLane(dependencies, listings) });
   await registerStoreRoutes(app, dependencies, listings);
   return app;
