@@ -113,6 +113,8 @@ export function createHttpMetrics(registry: Registry): HttpMetrics {
             active.count++;
             res.once('close', () => {
               active.count--;
+              // A client gone before any answer: no response, so no status to record.
+              if (!res.headersSent) return;
               const method = req.method !== undefined && KNOWN_METHODS.has(req.method) ? req.method : '_OTHER';
               observe(method, req[ROUTE] ?? UNMATCHED_ROUTE, res.statusCode, (performance.now() - startedAt) / 1000);
               const code = req[ERROR_CODE];
