@@ -17,6 +17,8 @@ import { createServices } from '../src/composition.js';
 import { loadConfig } from '../src/config/config.js';
 import { systemClock } from '../src/shared/clock.js';
 import { openStorage } from '../src/storage/open-storage.js';
+import { Registry } from 'prom-client';
+import { createServiceMetrics } from '../src/service-metrics.js';
 
 const PREFIX_AND_BODY = 'so_prod_'.length + 30;
 const VISIBLE_START = 'so_prod_'.length + 4;
@@ -39,7 +41,7 @@ const storage = openStorage({ kind: 'sqlite', path: path.join(dir, 'store.db') }
 
 try {
   await storage.migrate();
-  const services = createServices(storage, loadConfig({}), systemClock);
+  const services = createServices(storage, loadConfig({}), systemClock, createServiceMetrics(new Registry()));
   const account = await services.accounts.createAccount({ name: 'Bench' });
   const stored: string[] = [];
   for (let i = 0; i < 1000; i++) stored.push((await services.apiKeys.createKey({ accountId: account.id })).secret);

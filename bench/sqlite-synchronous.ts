@@ -13,6 +13,8 @@ import { createServices } from '../src/composition.js';
 import { loadConfig, type SqliteSynchronous } from '../src/config/config.js';
 import { systemClock } from '../src/shared/clock.js';
 import { openStorage } from '../src/storage/open-storage.js';
+import { Registry } from 'prom-client';
+import { createServiceMetrics } from '../src/service-metrics.js';
 
 const baseDir = process.argv[2] ?? tmpdir();
 const count = Number(process.argv[3] ?? '2000');
@@ -22,7 +24,7 @@ async function measure(synchronous: SqliteSynchronous): Promise<number> {
   const storage = openStorage({ kind: 'sqlite', path: path.join(dir, 'store.db'), synchronous });
   try {
     await storage.migrate();
-    const services = createServices(storage, loadConfig({}), systemClock);
+    const services = createServices(storage, loadConfig({}), systemClock, createServiceMetrics(new Registry()));
     const account = await services.accounts.createAccount({ name: 'bench' });
     for (let id = 1n; id <= BigInt(count); id++) await services.orders.createOrder({ accountId: account.id, id, quantity: 1 });
     const started = process.hrtime.bigint();

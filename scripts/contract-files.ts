@@ -16,6 +16,10 @@ import { systemClock } from '../src/shared/clock.js';
 import { openStorage } from '../src/storage/open-storage.js';
 import type { Storage } from '../src/storage/storage.js';
 import type { FastifyInstance } from 'fastify';
+import { createMetricsRegistry } from '../src/composition.js';
+import { createHttpMetrics, type HttpMetrics } from '../src/http/http-metrics.js';
+import { Registry } from 'prom-client';
+import { createServiceMetrics } from '../src/service-metrics.js';
 
 /** Paths (from the repository root) of the generated, committed contract files. */
 export const OPENAPI_FILE = 'openapi/openapi.json';
@@ -49,7 +53,7 @@ async function generateDocuments<Name extends string>(
   const dir = mkdtempSync(path.join(tmpdir(), 'store-orders-openapi-'));
   const storage = openStorage({ kind: 'sqlite', path: path.join(dir, 'store.db') });
   try {
-    const app = await build(createServices(storage, config, systemClock), storage, config);
+    const app = await build(createServices(storage, config, systemClock, createServiceMetrics(new Registry())), storage, config);
     await app.ready();
     const texts = Object.fromEntries(Object.entries<string>(decorators).map(([name, decorator]) => [name, openApiJson(app, decorator)]));
     await app.close();
@@ -63,7 +67,7 @@ async function generateDocuments<Name extends string>(
 /** The store host's documents: v1 (/openapi.json) and v2 beta (/v2/openapi.json). */
 export function generateStoreOpenApiJson(): Promise<{ v1: string; v2: string }> {
   return generateDocuments(
-    (services, storage, config) => buildApp({ logger: pino({ level: 'silent' }), services, storage, config, rateLimiter: createRateLimiter(config.limits.rateLimit) }),
+    (services, storage, config) => buildApp({ logger: pino({ level: 'silent' }), services, storage, config, rateLimiter: createRateLimiter(config.limits.rateLimit), httpMetrics: unscrapedHttpMetrics() }),
     { v1: 'swagger', v2: V2_DOCUMENT.decorator },
   );
 }
@@ -89,6 +93,7 @@ export async function generateQuickstartOpenApiJson(): Promise<string> {
         config: config.quickstart,
         limits: config.limits,
         rateLimiter: createRateLimiter(config.limits.rateLimit),
+        httpMetrics: unscrapedHttpMetrics(),
       });
     },
     { document: 'swagger' },
@@ -120,4 +125,9 @@ export async function generateContractFiles(): Promise<Record<string, string>> {
     [CLIENT_V2_TYPES_FILE]: await generateClientTypes(store.v2, OPENAPI_V2_FILE),
     [QUICKSTART_OPENAPI_FILE]: await generateQuickstartOpenApiJson(),
   };
+}
+
+/** HTTP metrics nobody scrapes: the documents are generated from a host that is never listened on. */
+function unscrapedHttpMetrics(): HttpMetrics {
+  return createHttpMetrics(createMetricsRegistry({ clusterWorker: false }));
 }

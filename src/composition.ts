@@ -5,6 +5,7 @@ import { createKeyUsageRecorder } from './api-keys/api-key-usage.js';
 import type { Config } from './config/config.js';
 import { createCursorCodec } from './orders/v2/orders-cursor.js';
 import type { Logger } from 'pino';
+import { AggregatorRegistry, collectDefaultMetrics, Registry } from 'prom-client';
 import { createWebhookDelivery, recordOnlyDelivery } from './messages/messages-delivery.js';
 import { createMessageDispatcher, type MessageDispatcher } from './messages/messages-dispatcher.js';
 import { createMessagesService } from './messages/messages-service.js';
@@ -16,12 +17,14 @@ import { createPetsService } from './pets/pets-service.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { openStorage } from './storage/open-storage.js';
 import type { Services } from './services.js';
+import { createServiceMetrics, type ServiceMetrics } from './service-metrics.js';
 import type { Storage } from './storage/storage.js';
 
 export interface Container {
   readonly config: Config;
   readonly storage: Storage;
   readonly services: Services;
+  readonly metrics: ServiceMetrics;
   close(): Promise<void>;
 }
 
@@ -33,15 +36,17 @@ export function createServices(
   storage: Storage,
   config: Pick<Config, 'environment' | 'cursorSecrets' | 'pets'>,
   clock: Clock,
+  metrics: ServiceMetrics,
 ): Services {
+  metrics.pool(storage);
   // One group commit per storage: v1 and v2 cancels that arrive together share a commit.
-  const changeStatus = createGroupedStatusChanges(storage.orders);
+  const changeStatus = createGroupedStatusChanges(metrics.groupCommits(storage.orders));
   // One batch of version reads per turn for every listing, v1 and v2.
   const readVersion = createVersionReads(storage.orders);
   return {
     accounts: createAccountsService({ accountsRepository: storage.accounts, clock }),
     apiKeys: createApiKeysService({
-      apiKeysRepository: cacheApiKeyLookups(storage.apiKeys, clock),
+      apiKeysRepository: metrics.keyLookups(cacheApiKeyLookups(metrics.keyLookups(storage.apiKeys, 'database'), clock), 'cache'),
       accountsRepository: storage.accounts,
       clock,
       environment: config.environment,
@@ -61,13 +66,15 @@ export function createServices(
 }
 
 /** The composition root shared by the server and the CLI. */
-export function createContainer(config: Config, { clock = systemClock }: { clock?: Clock } = {}): Container {
+export function createContainer(config: Config, { clock = systemClock, registry }: { clock?: Clock; registry: Registry }): Container {
   const storage = openStorage(config.database);
-  const services = createServices(storage, config, clock);
+  const metrics = createServiceMetrics(registry);
+  const services = createServices(storage, config, clock, metrics);
   return {
     config,
     storage,
     services,
+    metrics,
     close: async () => {
       // Last-used times still in memory are written before the database closes.
       await services.keyUsage.stop().catch(() => undefined);
@@ -81,21 +88,38 @@ export function createContainer(config: Config, { clock = systemClock }: { clock
  * storage, woken whenever this process queues a message.
  */
 export function createMessagesDispatcher(
-  container: Pick<Container, 'config' | 'storage' | 'services'>,
+  container: Pick<Container, 'config' | 'storage' | 'services' | 'metrics'>,
   logger: Logger,
   clock: Clock = systemClock,
 ): MessageDispatcher {
   const { messages } = container.config;
   const dispatcher = createMessageDispatcher({
     messagesRepository: container.storage.messages,
-    delivery:
+    delivery: container.metrics.deliveries(
       messages.webhookUrl === undefined
         ? recordOnlyDelivery
         : createWebhookDelivery({ url: messages.webhookUrl, timeoutMs: messages.webhookTimeoutMs }),
+    ),
     clock,
     logger,
     config: messages,
   });
   container.services.messages.onQueued(() => dispatcher.wake());
   return dispatcher;
+}
+
+/**
+ * The process's metrics registry, with Node's default process metrics. In a
+ * worker of `serve --workers N` it also answers the primary's aggregator,
+ * which serves one scrape for every worker (server-cluster.ts).
+ */
+export function createMetricsRegistry({ clusterWorker }: { clusterWorker: boolean }): Registry {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  if (clusterWorker) {
+    // Constructing an aggregator is what makes prom-client answer the primary's requests in a worker.
+    new AggregatorRegistry();
+    AggregatorRegistry.setRegistries([registry]);
+  }
+  return registry;
 }

@@ -1,7 +1,9 @@
 import cluster, { type Worker } from 'node:cluster';
 import { Writable } from 'node:stream';
+import { AggregatorRegistry, Registry } from 'prom-client';
 import type { Config } from './config/config.js';
 import { createContainer } from './composition.js';
+import { startMetricsListener, type MetricsListener } from './http/metrics-listener.js';
 import { greeting, runServer, type Listening } from './server.js';
 
 /**
@@ -25,7 +27,7 @@ export async function serve(config: Config, { workers }: { workers: number }, st
     process.on('SIGINT', () => undefined);
     let listening: Listening;
     try {
-      listening = await runServer(config, new Writable({ write: (_chunk, _encoding, done) => done() }), { signals: ['SIGTERM'] });
+      listening = await runServer(config, new Writable({ write: (_chunk, _encoding, done) => done() }), { signals: ['SIGTERM'], clusterWorker: true });
     } catch (error) {
       // A worker that cannot start must end (its IPC channel would keep it
       // alive); the primary reports the first failure and stops.
@@ -39,12 +41,21 @@ export async function serve(config: Config, { workers }: { workers: number }, st
 }
 
 async function runPrimary(config: Config, count: number, stderr: NodeJS.WritableStream): Promise<void> {
-  const container = createContainer(config);
+  // The primary only migrates: its services are never scraped (the workers' are, through the aggregator).
+  const container = createContainer(config, { registry: new Registry() });
   try {
     await container.storage.migrate();
   } finally {
     await container.close();
   }
+
+  // One scrape of the primary returns every worker's metrics, summed by prom-client's cluster aggregator.
+  let metrics: MetricsListener | undefined;
+  if (config.metrics !== null) {
+    const aggregator = new AggregatorRegistry();
+    metrics = await startMetricsListener({ contentType: aggregator.contentType, metrics: () => aggregator.clusterMetrics() }, config.metrics.host, config.metrics.port);
+  }
+  const metricsUrl = metrics?.url;
 
   let stopping = false;
   let failed = false;
@@ -82,12 +93,13 @@ async function runPrimary(config: Config, count: number, stderr: NodeJS.Writable
     listening.add(worker.id);
     if (announced || listening.size < count) return;
     announced = true;
-    stderr.write(greeting(message.listening, count));
+    stderr.write(greeting({ ...message.listening, ...(metricsUrl === undefined ? {} : { metricsUrl }) }, count));
   });
 
   const stop = () => {
     if (stopping) return;
     stopping = true;
+    void metrics?.close();
     if (alive.size === 0) process.exit(failed ? 1 : 0);
     for (const worker of alive) worker.process.kill('SIGTERM');
   };

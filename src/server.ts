@@ -1,9 +1,11 @@
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './hosts/store/store-app.js';
-import { createContainer, createMessagesDispatcher } from './composition.js';
+import { createContainer, createMessagesDispatcher, createMetricsRegistry } from './composition.js';
 import type { Config } from './config/config.js';
+import { createHttpMetrics } from './http/http-metrics.js';
 import { createLogger, prettyDestination } from './http/logging.js';
+import { startMetricsListener, type MetricsListener } from './http/metrics-listener.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import { buildQuickstartApp } from './hosts/quickstart/quickstart-app.js';
 import { listenOn } from './server-listen.js';
@@ -20,28 +22,35 @@ import { listenOn } from './server-listen.js';
 export async function runServer(
   config: Config,
   stderr: NodeJS.WritableStream = process.stderr,
-  { signals }: { signals?: readonly NodeJS.Signals[] } = {},
+  { signals, clusterWorker = false }: { signals?: readonly NodeJS.Signals[]; clusterWorker?: boolean } = {},
 ): Promise<Listening> {
   // A person at a terminal reads the lines; anything else (a file, a pipe, a log shipper) parses JSON.
   const logger = createLogger(config.logLevel, process.stdout.isTTY === true ? prettyDestination() : undefined);
-  const container = createContainer(config);
+  const registry = createMetricsRegistry({ clusterWorker });
+  const httpMetrics = createHttpMetrics(registry);
+  const container = createContainer(config, { registry });
   const migration = await container.storage.migrate();
   if (migration.applied.length > 0) logger.info({ applied: migration.applied }, 'database migrated');
 
   // One rate limiter for both hosts: a key (or client address) has one budget per process.
   const { limits } = config;
   const rateLimiter = createRateLimiter(limits.rateLimit);
-  const app = await buildApp({ logger, services: container.services, storage: container.storage, rateLimiter, config });
+  const app = await buildApp({ logger, services: container.services, storage: container.storage, rateLimiter, config, httpMetrics });
   const quickstart: FastifyInstance | undefined =
-    config.quickstart === null ? undefined : await buildQuickstartApp({ logger, services: container.services, limits, rateLimiter, config: config.quickstart });
+    config.quickstart === null
+      ? undefined
+      : await buildQuickstartApp({ logger, services: container.services, limits, rateLimiter, config: config.quickstart, httpMetrics });
 
   let address: string;
   let quickstartAddress: string | undefined;
+  // A worker's metrics are scraped through the primary, which aggregates them.
+  let metricsListener: MetricsListener | undefined;
   try {
     address = await listenOn(app, config.host, config.port, 'PORT');
     if (quickstart !== undefined && config.quickstart !== null) {
       quickstartAddress = await listenOn(quickstart, config.host, config.quickstart.port, 'QUICKSTART_PORT');
     }
+    if (config.metrics !== null && !clusterWorker) metricsListener = await startMetricsListener(registry, config.metrics.host, config.metrics.port);
   } catch (error) {
     await Promise.all([app.close(), quickstart?.close()]);
     await container.close();
@@ -54,7 +63,7 @@ export async function runServer(
   closeWithGrace({ delay: config.shutdownGraceMs, logger, skip }, async ({ signal, err }) => {
     if (err !== undefined) logger.error({ err }, 'shutting down after an unexpected error');
     else logger.info({ signal }, 'shutting down');
-    await Promise.all([app.close(), quickstart?.close()]);
+    await Promise.all([app.close(), quickstart?.close(), metricsListener?.close()]);
     await dispatcher.stop();
     await container.close();
   });
@@ -62,6 +71,7 @@ export async function runServer(
   const listening: Listening = {
     address,
     ...(quickstartAddress === undefined ? {} : { quickstartAddress }),
+    ...(metricsListener === undefined ? {} : { metricsUrl: metricsListener.url }),
     freshDatabase: (await container.services.accounts.listAccounts()).length === 0,
   };
   stderr.write(greeting(listening));
@@ -72,16 +82,19 @@ export async function runServer(
 export interface Listening {
   address: string;
   quickstartAddress?: string;
+  /** The Prometheus scrape URL; absent when METRICS_PORT=off (and in a cluster worker). */
+  metricsUrl?: string;
   freshDatabase: boolean;
 }
 
 /** The human greeting on stderr; `workers` is said when more than one serve. */
-export function greeting({ address, quickstartAddress, freshDatabase }: Listening, workers = 1): string {
+export function greeting({ address, quickstartAddress, metricsUrl, freshDatabase }: Listening, workers = 1): string {
   const lines = [
     `Store Orders listening on ${address} (API under ${address}/v1)${workers > 1 ? ` with ${workers} workers` : ''}`,
     `API documentation: ${address}/docs (try the operations there with an API key)`,
   ];
   if (quickstartAddress !== undefined) lines.push(`Quickstart host listening on ${quickstartAddress} (POST ${quickstartAddress}/messages)`);
+  if (metricsUrl !== undefined) lines.push(`Prometheus metrics at ${metricsUrl}${workers > 1 ? ' (every worker, aggregated)' : ''}`);
   if (freshDatabase) {
     lines.push(
       'The database has no accounts yet. Create one and an API key for it:',

@@ -152,6 +152,21 @@ const quickstart = Type.Object(
   { title: 'Quickstart host' },
 );
 
+const metrics = Type.Object(
+  {
+    METRICS_PORT: Type.Union([Type.Integer({ minimum: 0, maximum: 65535 }), Type.Literal('off')], {
+      default: 9464,
+      description: 'Port of the Prometheus metrics listener (`GET /metrics`), never served on the public hosts (`0` picks a free one); `off` disables it',
+    }),
+    METRICS_HOST: Type.Refine(
+      Type.String({ default: '127.0.0.1', description: 'Interface the metrics listener binds, an IP address or a host name: keep it private (loopback or an internal network)' }),
+      isValidHost,
+      (host) => `METRICS_HOST must be an IP address or a host name (got ${JSON.stringify(host)})`,
+    ),
+  },
+  { title: 'Metrics' },
+);
+
 const messages = Type.Object(
   {
     MESSAGES_WEBHOOK_URL: Type.Optional(
@@ -235,7 +250,7 @@ const limits = Type.Object(
 );
 
 /** The whole environment: one object per section, one property per variable, in the order problems are reported. */
-export const CONFIG_SCHEMA = Type.Object({ server, database, api, quickstart, messages, limits });
+export const CONFIG_SCHEMA = Type.Object({ server, database, api, quickstart, metrics, messages, limits });
 
 /** The environment as read: every value typed and within its bounds (or its default, when it was refused). */
 export type EnvironmentValues = Static<typeof CONFIG_SCHEMA>;

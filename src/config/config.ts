@@ -37,6 +37,12 @@ export interface QuickstartConfig {
   readonly publicUrl: string;
 }
 
+export interface MetricsConfig {
+  /** The Prometheus listener's interface and port; never one of the public hosts. */
+  readonly host: string;
+  readonly port: number;
+}
+
 export interface MessagesConfig {
   /** Where the dispatcher POSTs each queued message; absent: delivery is recording it as sent. May hold a secret: never logged. */
   readonly webhookUrl?: string;
@@ -67,6 +73,8 @@ export interface Config {
   readonly cursorSecrets: readonly string[];
   /** The quickstart example host; null when QUICKSTART_PORT=off. */
   readonly quickstart: QuickstartConfig | null;
+  /** The Prometheus metrics listener; null when METRICS_PORT=off. */
+  readonly metrics: MetricsConfig | null;
   readonly messages: MessagesConfig;
   /** Rate limits, timeouts, connection and load bounds (limits.ts). */
   readonly limits: Limits;
@@ -134,6 +142,12 @@ function crossVariableProblems({ values, problems, given }: EnvironmentReading):
     accepted('PORT', 'QUICKSTART_PORT') && quickstartPort !== 'off' && quickstartPort !== 0 && quickstartPort === values.server.PORT,
     `QUICKSTART_PORT must differ from PORT (both ${values.server.PORT}): the quickstart host listens beside the store host; give it its own port or QUICKSTART_PORT=off`,
   );
+  const metricsPort = values.metrics.METRICS_PORT;
+  rule(
+    'METRICS_PORT',
+    accepted('PORT', 'QUICKSTART_PORT', 'METRICS_PORT') && metricsPort !== 'off' && metricsPort !== 0 && (metricsPort === values.server.PORT || metricsPort === quickstartPort),
+    `METRICS_PORT must differ from PORT and QUICKSTART_PORT (${metricsPort}): metrics are never served on a public host`,
+  );
   const perAddress = values.limits.MAX_CONNECTIONS_PER_ADDRESS;
   rule(
     'MAX_CONNECTIONS_PER_ADDRESS',
@@ -155,7 +169,7 @@ function crossVariableProblems({ values, problems, given }: EnvironmentReading):
 }
 
 /** The Config shape the rest of the program reads, from values the schema has accepted. */
-function assemble({ server, database, api, quickstart, messages, limits }: EnvironmentValues, cwd: string): Config {
+function assemble({ server, database, api, quickstart, metrics, messages, limits }: EnvironmentValues, cwd: string): Config {
   const url = parseDatabaseUrl(database.DATABASE_URL);
   if (url.kind === 'invalid') throw new Error('DATABASE_URL was accepted by the schema but cannot be parsed.');
   const cursorSecret = api.CURSOR_SECRET;
@@ -175,6 +189,7 @@ function assemble({ server, database, api, quickstart, messages, limits }: Envir
       quickstart.QUICKSTART_PORT === 'off'
         ? null
         : { port: quickstart.QUICKSTART_PORT, publicUrl: checked(parseBaseUrl(quickstart.QUICKSTART_PUBLIC_URL)) },
+    metrics: metrics.METRICS_PORT === 'off' ? null : { host: metrics.METRICS_HOST, port: metrics.METRICS_PORT },
     messages: {
       ...(webhookUrl === undefined ? {} : { webhookUrl }),
       webhookTimeoutMs: messages.MESSAGES_WEBHOOK_TIMEOUT_MS,

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, errorRecord, InvalidInputError, UnavailableError, type ErrorCode, type ErrorRecord } from '../errors/errors.js';
+import { recordErrorCode } from './http-metrics.js';
 import { JSON_CONTENT_TYPE } from './media-types.js';
 import { recordRoutes } from './route-table.js';
 import { inputLabel, type RequestPart } from './validation-errors.js';
@@ -65,6 +66,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: u
   const { record, headers } = toErrorResponse(error, request.routeOptions.config.inputs);
   if (record.status >= 500) request.log.error({ err: error }, 'request failed');
   else request.log.info({ code: record.code }, 'request refused');
+  recordErrorCode(request.raw, record.code);
   return reply
     .code(record.status)
     .headers({ ...headers, 'x-request-id': request.id })

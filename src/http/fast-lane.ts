@@ -13,6 +13,7 @@ import { JSON_CONTENT_TYPE } from './media-types.js';
 import { logRequestCompleted, logRequestReceived } from './logging.js';
 import { rateLimitHeaderPairs, type RateLimiter } from './rate-limit.js';
 import { requestIdFor } from './request-id.js';
+import { recordRoute } from './http-metrics.js';
 
 /** What the lane may answer with: the representation's strong ETag and its bytes when they are in memory. */
 export interface InMemoryRepresentation {
@@ -80,6 +81,7 @@ export function createFastLane({ url, scope, apiKeys, keyUsage, rateLimiter, log
     keyUsage.touch(principal.keyId);
 
     const id = requestIdFor(req);
+    recordRoute(req, url);
     const limited = decision === undefined ? NO_RATE_LIMIT_HEADERS : rateLimitHeaderPairs(rateLimiter.policy, decision);
     if (notModified) {
       res.writeHead(304, ['x-request-id', id, ...limited, ...validatorHeaders(etag), ...SECURITY_HEADER_PAIRS]);

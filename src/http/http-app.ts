@@ -7,7 +7,8 @@ import { hardenedServerOptions, installHardening } from './hardening.js';
 import type { RateLimiter } from './rate-limit.js';
 import { int64Keyword } from './int64-parameter.js';
 import { RequestLogLines } from './logging.js';
-import { installRawServerGuards, writeClientError } from './raw-responses.js';
+import { clientErrorWriter, installRawServerGuards } from './raw-responses.js';
+import { recordRoute, type HostHttpMetrics } from './http-metrics.js';
 import { requestIdFor } from './request-id.js';
 import { hostProblem, installBodyRule } from './request-shape.js';
 import { formatSchemaError } from './validation-errors.js';
@@ -32,6 +33,8 @@ export interface HttpAppOptions {
    * server is closing or shedding load, none without exactly one Host.
    */
   preRouting?: PreRouting;
+  /** The host's HTTP metrics: every request is measured, whichever path (Fastify, pre-routing, Node's parser) answers it. */
+  metrics: HostHttpMetrics;
 }
 
 /** A request handler in front of Fastify's: it answers, or calls `fastify` with the request untouched. */
@@ -45,7 +48,7 @@ export type PreRouting = (req: IncomingMessage, res: ServerResponse, fastify: (r
  * unauthenticated routes, security headers). Routes are added by the caller;
  * each host (store, quickstart) is one of these.
  */
-export async function createHttpApp({ logger, bodyLimit, ajv = {}, limits, rateLimiter, preRouting }: HttpAppOptions): Promise<FastifyInstance> {
+export async function createHttpApp({ logger, bodyLimit, ajv = {}, limits, rateLimiter, preRouting, metrics }: HttpAppOptions): Promise<FastifyInstance> {
   const hardened = hardenedServerOptions(limits);
   // Node would answer a missing Host with a bare 400; onRequest answers with an Error record.
   const http = { ...hardened.http, requireHostHeader: false };
@@ -66,7 +69,7 @@ export async function createHttpApp({ logger, bodyLimit, ajv = {}, limits, rateL
     frameworkErrors: (error, request, reply) => {
       sendError(request, reply, error);
     },
-    clientErrorHandler: writeClientError,
+    clientErrorHandler: clientErrorWriter((status) => metrics.answeredRaw(status)),
     http,
     ...(preRouting === undefined
       ? {}
@@ -83,7 +86,8 @@ export async function createHttpApp({ logger, bodyLimit, ajv = {}, limits, rateL
           },
         }),
   });
-  installRawServerGuards(app.server);
+  installRawServerGuards(app.server, (status) => metrics.answeredRaw(status));
+  metrics.track(app.server);
 
   app.addHook('preClose', async () => {
     closing = true;
@@ -91,6 +95,7 @@ export async function createHttpApp({ logger, bodyLimit, ajv = {}, limits, rateL
   // Hooks on every request take a callback rather than being async: no promise per request.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    recordRoute(request.raw, request.is404 ? undefined : request.routeOptions.url);
     const badHost = hostProblem(request.raw);
     if (badHost !== undefined) {
       done(new AppError('malformed_request', badHost));

@@ -28,24 +28,28 @@ export function rawErrorResponse(record: ErrorRecord, headers: Record<string, st
 }
 
 /**
- * Answers requests that Node's HTTP parser rejects before Fastify sees them
+ * The handler of requests that Node's HTTP parser rejects before Fastify sees them
  * (malformed request line, oversized headers) with an Error record too, after
  * the answers to the requests pipelined before it on the connection (RFC 9112
- * §9.3.2), then closes the connection.
+ * §9.3.2), then closes the connection; `answered` counts each answer.
  */
-export function writeClientError(error: Error & { code?: string }, socket: Duplex): void {
-  afterEarlierResponses(socket, () => {
-    writeClientErrorNow(error, socket);
-  });
+export function clientErrorWriter(answered: (status: number) => void): (error: Error & { code?: string }, socket: Duplex) => void {
+  return (error, socket) => {
+    afterEarlierResponses(socket, () => {
+      const status = writeClientErrorNow(error, socket);
+      if (status !== undefined) answered(status);
+    });
+  };
 }
 
-function writeClientErrorNow(error: Error & { code?: string }, socket: Duplex): void {
+/** Writes the Error record and returns its status, or destroys the socket and returns undefined. */
+function writeClientErrorNow(error: Error & { code?: string }, socket: Duplex): number | undefined {
   // As Node's own handler does: once a response has started on this socket
   // (e.g. the 417 for a bad Expect), a second one would corrupt the stream.
   const started = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
   if (!socket.writable || started) {
     socket.destroy();
-    return;
+    return undefined;
   }
   const record =
     error.code === 'HPE_HEADER_OVERFLOW'
@@ -54,6 +58,7 @@ function writeClientErrorNow(error: Error & { code?: string }, socket: Duplex): 
         ? errorRecord('request_timeout', 'The request was not received in time (headers or body too slow).')
         : errorRecord('malformed_request', 'The request could not be parsed as HTTP.');
   socket.end(rawErrorResponse(record));
+  return record.status;
 }
 
 /**
@@ -61,7 +66,7 @@ function writeClientErrorNow(error: Error & { code?: string }, socket: Duplex): 
  * `Expect` (417) and `CONNECT` (400: no proxying here). Both get Error records.
  * Also counts the responses each connection owes, for writeClientError.
  */
-export function installRawServerGuards(server: Server): void {
+export function installRawServerGuards(server: Server, answered: (status: number) => void): void {
   trackResponsesOwed(server);
   server.on('checkExpectation', (_request, response) => {
     const body = JSON.stringify(errorRecord('expectation_failed', 'Only "Expect: 100-continue" is supported.'));
@@ -72,8 +77,10 @@ export function installRawServerGuards(server: Server): void {
       ...RAW_HEADERS,
     });
     response.end(body);
+    answered(417);
   });
   server.on('connect', (_request, socket: Duplex) => {
     socket.end(rawErrorResponse(errorRecord('malformed_request', 'CONNECT is not supported: this server is not a proxy.')));
+    answered(400);
   });
 }

@@ -26,5 +26,7 @@ export interface Storage {
   migrate(): Promise<MigrationReport>;
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
+  /** A pool's connections right now, for metrics; undefined where there is no pool (SQLite). */
+  connections(): { inUse: number; idle: number; waiting: number } | undefined;
   close(): Promise<void>;
 }

@@ -16,6 +16,7 @@ describe('configuration', () => {
       database: { kind: 'sqlite', path: path.resolve('/srv/app', 'data/store.db'), synchronous: 'full' },
       cursorSecrets: [],
       quickstart: { port: 3001, publicUrl: 'https://quickstart.store.example.com' },
+      metrics: { host: '127.0.0.1', port: 9464 },
       messages: { webhookTimeoutMs: 10000, retryBaseMs: 1000, retryMaxMs: 300000, maxAttempts: 10, pollIntervalMs: 1000 },
       // Spelled out in test/config/limits.test.ts.
       limits: DEFAULT_LIMITS,

@@ -7,6 +7,8 @@ import type { Services } from '../../src/services.js';
 import type { Config, DatabaseConfig, DeploymentEnvironment } from '../../src/config/config.js';
 import type { Limits } from '../../src/config/limits.js';
 import { createHttpApp } from '../../src/http/http-app.js';
+import { createHttpMetrics, type HttpMetrics } from '../../src/http/http-metrics.js';
+import { createMetricsRegistry } from '../../src/composition.js';
 import { createRateLimiter, type RateLimiter } from '../../src/http/rate-limit.js';
 import { createListingResponses, type ListingOptions, type ListingResponses } from '../../src/orders/listing/listing-responses.js';
 import type { Clock } from '../../src/shared/clock.js';
@@ -33,6 +35,7 @@ export async function buildTestStoreApp({
   fastLane = true,
   listing,
   observe,
+  httpMetrics = testHttpMetrics(),
 }: {
   logger: FastifyBaseLogger;
   services: Services;
@@ -42,14 +45,21 @@ export async function buildTestStoreApp({
   fastLane?: boolean;
   listing?: ListingOptions;
   observe?: (listings: ListingResponses) => ListingResponses;
+  /** The process's HTTP metrics; a registry of the test's own when absent. */
+  httpMetrics?: HttpMetrics;
 }): Promise<FastifyInstance> {
-  const dependencies: AppDependencies = { logger, services, storage, config, rateLimiter };
+  const dependencies: AppDependencies = { logger, services, storage, config, rateLimiter, httpMetrics };
   if (fastLane && listing === undefined && observe === undefined) return buildApp(dependencies);
-  const created = createListingResponses(services.orders, listing);
+  const created = createListingResponses(services.orders, (hit) => httpMetrics.listingCache(hit), listing);
   const listings = observe === undefined ? created : observe(created);
   const app = await createHttpApp({ ...storeHttpOptions(dependencies), ...(fastLane ? { preRouting: v1ListingLane(dependencies, listings) } : {}) });
   await registerStoreRoutes(app, dependencies, listings);
   return app;
+}
+
+/** HTTP metrics over a registry of their own, as server.ts creates them. */
+export function testHttpMetrics(): HttpMetrics {
+  return createHttpMetrics(createMetricsRegistry({ clusterWorker: false }));
 }
 
 export interface TestApp {

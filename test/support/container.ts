@@ -1,4 +1,6 @@
+import { Registry } from 'prom-client';
 import { createServices } from '../../src/composition.js';
+import { createServiceMetrics } from '../../src/service-metrics.js';
 import type { Services } from '../../src/services.js';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { systemClock, type Clock } from '../../src/shared/clock.js';
@@ -18,5 +20,5 @@ export function testConfig(env: Readonly<Record<string, string>> = {}): Config {
 
 /** Every service over `storage`, wired by the real composition root. */
 export function testServices(storage: Storage, { config = testConfig(), clock = systemClock }: { config?: Config; clock?: Clock } = {}): Services {
-  return createServices(storage, config, clock);
+  return createServices(storage, config, clock, createServiceMetrics(new Registry()));
 }

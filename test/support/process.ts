@@ -29,6 +29,8 @@ export interface RunningServer {
   baseUrl: string;
   /** The quickstart host's address; absent when QUICKSTART_PORT=off. */
   quickstartUrl?: string;
+  /** The Prometheus scrape URL from the greeting; absent when METRICS_PORT=off. */
+  metricsUrl?: string;
   stdout: () => string;
   stderr: () => string;
   /** Resolves with the exit code once the process has exited. */
@@ -39,7 +41,7 @@ export interface RunningServer {
 export async function startServer(t: TestContext, env: Record<string, string>, args: readonly string[] = []): Promise<RunningServer> {
   assertBuilt();
   const child = spawn(process.execPath, [BIN, 'serve', ...args], {
-    env: { ...process.env, PORT: '0', QUICKSTART_PORT: '0', HOST: '127.0.0.1', ...env },
+    env: { ...process.env, PORT: '0', QUICKSTART_PORT: '0', METRICS_PORT: '0', HOST: '127.0.0.1', ...env },
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -68,7 +70,8 @@ export async function startServer(t: TestContext, env: Record<string, string>, a
     });
   });
   const quickstartUrl = /Quickstart host listening on (http:\/\/[^\s]+)/.exec(err)?.[1];
-  return { child, baseUrl, ...(quickstartUrl === undefined ? {} : { quickstartUrl }), stdout: () => out, stderr: () => err, exited };
+  const metricsUrl = /Prometheus metrics at (http:\/\/[^\s]+)/.exec(err)?.[1];
+  return { child, baseUrl, ...(quickstartUrl === undefined ? {} : { quickstartUrl }), ...(metricsUrl === undefined ? {} : { metricsUrl }), stdout: () => out, stderr: () => err, exited };
 }
 
 /** Polls `condition` until it holds; fails after `timeoutMs`. Waits on events, asserts nothing about speed. */

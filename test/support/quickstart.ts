@@ -15,6 +15,7 @@ import type { Storage } from '../../src/storage/storage.js';
 import { testConfig, testServices } from './container.js';
 import type { TestBackend } from './storage.js';
 import { capturingLogger } from './logs.js';
+import { testHttpMetrics } from './app.js';
 
 export interface TestQuickstartApp {
   app: FastifyInstance;
@@ -71,6 +72,7 @@ export async function createTestQuickstartApp(
     limits: hostLimits,
     rateLimiter: rateLimiter ?? createRateLimiter(hostLimits.rateLimit),
     config: config ?? quickstartConfigOf(base),
+    httpMetrics: testHttpMetrics(),
   });
   t.after(() => app.close());
   let tenants = 0;

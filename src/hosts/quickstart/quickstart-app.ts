@@ -4,6 +4,7 @@ import type { Limits } from '../../config/limits.js';
 import type { QuickstartConfig } from '../../config/config.js';
 import { requireApiKey } from '../../http/authentication.js';
 import { createHttpApp } from '../../http/http-app.js';
+import type { HttpMetrics } from '../../http/http-metrics.js';
 import type { RateLimiter } from '../../http/rate-limit.js';
 import { registerMessagesRoutes } from '../../messages/messages-routes.js';
 import { MESSAGES_BODY_LIMIT_BYTES } from '../../messages/messages-schemas.js';
@@ -19,6 +20,8 @@ export interface QuickstartAppDependencies {
   rateLimiter: RateLimiter;
   /** The OpenAPI server URL. */
   config: Pick<QuickstartConfig, 'publicUrl'>;
+  /** The process's HTTP metrics; this host's series carry `server="quickstart"`. */
+  httpMetrics: HttpMetrics;
 }
 
 /**
@@ -32,6 +35,7 @@ export async function buildQuickstartApp({
   limits,
   rateLimiter,
   config,
+  httpMetrics,
 }: QuickstartAppDependencies): Promise<FastifyInstance> {
   const app = await createHttpApp({
     logger: logger.child({ host: 'quickstart' }),
@@ -41,6 +45,7 @@ export async function buildQuickstartApp({
     ajv: { coerceTypes: false, removeAdditional: false },
     limits,
     rateLimiter,
+    metrics: httpMetrics.host('quickstart'),
   });
   // Before any route: the generator collects routes as they are added.
   await registerOpenApi(app, quickstartOpenApiOptions(config));

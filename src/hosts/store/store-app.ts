@@ -7,6 +7,7 @@ import { announceDeprecation } from '../../http/deprecation.js';
 import { strongEtag } from '../../http/conditional-get.js';
 import { createFastLane } from '../../http/fast-lane.js';
 import { createHttpApp, type HttpAppOptions, type PreRouting } from '../../http/http-app.js';
+import type { HttpMetrics } from '../../http/http-metrics.js';
 import type { RateLimiter } from '../../http/rate-limit.js';
 import { registerDocsPage } from '../../openapi/docs-page.js';
 import { registerOpenApi, registerOpenApiRoute } from '../../openapi/openapi-document.js';
@@ -26,6 +27,8 @@ export interface AppDependencies {
   config: Pick<Config, 'publicBaseUrl' | 'stagingBaseUrl' | 'limits'>;
   /** Shared between hosts so that a key has one budget per process. */
   rateLimiter: RateLimiter;
+  /** The process's HTTP metrics; this host's series carry `server="store"`. */
+  httpMetrics: HttpMetrics;
 }
 
 const V1_PREFIX = '/v1';
@@ -39,15 +42,15 @@ const BODY_LIMIT_BYTES = 1024 * 1024;
  * inject requests.
  */
 export async function buildApp(dependencies: AppDependencies): Promise<FastifyInstance> {
-  const listings = createListingResponses(dependencies.services.orders);
+  const listings = createListingResponses(dependencies.services.orders, (hit) => dependencies.httpMetrics.listingCache(hit));
   const app = await createHttpApp({ ...storeHttpOptions(dependencies), preRouting: v1ListingLane(dependencies, listings) });
   await registerStoreRoutes(app, dependencies, listings);
   return app;
 }
 
 /** The store host's plumbing options (http/http-app.ts), before any pre-routing handler. */
-export function storeHttpOptions({ logger, config, rateLimiter }: AppDependencies): HttpAppOptions {
-  return { logger, bodyLimit: BODY_LIMIT_BYTES, limits: config.limits, rateLimiter };
+export function storeHttpOptions({ logger, config, rateLimiter, httpMetrics }: AppDependencies): HttpAppOptions {
+  return { logger, bodyLimit: BODY_LIMIT_BYTES, limits: config.limits, rateLimiter, metrics: httpMetrics.host('store') };
 }
 
 /** The fast lane of the v1 listing, answering from the same listings as its route. */

@@ -61,6 +61,8 @@ interface Kept extends SerializedPage {
  */
 export function createListingResponses(
   ordersService: Pick<OrdersService, 'openListing' | 'activeOrders'>,
+  /** Told of each cache lookup whose answer is used: found (true) or built (false). */
+  observeCache: (hit: boolean) => void,
   { wholeLimit = 1000, streamPage = 4000, cacheBytes = 48 * 1024 * 1024 }: ListingOptions = {},
 ) {
   // The key counts too: an empty page under a long query is mostly key.
@@ -80,6 +82,7 @@ export function createListingResponses(
   }
 
   async function build(listing: ActiveOrdersListing, key: string): Promise<Buffer | Readable> {
+    observeCache(false);
     const pages = ordersService.activeOrders(listing.accountId, { first: wholeLimit + 1, next: streamPage });
     const first = await pages.next();
     const orders = first.done === true ? [] : first.value;
@@ -96,7 +99,10 @@ export function createListingResponses(
       const listing = await ordersService.openListing(accountId);
       const key = keyOf(accountId, listing.validator, '');
       const kept = cache.get(key);
-      if (kept !== undefined) return { validator: listing.validator, cached: kept.body, body: () => Promise.resolve(kept.body) };
+      if (kept !== undefined) {
+        observeCache(true);
+        return { validator: listing.validator, cached: kept.body, body: () => Promise.resolve(kept.body) };
+      }
       return { validator: listing.validator, cached: undefined, body: () => build(listing, key) };
     },
 
@@ -104,6 +110,7 @@ export function createListingResponses(
     async v2Page(accountId: number, validator: string, query: string, read: () => Promise<SerializedPage>): Promise<SerializedPage> {
       const key = keyOf(accountId, validator, query);
       const kept = cache.get(key);
+      observeCache(kept !== undefined);
       if (kept !== undefined) return kept;
       const page = await read();
       cache.set(key, { key, ...page });

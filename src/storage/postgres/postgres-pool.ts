@@ -28,6 +28,8 @@ export interface PostgresPool {
   sql: Sql;
   /** A transaction that starts with SET LOCAL statement_timeout. */
   transaction: Transaction;
+  /** Connections in use, idle and waited for, for the pool gauge. */
+  connections(): { inUse: number; idle: number; waiting: number };
   end(): Promise<void>;
 }
 
@@ -101,6 +103,7 @@ export function createPostgresPool(options: { url: string; poolSize: number; sta
   return {
     sql,
     transaction,
+    connections: () => ({ inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     end: () => pool.end(),
   };
 }

@@ -36,11 +36,12 @@ export function openPostgresStorage(
   config: Pick<PostgresDatabaseConfig, 'url' | 'poolSize'>,
   { statementTimeoutMs = STATEMENT_TIMEOUT_MS }: { statementTimeoutMs?: number } = {},
 ): Storage {
-  const { sql, transaction, end } = createPostgresPool({ ...config, statementTimeoutMs });
+  const { sql, transaction, connections, end } = createPostgresPool({ ...config, statementTimeoutMs });
 
   let closed = false;
   return {
     kind: 'postgres',
+    connections,
     accounts: createPostgresAccountsRepository(sql),
     apiKeys: createPostgresApiKeysRepository(sql),
     orders: createPostgresOrdersRepository(sql, transaction),

@@ -35,6 +35,8 @@ export function openSqliteStorage(file: string, { synchronous = 'full' }: { sync
 
   return {
     kind: 'sqlite',
+    // One connection, no pool.
+    connections: () => undefined,
     accounts: mapUnavailable(createSqliteAccountsRepository(db)),
     apiKeys: mapUnavailable(createSqliteApiKeysRepository(db)),
     // A bulk import is an operator's command: it may wait longer for the write lock.
