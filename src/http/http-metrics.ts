@@ -124,7 +124,7 @@ export function createHttpMetrics(registry: Registry): HttpMetrics {
           node.prependListener('request', (_req: IncomingMessage, res: ServerResponse & { [STARTED]?: number }) => {
             res[STARTED] = performance.now();
             active.count++;
-            res.once('close', recordClosed);
+            res.on('close', recordClosed);
           });
         },
         answeredRaw(status) {

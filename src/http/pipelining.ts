@@ -2,12 +2,6 @@ import { once } from 'node:events';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 
-/** A request on a connection whose response is not written yet. */
-interface Owed {
-  readonly request: IncomingMessage;
-  readonly written: Promise<unknown>;
-}
-
 /*
  * Node parses a pipelined write in one go: the requests it could parse are
  * emitted (and answered in order by Node's own queue), but a parse error
@@ -15,21 +9,30 @@ interface Owed {
  * are still being computed. RFC 9112 §9.3.2 wants answers in request order,
  * so the Error record for the bad request waits for the earlier ones.
  */
-const owedBySocket = new WeakMap<Duplex, Set<Owed>>();
 
-/** Tracks, per connection, the responses not yet written (one `close` listener per request). */
+const OWED = Symbol('responses owed');
+/** The set of responses owed on a connection, kept on the socket and on each of its responses. */
+type Owed = Set<ServerResponse>;
+type Tracked = { [OWED]?: Owed };
+
+/** Shared by every response: no closure or promise per request on the hot path. */
+function settled(this: ServerResponse & Tracked): void {
+  this[OWED]?.delete(this);
+}
+
+/** Tracks, per connection, the responses not yet written (one shared `close` listener per response). */
 export function trackResponsesOwed(server: Server): void {
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    const socket = req.socket;
-    let owed = owedBySocket.get(socket);
+  server.on('request', (req: IncomingMessage, res: ServerResponse & Tracked) => {
+    const socket = req.socket as Duplex & Tracked;
+    let owed = socket[OWED];
     if (owed === undefined) {
       owed = new Set();
-      owedBySocket.set(socket, owed);
+      socket[OWED] = owed;
     }
-    const set = owed;
-    // 'close' follows 'finish' (the response handed to the socket) or an abort.
-    const entry: Owed = { request: req, written: once(res, 'close').finally(() => set.delete(entry)) };
-    set.add(entry);
+    owed.add(res);
+    res[OWED] = owed;
+    // 'close' follows 'finish' (the response handed to the socket) or an abort, once.
+    res.on('close', settled);
   });
 }
 
@@ -40,7 +43,7 @@ export function trackResponsesOwed(server: Server): void {
  * answer is the error itself, so it is not waited for.
  */
 export function afterEarlierResponses(socket: Duplex, write: () => void): void {
-  const earlier = [...(owedBySocket.get(socket) ?? [])].filter((owed) => owed.request.complete).map((owed) => owed.written);
+  const earlier = [...((socket as Duplex & Tracked)[OWED] ?? [])].filter((res) => res.req.complete).map((res) => once(res, 'close'));
   if (earlier.length === 0) write();
   else void Promise.allSettled(earlier).then(write);
 }
