@@ -24,14 +24,15 @@ function commandList(commands: readonly CliCommand[]): string[] {
   return commands.flatMap((command) => [`  ${synopsis(command)}`, `      ${command.summary}`]);
 }
 
+/** The usage line and every command with its summary, as both top-level usages begin. */
+function topUsage(commands: readonly CliCommand[]): string[] {
+  return ['Usage: store-orders <command> [options]', '', 'Commands:', ...commandList(commands), ''];
+}
+
 /** `store-orders` without a command: the commands only (on stderr, exit 2). */
 export function shortUsage(commands: readonly CliCommand[]): string {
   return [
-    'Usage: store-orders <command> [options]',
-    '',
-    'Commands:',
-    ...commandList(commands),
-    '',
+    ...topUsage(commands),
     'Run store-orders <command> --help for a command\'s options, store-orders --help for the environment variables.',
     '',
   ].join('\n');
@@ -40,11 +41,7 @@ export function shortUsage(commands: readonly CliCommand[]): string {
 /** `store-orders --help`: every command, then every environment variable of the configuration schema. */
 export function fullUsage(commands: readonly CliCommand[]): string {
   return [
-    'Usage: store-orders <command> [options]',
-    '',
-    'Commands:',
-    ...commandList(commands),
-    '',
+    ...topUsage(commands),
     'Run store-orders <command> --help for a command\'s options.',
     'Every command but serve accepts --json (one JSON object on stdout; on failure {"code","message","exitCode"}).',
     'Exit codes: 0 success, 1 the command failed, 2 called wrongly or invalid configuration, 130 interrupted (Ctrl-C).',

@@ -96,6 +96,8 @@ function v1Servers({ publicBaseUrl, stagingBaseUrl }: ServerUrls): OpenApiOption
 
 const V1_PATH = '/v1';
 
+const CONTACT = { name: 'Store Orders maintainers', url: 'https://store.example.com/support' };
+
 /** The store host's v1 document: info, its servers and its tags. */
 export function storeOpenApiOptions(config: ServerUrls): OpenApiOptions {
   return {
@@ -104,7 +106,7 @@ export function storeOpenApiOptions(config: ServerUrls): OpenApiOptions {
       title: 'Store Orders',
       version: API_VERSION,
       description: DESCRIPTION,
-      contact: { name: 'Store Orders maintainers', url: 'https://store.example.com/support' },
+      contact: CONTACT,
       license: LICENSE,
     },
     servers: v1Servers(config),
@@ -173,7 +175,7 @@ export function storeV2OpenApiOptions(config: ServerUrls): OpenApiOptions {
       title: 'Store Orders v2 (beta)',
       version: API_V2_VERSION,
       description: V2_DESCRIPTION,
-      contact: { name: 'Store Orders maintainers', url: 'https://store.example.com/support' },
+      contact: CONTACT,
       license: LICENSE,
     },
     // The v1 servers with /v2 for /v1, each saying so.
