@@ -37,7 +37,7 @@ function assertUnauthorized(
   else assert.doesNotMatch(challenge, /error=/, label);
 }
 
-for (const backend of testBackends({ withPgBouncer: true })) {
+for (const backend of testBackends()) {
   describe(`bearer authentication on every protected route (${backend.name})`, () => {
     test('when no Authorization header is sent, then 401 missing_api_key with a Bearer challenge', async (t) => {
       const { app } = await createTestApp(t, backend);

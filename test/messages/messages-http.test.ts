@@ -20,7 +20,7 @@ const limitOf = (requests: number, windowSeconds = 60): Limits => ({ ...TEST_LIM
 /** For tests that send more requests on one key than the default quota allows; rate limits have their own tests. */
 const NO_RATE_LIMIT = limitOf(0);
 
-for (const backend of testBackends({ withPgBouncer: true })) {
+for (const backend of testBackends()) {
   describe(`quickstart POST /messages and GET /messages/{id} (${backend.name})`, () => {
     test('when a valid message is posted, then 202 with Location and the queued record, stored before the answer', async (t) => {
       const { app, storage, tenant } = await createTestQuickstartApp(t, backend);

@@ -104,7 +104,7 @@ describe('group commit', () => {
   });
 });
 
-for (const backend of testBackends({ withPgBouncer: true })) {
+for (const backend of testBackends()) {
   describe(`durable cancels under concurrency (${backend.name})`, () => {
     test('when 64 cancels of 16 orders race, then each pending order is cancelled exactly once, in fewer commits than cancels', async (t) => {
       const { storage } = await backend.freshDatabase(t);

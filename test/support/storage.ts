@@ -72,13 +72,16 @@ function pgbouncerBackend(pgbouncerUrl: string): TestBackend {
 }
 
 /**
- * Every backend the suites run on. `withPgBouncer` adds PostgreSQL through
- * PgBouncer when the launcher started one: the storage contract suite and a
- * representative set of HTTP suites ask for it (running every HTTP file a
- * third time would cost more than it finds).
+ * Every backend the suites run on. When the launcher started a PgBouncer
+ * (TEST_PGBOUNCER_URL), the PostgreSQL runs go through it in transaction
+ * pooling mode, the way DEPLOYMENT.md recommends running in production, so
+ * every HTTP suite proves it needs no session state. `postgresDirect` adds
+ * PostgreSQL reached directly as well: the storage contract suite runs on
+ * both, so what the pooler hides cannot hide a bug either.
  */
-export function testBackends({ withPgBouncer = false }: { withPgBouncer?: boolean } = {}): TestBackend[] {
+export function testBackends({ postgresDirect = false }: { postgresDirect?: boolean } = {}): TestBackend[] {
   const pgbouncerUrl = process.env.TEST_PGBOUNCER_URL;
-  const pooled = withPgBouncer && pgbouncerUrl !== undefined && pgbouncerUrl !== '' ? [pgbouncerBackend(pgbouncerUrl)] : [];
-  return [sqliteBackend, postgresBackend, ...pooled];
+  if (pgbouncerUrl === undefined || pgbouncerUrl === '') return [sqliteBackend, postgresBackend];
+  const pooled = pgbouncerBackend(pgbouncerUrl);
+  return postgresDirect ? [sqliteBackend, postgresBackend, pooled] : [sqliteBackend, pooled];
 }

@@ -21,7 +21,7 @@ const at = (ms: number) => isoPlus(T0, ms);
 const DAY_MS = 24 * 60 * 60 * 1000;
 const hash = (n: number) => n.toString(16).padStart(64, '0');
 
-for (const backend of testBackends({ withPgBouncer: true })) {
+for (const backend of testBackends({ postgresDirect: true })) {
   describe(`api keys storage contract: ${backend.name}`, () => {
     async function setUp(t: TestContext): Promise<{ storage: Storage; other: Storage; accountId: number; newKey: (n: number) => NewApiKey }> {
       const { storage, config } = await backend.freshDatabase(t);

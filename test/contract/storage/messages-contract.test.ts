@@ -31,7 +31,7 @@ function keyed(key: string, fingerprint: string, expiresAtMs: number) {
   return { idempotency: { key, fingerprint, expiresAt: at(expiresAtMs) } };
 }
 
-for (const backend of testBackends({ withPgBouncer: true })) {
+for (const backend of testBackends({ postgresDirect: true })) {
   describe(`messages storage contract: ${backend.name}`, () => {
     async function setUp(t: TestContext) {
       const { storage, config } = await backend.freshDatabase(t);

@@ -67,7 +67,7 @@ async function* numbered(source: AsyncIterable<readonly NewOrder[]> | Iterable<r
   }
 }
 
-for (const backend of testBackends({ withPgBouncer: true })) {
+for (const backend of testBackends({ postgresDirect: true })) {
   describe(`orders import storage contract: ${backend.name}`, () => {
     async function setUp(t: TestContext): Promise<{ storage: Storage; accountId: number; otherId: number }> {
       const { storage } = await backend.freshDatabase(t);

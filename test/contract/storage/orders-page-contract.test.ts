@@ -39,7 +39,7 @@ const FIXTURE: readonly Omit<NewOrder, 'accountId' | 'createdAt'>[] = [
 /** The other account holds the same orders under these ids, so that every filter would match them too. */
 const OTHER_OFFSET = 100n;
 
-for (const backend of testBackends({ withPgBouncer: true })) {
+for (const backend of testBackends({ postgresDirect: true })) {
   describe(`orders listing storage contract: ${backend.name}`, () => {
     async function setUp(t: TestContext): Promise<{ storage: Storage; accountId: number; otherId: number }> {
       const { storage } = await backend.freshDatabase(t);

@@ -21,7 +21,7 @@ function rejectsWith(code: string) {
   };
 }
 
-for (const backend of testBackends({ withPgBouncer: true })) {
+for (const backend of testBackends({ postgresDirect: true })) {
   describe(`pets storage: ${backend.name}`, () => {
     async function setUp(t: TestContext): Promise<{ storage: Storage; accountId: number; otherId: number }> {
       const { storage } = await backend.freshDatabase(t);

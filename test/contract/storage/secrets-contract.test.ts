@@ -11,7 +11,7 @@ export const CONTRACT_COVERS = {
 
 const AT = '2026-11-22T10:00:00.000Z';
 
-for (const backend of testBackends({ withPgBouncer: true })) {
+for (const backend of testBackends({ postgresDirect: true })) {
   describe(`secrets storage contract: ${backend.name}`, () => {
     describe('secrets.getOrCreate', () => {
       test('when a name has no secret yet, then the candidate is stored, and every later call returns it whatever its candidate', async (t) => {

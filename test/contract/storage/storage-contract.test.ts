@@ -42,7 +42,7 @@ function pending(accountId: number, fields: Partial<NewOrder> = {}): NewOrder {
   return { accountId, complete: false, status: 'pending', createdAt: AT, ...fields };
 }
 
-for (const backend of testBackends({ withPgBouncer: true })) {
+for (const backend of testBackends({ postgresDirect: true })) {
   describe(`storage contract: ${backend.name}`, () => {
     async function setUp(t: TestContext): Promise<{ storage: Storage; account: Account; other: Account }> {
       const { storage } = await backend.freshDatabase(t);

@@ -7,7 +7,7 @@ import { walk, type Page } from '../../support/pages.js';
 import { testBackends } from '../../support/storage.js';
 import { testConfig, testServices } from '../../support/container.js';
 
-for (const backend of testBackends({ withPgBouncer: true })) {
+for (const backend of testBackends()) {
   describe(`v2 orders listing over HTTP (${backend.name})`, () => {
     test('when listing without parameters, then every order in any status is returned by id with its status', async (t) => {
       const { app, services, tenant } = await createTestApp(t, backend);

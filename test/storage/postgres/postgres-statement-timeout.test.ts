@@ -31,7 +31,7 @@ async function migratedWithSmallTimeout(t: TestContext, backend: TestBackend): P
   return { url: config.url, pool };
 }
 
-for (const backend of testBackends({ withPgBouncer: true }).filter((b) => b.name !== 'sqlite')) {
+for (const backend of testBackends({ postgresDirect: true }).filter((b) => b.name !== 'sqlite')) {
   describe(`statement timeout (${backend.name})`, () => {
     test('when a single statement or a transaction runs past the configured timeout, then the server cancels it', async (t) => {
       const { pool } = await migratedWithSmallTimeout(t, backend);
