@@ -87,6 +87,14 @@ export interface Config {
   readonly stagingBaseUrl?: string;
   /** The deprecated pet lookup's lifecycle: deprecated since, and gone from (sunset >= deprecation). */
   readonly pets: Readonly<PetsLifecycleConfig>;
+  readonly audit: AuditConfig;
+}
+
+export interface AuditConfig {
+  /** Entries older than this many days are deleted. */
+  readonly retentionDays: number;
+  /** How often the server prunes. */
+  readonly pruneIntervalMs: number;
 }
 
 export interface PetsLifecycleConfig {
@@ -169,7 +177,7 @@ function crossVariableProblems({ values, problems, given }: EnvironmentReading):
 }
 
 /** The Config shape the rest of the program reads, from values the schema has accepted. */
-function assemble({ server, database, api, quickstart, metrics, messages, limits }: EnvironmentValues, cwd: string): Config {
+function assemble({ server, database, api, quickstart, metrics, messages, limits, audit }: EnvironmentValues, cwd: string): Config {
   const url = parseDatabaseUrl(database.DATABASE_URL);
   if (url.kind === 'invalid') throw new Error('DATABASE_URL was accepted by the schema but cannot be parsed.');
   const cursorSecret = api.CURSOR_SECRET;
@@ -203,6 +211,7 @@ function assemble({ server, database, api, quickstart, metrics, messages, limits
     ...(api.PUBLIC_BASE_URL === undefined ? {} : { publicBaseUrl: checked(parseVersionedBaseUrl(api.PUBLIC_BASE_URL)) }),
     ...(api.STAGING_BASE_URL === undefined ? {} : { stagingBaseUrl: checked(parseVersionedBaseUrl(api.STAGING_BASE_URL)) }),
     pets: { deprecatedAt: checked(parseInstant(api.PETS_DEPRECATION_DATE)), sunsetAt: checked(parseInstant(api.PETS_SUNSET_DATE)) },
+    audit: { retentionDays: audit.AUDIT_RETENTION_DAYS, pruneIntervalMs: audit.AUDIT_PRUNE_INTERVAL_MS },
   };
 }
 

@@ -7,6 +7,7 @@ import { createPostgresAccountsRepository } from './postgres-accounts-repository
 import { createPostgresApiKeysRepository } from './postgres-api-keys-repository.js';
 import { toStorageError } from './postgres-errors.js';
 import { createPostgresMessagesRepository } from './postgres-messages-repository.js';
+import { createPostgresAuditRepository } from './postgres-audit-repository.js';
 import { createPostgresOrdersRepository } from './postgres-orders-repository.js';
 import { createPostgresSecretsRepository } from './postgres-secrets-repository.js';
 import { createPostgresPetsRepository } from './postgres-pets-repository.js';
@@ -48,6 +49,7 @@ export function openPostgresStorage(
     secrets: createPostgresSecretsRepository(sql),
     pets: createPostgresPetsRepository(sql),
     messages: createPostgresMessagesRepository(sql),
+    audit: createPostgresAuditRepository(sql),
     migrate: async () => {
       // Its own connection, without the request timeouts: it may wait for
       // another process's migrations and a migration may run long.
