@@ -18,7 +18,7 @@ interface AuditPageJson {
   nextCursor: string | null;
 }
 
-for (const backend of testBackends({ withPgBouncer: true })) {
+for (const backend of testBackends()) {
   describe(`the audit trail over HTTP (${backend.name})`, () => {
     test('when a key cancels through v1 and v2, then each cancel is listed with the key id, the client address and the order, newest first', async (t) => {
       const { app, services, tenant } = await createTestApp(t, backend);

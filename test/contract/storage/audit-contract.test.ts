@@ -12,7 +12,7 @@ export const CONTRACT_COVERS = {
 
 const T0 = '2026-11-22T10:00:00.000Z';
 
-for (const backend of testBackends({ withPgBouncer: true })) {
+for (const backend of testBackends({ postgresDirect: true })) {
   describe(`audit storage contract: ${backend.name}`, () => {
     async function setUp(t: TestContext): Promise<{ storage: Storage; a: number; b: number }> {
       const { storage } = await backend.freshDatabase(t);
