@@ -18,6 +18,8 @@ import { systemClock, type Clock } from './shared/clock.js';
 import { openStorage } from './storage/open-storage.js';
 import type { Services } from './services.js';
 import { createServiceMetrics, type ServiceMetrics } from './service-metrics.js';
+import { createSessionsService } from './users/sessions-service.js';
+import { createUsersService } from './users/users-service.js';
 import type { Storage } from './storage/storage.js';
 
 export interface Container {
@@ -34,7 +36,7 @@ export interface Container {
  */
 export function createServices(
   storage: Storage,
-  config: Pick<Config, 'environment' | 'cursorSecrets' | 'pets'>,
+  config: Pick<Config, 'environment' | 'cursorSecrets' | 'pets' | 'portal'>,
   clock: Clock,
   metrics: ServiceMetrics,
 ): Services {
@@ -43,8 +45,10 @@ export function createServices(
   const changeStatus = createGroupedStatusChanges(metrics.groupCommits(storage.orders));
   // One batch of version reads per turn for every listing, v1 and v2.
   const readVersion = createVersionReads(storage.orders);
+  const accounts = createAccountsService({ accountsRepository: storage.accounts, clock });
+  const sessions = createSessionsService({ sessionsRepository: storage.sessions, clock, timeouts: config.portal.session });
   return {
-    accounts: createAccountsService({ accountsRepository: storage.accounts, clock }),
+    accounts,
     apiKeys: createApiKeysService({
       apiKeysRepository: metrics.keyLookups(cacheApiKeyLookups(metrics.keyLookups(storage.apiKeys, 'database'), clock), 'cache'),
       accountsRepository: storage.accounts,
@@ -62,6 +66,8 @@ export function createServices(
     }),
     pets: createPetsService({ petsRepository: storage.pets, clock, lifecycle: config.pets }),
     messages: createMessagesService({ messagesRepository: storage.messages, clock }),
+    users: createUsersService({ usersRepository: storage.users, accounts, sessions, clock, signUp: config.portal.signUp }),
+    sessions,
   };
 }
 

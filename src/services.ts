@@ -5,6 +5,8 @@ import type { MessagesService } from './messages/messages-service.js';
 import type { OrdersService } from './orders/v1/orders-service.js';
 import type { OrdersV2Service } from './orders/v2/orders-v2-service.js';
 import type { PetsService } from './pets/pets-service.js';
+import type { SessionsService } from './users/sessions-service.js';
+import type { UsersService } from './users/users-service.js';
 
 /**
  * Every service of one process, as the composition root builds them and the
@@ -19,4 +21,8 @@ export interface Services {
   ordersV2: OrdersV2Service;
   pets: PetsService;
   messages: MessagesService;
+  /** Portal users (sign-up, sign-in, passwords, the operator's links). */
+  users: UsersService;
+  /** Portal sessions. */
+  sessions: SessionsService;
 }

@@ -10,6 +10,8 @@ import { createPostgresMessagesRepository } from './postgres-messages-repository
 import { createPostgresOrdersRepository } from './postgres-orders-repository.js';
 import { createPostgresSecretsRepository } from './postgres-secrets-repository.js';
 import { createPostgresPetsRepository } from './postgres-pets-repository.js';
+import { createPostgresSessionsRepository } from './postgres-sessions-repository.js';
+import { createPostgresUsersRepository } from './postgres-users-repository.js';
 import {
   applyStatementTimeout,
   CONNECT_TIMEOUT_MS,
@@ -48,6 +50,8 @@ export function openPostgresStorage(
     secrets: createPostgresSecretsRepository(sql),
     pets: createPostgresPetsRepository(sql),
     messages: createPostgresMessagesRepository(sql),
+    users: createPostgresUsersRepository(sql, transaction),
+    sessions: createPostgresSessionsRepository(sql),
     migrate: async () => {
       // Its own connection, without the request timeouts: it may wait for
       // another process's migrations and a migration may run long.

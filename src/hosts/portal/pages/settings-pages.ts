@@ -1,0 +1,42 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { PortalContext } from '../portal-context.js';
+import { csrfField, formField } from '../portal-context.js';
+import { signedInUser } from '../portal-session.js';
+
+const PasswordForm = Type.Object({ _csrf: csrfField, currentPassword: formField(), newPassword: formField() });
+const EmptyForm = Type.Object({ _csrf: csrfField });
+
+/** `/settings` (signed in): change the password (other sessions end), sign out everywhere; and `POST /sign-out`. */
+export function registerSettingsPages(scope: FastifyInstance, { render, services, sessions }: PortalContext): void {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.get('/settings', async (request, reply) => {
+    const { user } = signedInUser(request);
+    return render(request, reply, 'settings', { title: 'Settings', email: user.email, changed: false });
+  });
+
+  app.post('/settings/password', { schema: { body: PasswordForm } }, async (request, reply) => {
+    const { user, sessionIdHash } = signedInUser(request);
+    const result = await services.users.changePassword({
+      userId: user.id,
+      current: request.body.currentPassword,
+      next: request.body.newPassword,
+      keepSession: sessionIdHash,
+    });
+    if (!result.ok) return render(request, reply, 'settings', { title: 'Settings', email: user.email, error: result, changed: false }, 400);
+    return render(request, reply, 'settings', { title: 'Settings', email: user.email, changed: true });
+  });
+
+  app.post('/settings/sign-out-everywhere', { schema: { body: EmptyForm } }, async (request, reply) => {
+    await services.sessions.endAll(signedInUser(request).user.id);
+    await sessions.end(request, reply);
+    return reply.redirect('/sign-in', 303);
+  });
+
+  app.post('/sign-out', { schema: { body: EmptyForm } }, async (request, reply) => {
+    await sessions.end(request, reply);
+    return reply.redirect('/sign-in', 303);
+  });
+}
