@@ -1,6 +1,7 @@
 import { createAccountsService } from './accounts/accounts-service.js';
 import { cacheApiKeyLookups } from './api-keys/api-key-cache.js';
 import { createApiKeysService } from './api-keys/api-keys-service.js';
+import { createAuditService } from './audit/audit-service.js';
 import { createKeyUsageRecorder } from './api-keys/api-key-usage.js';
 import type { Config } from './config/config.js';
 import { createCursorCodec } from './orders/v2/orders-cursor.js';
@@ -36,7 +37,7 @@ export interface Container {
  */
 export function createServices(
   storage: Storage,
-  config: Pick<Config, 'environment' | 'cursorSecrets' | 'pets' | 'portal'>,
+  config: Pick<Config, 'environment' | 'cursorSecrets' | 'pets' | 'portal' | 'audit'>,
   clock: Clock,
   metrics: ServiceMetrics,
 ): Services {
@@ -47,6 +48,9 @@ export function createServices(
   const readVersion = createVersionReads(storage.orders);
   const accounts = createAccountsService({ accountsRepository: storage.accounts, clock });
   const sessions = createSessionsService({ sessionsRepository: storage.sessions, clock, timeouts: config.portal.session });
+  // One signing key for every cursor of the API: the v2 orders listing and the audit trail.
+  const cursors = createCursorCodec({ secrets: config.cursorSecrets, secretsRepository: storage.secrets, clock });
+  const audit = createAuditService({ auditRepository: storage.audit, cursors, clock, retentionDays: config.audit.retentionDays });
   return {
     accounts,
     apiKeys: createApiKeysService({
@@ -54,20 +58,23 @@ export function createServices(
       accountsRepository: storage.accounts,
       clock,
       environment: config.environment,
+      audit,
     }),
     keyUsage: createKeyUsageRecorder({ apiKeysRepository: storage.apiKeys, clock }),
-    orders: createOrdersService({ ordersRepository: storage.orders, clock, changeStatus, readVersion }),
+    orders: createOrdersService({ ordersRepository: storage.orders, clock, changeStatus, readVersion, audit }),
     ordersV2: createOrdersV2Service({
       ordersRepository: storage.orders,
       changeStatus,
       readVersion,
-      cursors: createCursorCodec({ secrets: config.cursorSecrets, secretsRepository: storage.secrets, clock }),
+      cursors,
       clock,
+      audit,
     }),
     pets: createPetsService({ petsRepository: storage.pets, clock, lifecycle: config.pets }),
     messages: createMessagesService({ messagesRepository: storage.messages, clock }),
     users: createUsersService({ usersRepository: storage.users, accounts, sessions, clock, signUp: config.portal.signUp }),
     sessions,
+    audit,
   };
 }
 
@@ -84,6 +91,7 @@ export function createContainer(config: Config, { clock = systemClock, registry 
     close: async () => {
       // Last-used times still in memory are written before the database closes.
       await services.keyUsage.stop().catch(() => undefined);
+      await services.audit.stopPruning();
       await storage.close();
     },
   };

@@ -70,6 +70,9 @@ export async function runServer(
   }
   const dispatcher = createMessagesDispatcher(container, logger);
   container.services.keyUsage.start(limits.keyUsageFlushMs, (err) => logger.warn({ err }, 'could not record API key usage'));
+  // The change an entry describes has committed already: a lost entry is logged, with what it said.
+  container.services.audit.onRecordFailed((err, entry) => logger.error({ err, audit: entry }, 'could not write an audit trail entry'));
+  container.services.audit.startPruning(config.audit.pruneIntervalMs, (err) => logger.warn({ err }, 'could not prune the audit trail'));
   // Registered only once listening: close-with-grace also acts on a normal exit.
   const skip = signals === undefined ? [] : (['SIGINT', 'SIGTERM'] as const).filter((signal) => !signals.includes(signal));
   closeWithGrace({ delay: config.shutdownGraceMs, logger, skip }, async ({ signal, err }) => {

@@ -1,6 +1,7 @@
 import type { AccountsService } from './accounts/accounts-service.js';
 import type { KeyUsageRecorder } from './api-keys/api-key-usage.js';
 import type { ApiKeysService } from './api-keys/api-keys-service.js';
+import type { AuditService } from './audit/audit-service.js';
 import type { MessagesService } from './messages/messages-service.js';
 import type { OrdersService } from './orders/v1/orders-service.js';
 import type { OrdersV2Service } from './orders/v2/orders-v2-service.js';
@@ -25,4 +26,5 @@ export interface Services {
   users: UsersService;
   /** Portal sessions. */
   sessions: SessionsService;
+  audit: AuditService;
 }

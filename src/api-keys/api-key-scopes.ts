@@ -1,9 +1,18 @@
 /**
  * What a key may do. Each route declares the one scope it needs (route
  * config `scope`); authentication checks it in one place. A key created
- * without --scopes gets all of them.
+ * without --scopes gets all of them, and so holds the scopes added later
+ * too (ALL_SCOPES_MARKER). New scopes are appended.
  */
-export const API_KEY_SCOPES = ['orders:read', 'orders:write', 'pets:read', 'messages:write'] as const;
+export const API_KEY_SCOPES = ['orders:read', 'orders:write', 'pets:read', 'messages:write', 'audit:read'] as const;
+
+/**
+ * Stored first in the scope list of a key that holds every scope: such a key
+ * holds every scope of the release reading it, those added after it was
+ * issued included. The names follow, so that a release that does not know
+ * the marker still reads the key's scopes (migration 0006).
+ */
+const ALL_SCOPES_MARKER = '*';
 
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 
@@ -22,12 +31,17 @@ export function parseScopes(text: string): { ok: true; scopes: ApiKeyScope[] } |
   return { ok: true, scopes };
 }
 
-/** Scopes in their canonical order, the way they are stored ("orders:read orders:write"). */
+/**
+ * Scopes in their canonical order, the way they are stored ("orders:read
+ * orders:write"); a key holding every scope is stored with the marker first.
+ */
 export function formatScopes(scopes: readonly ApiKeyScope[]): string {
-  return API_KEY_SCOPES.filter((scope) => scopes.includes(scope)).join(' ');
+  const held = API_KEY_SCOPES.filter((scope) => scopes.includes(scope));
+  return [...(held.length === API_KEY_SCOPES.length ? [ALL_SCOPES_MARKER] : []), ...held].join(' ');
 }
 
-/** Reads a stored scope list, ignoring names this version does not know (fail closed). */
+/** Reads a stored scope list, ignoring names this version does not know (fail closed); the marker means every scope. */
 export function readStoredScopes(text: string): ApiKeyScope[] {
-  return text.split(' ').filter(isApiKeyScope);
+  const names = text.split(' ');
+  return names[0] === ALL_SCOPES_MARKER ? [...API_KEY_SCOPES] : names.filter(isApiKeyScope);
 }

@@ -1,4 +1,7 @@
 import type { AccountsRepository } from '../accounts/accounts-repository.js';
+import { SYSTEM_CONTEXT } from '../audit/audit-context.js';
+import type { AuditContext } from '../audit/audit-repository.js';
+import type { AuditRecorder } from '../audit/audit-service.js';
 import type { DeploymentEnvironment } from '../config/config.js';
 import { NotFoundError, UnavailableError, ValidationError } from '../errors/errors.js';
 import type { Clock } from '../shared/clock.js';
@@ -26,15 +29,24 @@ interface Dependencies {
   accountsRepository: AccountsRepository;
   clock: Clock;
   environment: DeploymentEnvironment;
+  /** Creations, rolls and revocations are recorded once they have committed. */
+  audit: AuditRecorder;
 }
 
-export function createApiKeysService({ apiKeysRepository, accountsRepository, clock, environment }: Dependencies) {
+export function createApiKeysService({ apiKeysRepository, accountsRepository, clock, environment, audit }: Dependencies) {
+  const recordKey = (context: AuditContext, accountId: number, action: 'authn_token_created' | 'authn_token_rolled' | 'authn_token_revoked', keyId: number, details: Record<string, string | number>) =>
+    audit.recordAfterChange({ ...context, accountId, action, target: { kind: 'api_key', id: String(keyId) }, details });
+
   return {
     /**
      * Issues a key for an account. The secret is returned here and only
-     * here: storage keeps its SHA-256 hash and visible start.
+     * here: storage keeps its SHA-256 hash and visible start. `context`
+     * says who asked, for the audit trail (default: the system).
      */
-    async createKey(input: { accountId: number; name?: string } & KeyLifetime): Promise<{ apiKey: ApiKey; secret: string }> {
+    async createKey(
+      input: { accountId: number; name?: string } & KeyLifetime,
+      context: AuditContext = SYSTEM_CONTEXT,
+    ): Promise<{ apiKey: ApiKey; secret: string }> {
       const name = input.name?.trim();
       if (name !== undefined && (name.length === 0 || name.length > API_KEY_NAME_MAX || /\p{Cc}/u.test(name))) {
         throw new ValidationError(`Key name must be 1 to ${API_KEY_NAME_MAX} characters with no control characters.`);
@@ -49,6 +61,7 @@ export function createApiKeysService({ apiKeysRepository, accountsRepository, cl
         createdAt: now,
         ...lifetime(input, now),
       });
+      await recordKey(context, apiKey.accountId, 'authn_token_created', apiKey.id, keyFacts(apiKey));
       return { apiKey, secret: generated.key };
     },
 
@@ -58,7 +71,10 @@ export function createApiKeysService({ apiKeysRepository, accountsRepository, cl
      * expires at `expiresAt` if given, otherwise after the old key's lifetime
      * (if it had one).
      */
-    async rollKey(input: { keyId: number; graceMs: number; expiresAt?: string }): Promise<{ old: ApiKey; apiKey: ApiKey; secret: string }> {
+    async rollKey(
+      input: { keyId: number; graceMs: number; expiresAt?: string },
+      context: AuditContext = SYSTEM_CONTEXT,
+    ): Promise<{ old: ApiKey; apiKey: ApiKey; secret: string }> {
       const nowDate = clock.now();
       const now = nowDate.toISOString();
       if (input.expiresAt !== undefined) lifetime({ expiresAt: input.expiresAt }, now);
@@ -86,7 +102,15 @@ export function createApiKeysService({ apiKeysRepository, accountsRepository, cl
           },
           oldExpiresAt: new Date(nowDate.getTime() + input.graceMs).toISOString(),
         });
-        if (result.outcome === 'rolled') return { old: result.old, apiKey: result.created, secret: generated.key };
+        if (result.outcome === 'rolled') {
+          const { old: rolled, created } = result;
+          await recordKey(context, rolled.accountId, 'authn_token_rolled', rolled.id, {
+            newKeyId: created.id,
+            ...(rolled.expiresAt === undefined ? {} : { oldKeyExpiresAt: rolled.expiresAt }),
+            ...keyFacts(created),
+          });
+          return { old: rolled, apiKey: created, secret: generated.key };
+        }
       }
       throw new UnavailableError(`API key ${input.keyId} kept changing while it was being rolled; try again.`);
     },
@@ -99,9 +123,14 @@ export function createApiKeysService({ apiKeysRepository, accountsRepository, cl
     },
 
     /** Revokes a key; revoking a revoked key is a no-op reported as such. */
-    async revokeKey(keyId: number): Promise<'revoked' | 'already_revoked'> {
+    async revokeKey(keyId: number, context: AuditContext = SYSTEM_CONTEXT): Promise<'revoked' | 'already_revoked'> {
       const outcome = await apiKeysRepository.revoke(keyId, clock.now().toISOString());
       if (outcome === 'not_found') throw new NotFoundError('api_key_not_found', `API key ${keyId} does not exist.`);
+      if (outcome === 'revoked') {
+        // The account is read after the revocation has committed: a key never changes account.
+        const key = await apiKeysRepository.findById(keyId);
+        if (key !== undefined) await recordKey(context, key.accountId, 'authn_token_revoked', keyId, {});
+      }
       return outcome;
     },
 
@@ -125,6 +154,15 @@ export function createApiKeysService({ apiKeysRepository, accountsRepository, cl
       }
       return { ok: true, principal };
     },
+  };
+}
+
+/** What the audit trail says about a key: never its secret or hash. */
+function keyFacts(key: ApiKey): Record<string, string> {
+  return {
+    ...(key.name === undefined ? {} : { name: key.name }),
+    scopes: key.scopes.join(' '),
+    ...(key.expiresAt === undefined ? {} : { expiresAt: key.expiresAt }),
   };
 }
 

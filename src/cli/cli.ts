@@ -108,6 +108,8 @@ export async function runCli(argv: readonly string[], io: CliIo, serve: ServeFun
   try {
     // A command's metrics are never scraped: it ends before any scrape could come.
     container = createContainer(config, { registry: new Registry() });
+    // The change has happened: a lost audit entry is a warning, not the command's failure.
+    container.services.audit.onRecordFailed((error) => io.stderr.write(`warning: could not write the audit trail entry: ${oneLine(error)}\n`));
   } catch (error) {
     return fail(failureRecord('database_unavailable', 1, `cannot open the database: ${oneLine(error)}`));
   }

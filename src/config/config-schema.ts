@@ -285,8 +285,21 @@ const portal = Type.Object(
   { title: 'Portal' },
 );
 
+const audit = Type.Object(
+  {
+    AUDIT_RETENTION_DAYS: Type.Integer({
+      minimum: 1,
+      maximum: 36_500,
+      default: 90,
+      description: 'How long audit trail entries are kept; older ones are deleted in the background by the server',
+    }),
+    AUDIT_PRUNE_INTERVAL_MS: Type.Integer({ minimum: 1000, maximum: 86_400_000, default: 3_600_000, description: 'How often the server deletes audit trail entries past their retention' }),
+  },
+  { title: 'Audit trail' },
+);
+
 /** The whole environment: one object per section, one property per variable, in the order problems are reported. */
-export const CONFIG_SCHEMA = Type.Object({ server, database, api, quickstart, metrics, messages, limits, portal });
+export const CONFIG_SCHEMA = Type.Object({ server, database, api, quickstart, metrics, messages, limits, portal, audit });
 
 /** The environment as read: every value typed and within its bounds (or its default, when it was refused). */
 export type EnvironmentValues = Static<typeof CONFIG_SCHEMA>;

@@ -92,6 +92,14 @@ export interface Config {
   readonly pets: Readonly<PetsLifecycleConfig>;
   /** The self-service portal: its host (`port` null when PORTAL_PORT=off), sign-up policy, sessions and throttling. */
   readonly portal: PortalConfig;
+  readonly audit: AuditConfig;
+}
+
+export interface AuditConfig {
+  /** Entries older than this many days are deleted. */
+  readonly retentionDays: number;
+  /** How often the server prunes. */
+  readonly pruneIntervalMs: number;
 }
 
 export interface PetsLifecycleConfig {
@@ -183,7 +191,7 @@ function crossVariableProblems({ values, problems, given }: EnvironmentReading):
 }
 
 /** The Config shape the rest of the program reads, from values the schema has accepted. */
-function assemble({ server, database, api, quickstart, metrics, messages, limits, portal }: EnvironmentValues, cwd: string): Config {
+function assemble({ server, database, api, quickstart, metrics, messages, limits, portal, audit }: EnvironmentValues, cwd: string): Config {
   const url = parseDatabaseUrl(database.DATABASE_URL);
   if (url.kind === 'invalid') throw new Error('DATABASE_URL was accepted by the schema but cannot be parsed.');
   const cursorSecret = api.CURSOR_SECRET;
@@ -218,6 +226,7 @@ function assemble({ server, database, api, quickstart, metrics, messages, limits
     ...(api.STAGING_BASE_URL === undefined ? {} : { stagingBaseUrl: checked(parseVersionedBaseUrl(api.STAGING_BASE_URL)) }),
     pets: { deprecatedAt: checked(parseInstant(api.PETS_DEPRECATION_DATE)), sunsetAt: checked(parseInstant(api.PETS_SUNSET_DATE)) },
     portal: portalFrom(portal),
+    audit: { retentionDays: audit.AUDIT_RETENTION_DAYS, pruneIntervalMs: audit.AUDIT_PRUNE_INTERVAL_MS },
   };
 }
 

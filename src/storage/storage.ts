@@ -7,6 +7,7 @@ import type { SecretsRepository } from '../secrets/secrets-repository.js';
 import type { PetsRepository } from '../pets/pets-repository.js';
 import type { SessionsRepository } from '../users/sessions-repository.js';
 import type { UsersRepository } from '../users/users-repository.js';
+import type { AuditRepository } from '../audit/audit-repository.js';
 
 export interface MigrationReport {
   /** Migrations applied by this call, e.g. ["0001-initial"]. */
@@ -26,6 +27,7 @@ export interface Storage {
   readonly messages: MessagesRepository;
   readonly users: UsersRepository;
   readonly sessions: SessionsRepository;
+  readonly audit: AuditRepository;
   /** Creates or upgrades the schema; safe to call from several processes at once. */
   migrate(): Promise<MigrationReport>;
   /** Resolves when the database answers a trivial query. */

@@ -44,10 +44,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the audit trail (beta)
+         * @description Returns the account's audit trail, newest first, one page at a time: who (a user, an API key, the operator or the system) did what (sign-ins, API key creations, rolls and revocations, order cancellations and shipments, …), when and from which address. Entries are kept for the retention period the operator configures (90 days by default).
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** AuditActor */
+        AuditActor: {
+            /**
+             * @description user (the portal), key (an API key), operator (the CLI) or system.
+             * @enum {string}
+             */
+            kind: "user" | "key" | "operator" | "system";
+            /**
+             * Format: int64
+             * @description The user's or the API key's id (never the key itself); absent for operator and system. int64: may exceed 2^53 (9007199254740992); parse it exactly (as a bigint or a string), never through a double.
+             */
+            id?: bigint;
+        };
+        /** AuditEvent */
+        AuditEvent: {
+            /**
+             * Format: int64
+             * @description The entry's identifier; larger is newer. int64: may exceed 2^53 (9007199254740992); parse it exactly (as a bigint or a string), never through a double.
+             */
+            id: bigint;
+            /**
+             * Format: date-time
+             * @description When it happened, ISO 8601 in UTC.
+             */
+            at: string;
+            /**
+             * @description What happened, named after the OWASP Logging Vocabulary where it has a name (authn_token_created, …).
+             * @enum {string}
+             */
+            action: "authn_login_success" | "authn_login_fail" | "session_expired" | "authn_password_change" | "authn_passkey_added" | "authn_token_created" | "authn_token_rolled" | "authn_token_revoked" | "user_created" | "user_disabled" | "order_cancelled" | "order_shipped" | "webhook_endpoint_disabled";
+            actor: components["schemas"]["AuditActor"];
+            /** @description The client's IP address, when the action came from a client. */
+            address?: string;
+            target?: components["schemas"]["AuditTarget"];
+            /** @description Small facts about the action (e.g. a key's name and scopes); never a secret. */
+            details: {
+                [key: string]: string | number | boolean;
+            };
+        };
+        /** AuditEventsPage */
+        AuditEventsPage: {
+            /** @description The entries of this page, newest first: at most limit (at most 200). */
+            data: components["schemas"]["AuditEvent"][];
+            /** @description Opaque cursor of the next page, or null when this page is the last. */
+            nextCursor: string | null;
+        };
+        /** AuditTarget */
+        AuditTarget: {
+            /**
+             * @description What kind of thing was acted on.
+             * @enum {string}
+             */
+            kind: "api_key" | "order" | "user" | "passkey" | "session" | "webhook_endpoint";
+            /** @description Its identifier, as decimal text (order ids are int64). */
+            id: string;
+        };
         /** Error */
         Error: {
             /**
@@ -866,6 +942,269 @@ export interface operations {
                      *       "code": "payload_too_large",
                      *       "message": "The request body is larger than this endpoint accepts.",
                      *       "status": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key (or, without a valid key, the client address) has spent its quota for the window (rate_limited). */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests: the limit is 100 per 60 s. Retry after 17 s.",
+                     *       "status": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers are too large (headers_too_large); the connection is closed. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "The request headers are too large.",
+                     *       "status": 431
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal error; details are logged, never returned. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal_error",
+                     *       "message": "An internal error occurred. It has been logged; retrying may help.",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down, overloaded (load shedding) or its database is unreachable; retry after the given delay (service_unavailable, overloaded). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "The server is shutting down; retry the request.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description the page size, an integer from 1 to 200 (default 50). */
+                limit?: number;
+                /** @description the nextCursor of the previous page, unchanged. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the account's audit trail, newest first. nextCursor is null on the last page; otherwise pass it as cursor for the next. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": 3,
+                     *           "at": "2026-11-24T10:02:00.000Z",
+                     *           "action": "order_cancelled",
+                     *           "actor": {
+                     *             "kind": "key",
+                     *             "id": 12
+                     *           },
+                     *           "address": "203.0.113.7",
+                     *           "target": {
+                     *             "kind": "order",
+                     *             "id": "1001"
+                     *           },
+                     *           "details": {}
+                     *         },
+                     *         {
+                     *           "id": 2,
+                     *           "at": "2026-11-24T10:00:00.000Z",
+                     *           "action": "authn_token_created",
+                     *           "actor": {
+                     *             "kind": "operator"
+                     *           },
+                     *           "target": {
+                     *             "kind": "api_key",
+                     *             "id": "12"
+                     *           },
+                     *           "details": {
+                     *             "name": "checkout",
+                     *             "scopes": "orders:read orders:write"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJhIjoxLCJmIjoiYXVkaXQtZXZlbnRzIiwiayI6IjIifQ.c2lnbmF0dXJlLW9mLTE2Yg"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditEventsPage"];
+                };
+            };
+            /** @description A query parameter is unknown, repeated, empty or malformed (validation_failed), or the cursor is not the nextCursor of this listing: altered or of another account (invalid_cursor). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is missing, invalid or expired (missing_api_key, invalid_api_key, expired_api_key). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    /** @description RFC 6750 challenge: Bearer realm="store-orders", with error="invalid_token" for a rejected key. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "missing_api_key",
+                     *       "message": "An API key is required: send Authorization: Bearer <API key>.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is valid but lacks the scope audit:read this operation needs (insufficient_scope). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    /** @description RFC 6750 challenge naming the scope that is needed. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "insufficient_scope",
+                     *       "message": "This API key lacks the scope audit:read that this operation needs.",
+                     *       "status": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers or body did not arrive in time (request_timeout); the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request was not received in time (headers or body too slow).",
+                     *       "status": 408
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

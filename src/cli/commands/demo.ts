@@ -1,3 +1,4 @@
+import { OPERATOR_CONTEXT } from '../../audit/audit-context.js';
 import type { Config } from '../../config/config.js';
 import { JSON_OPTION } from '../cli-args.js';
 import { CommandFailed } from '../cli-errors.js';
@@ -64,7 +65,7 @@ export const demoCommand: DatabaseCommand = {
       );
     }
     const account = await accounts.createAccount({ name: 'Demo Pet Store' });
-    const { apiKey, secret } = await apiKeys.createKey({ accountId: account.id, name: 'demo' });
+    const { apiKey, secret } = await apiKeys.createKey({ accountId: account.id, name: 'demo' }, OPERATOR_CONTEXT);
     const shipDate = new Date(Date.now() + 7 * 86_400_000).toISOString();
     const place = (order: { petId: bigint; quantity: number }) =>
       orders.createOrder({ accountId: account.id, petId: order.petId, quantity: order.quantity, shipDate, complete: false });
@@ -72,12 +73,12 @@ export const demoCommand: DatabaseCommand = {
     for (const order of DEMO_ORDERS.pending) ids.pending.push((await place(order)).id);
     for (const order of DEMO_ORDERS.shipped) {
       const { id } = await place(order);
-      await orders.shipOrder(id);
+      await orders.shipOrder(id, OPERATOR_CONTEXT);
       ids.shipped.push(id);
     }
     for (const order of DEMO_ORDERS.cancelled) {
       const { id } = await place(order);
-      await orders.cancelOrder(account.id, id);
+      await orders.cancelOrder(account.id, id, OPERATOR_CONTEXT);
       ids.cancelled.push(id);
     }
     const [pendingId] = ids.pending;

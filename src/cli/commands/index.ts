@@ -1,4 +1,5 @@
 import { accountsCommands } from './accounts.js';
+import { auditCommands } from './audit.js';
 import { backupCommands } from './backup.js';
 import type { CliCommand } from './command.js';
 import { demoCommand } from './demo.js';
@@ -21,5 +22,6 @@ export const COMMANDS: readonly CliCommand[] = [
   ordersImportCommand,
   ...petsCommands,
   ...usersCommands,
+  ...auditCommands,
   demoCommand,
 ];

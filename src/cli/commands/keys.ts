@@ -1,5 +1,6 @@
 import { API_KEY_SCOPES, parseScopes, type ApiKeyScope } from '../../api-keys/api-key-scopes.js';
 import type { ApiKey } from '../../api-keys/api-keys-repository.js';
+import { OPERATOR_CONTEXT } from '../../audit/audit-context.js';
 import { parseDuration } from '../../shared/duration.js';
 import {
   accountIdOption,
@@ -59,7 +60,7 @@ export const keysCommands: readonly DatabaseCommand[] = [
         name: optionalString(values, 'name'),
         ...(scopes === undefined ? {} : { scopes }),
         ...expiryOption(values),
-      });
+      }, OPERATOR_CONTEXT);
       print.result(
         { ...apiKeyJson(apiKey), key: secret },
         `Created API key ${apiKey.id} for account ${apiKey.accountId}:\n\n  ${secret}\n\n` +
@@ -109,7 +110,7 @@ export const keysCommands: readonly DatabaseCommand[] = [
       const keyId = positiveInteger(args[0] ?? '', 'keyId');
       const graceMs = parseDuration(optionalString(values, 'grace') ?? '24h');
       if (graceMs === undefined) throw new UsageError('--grace must be a duration such as 24h, 30m or 0');
-      const { old, apiKey, secret } = await container.services.apiKeys.rollKey({ keyId, graceMs, ...expiryOption(values) });
+      const { old, apiKey, secret } = await container.services.apiKeys.rollKey({ keyId, graceMs, ...expiryOption(values) }, OPERATOR_CONTEXT);
       print.result(
         { ...apiKeyJson(apiKey), key: secret, replaced: apiKeyJson(old) },
         `Created API key ${apiKey.id} to replace key ${old.id}:\n\n  ${secret}\n\n` +
@@ -127,7 +128,7 @@ export const keysCommands: readonly DatabaseCommand[] = [
     migrateFirst: true,
     async run({ container, args, print }) {
       const keyId = positiveInteger(args[0] ?? '', 'keyId');
-      const outcome = await container.services.apiKeys.revokeKey(keyId);
+      const outcome = await container.services.apiKeys.revokeKey(keyId, OPERATOR_CONTEXT);
       print.result(
         { id: keyId, revoked: true, alreadyRevoked: outcome === 'already_revoked' },
         outcome === 'revoked' ? `Revoked API key ${keyId}.` : `API key ${keyId} was already revoked.`,

@@ -1,3 +1,4 @@
+import { OPERATOR_CONTEXT } from '../../audit/audit-context.js';
 import type { Order } from '../../orders/orders-repository.js';
 import { accountIdOption, int64, integer, JSON_OPTION, optionalString, requiredString } from '../cli-args.js';
 import type { DatabaseCommand } from './command.js';
@@ -63,7 +64,7 @@ export const ordersCommands: readonly DatabaseCommand[] = [
     migrateFirst: true,
     async run({ container, args, print }) {
       const orderId = int64(args[0] ?? '', 'orderId');
-      await container.services.orders.shipOrder(orderId);
+      await container.services.orders.shipOrder(orderId, OPERATOR_CONTEXT);
       print.result({ id: orderId, status: 'shipped' }, `Order ${orderId} is now shipped.`);
     },
   },

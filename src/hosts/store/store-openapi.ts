@@ -157,6 +157,12 @@ and matched throughout the walk exactly once.
 The listing carries a strong \`ETag\`; sending it back in \`If-None-Match\` answers 304 with no body while none of
 the account's orders has changed.
 
+## Audit trail
+
+\`GET /audit-events\` (scope \`audit:read\`) lists the account's audit trail, newest first, in the same
+\`{data, nextCursor}\` pages: who (a portal user, an API key by its id, the operator or the system) did what, when and from
+which address. Action names follow the OWASP Logging Vocabulary where it has one.
+
 ## Error codes
 
 The closed set of \`code\` values (shared with version 1) and the HTTP status each comes with:
@@ -184,6 +190,9 @@ export function storeV2OpenApiOptions(config: ServerUrls): OpenApiOptions {
       url: v2BaseUrl(server.url),
       description: server.url === V1_PATH ? server.description : server.description.replace(/\)$/, ', with /v2 for /v1)'),
     })),
-    tags: [{ name: 'orders', description: 'The store\'s orders, with their status (beta).' }],
+    tags: [
+      { name: 'orders', description: 'The store\'s orders, with their status (beta).' },
+      { name: 'audit', description: 'The account\'s audit trail: who did what, when and from where (beta).' },
+    ],
   };
 }

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { auditContextOf } from '../../http/audit-context.js';
 import { principalOf } from '../../http/authentication.js';
 import { notModified, sendNotModified, strongEtag } from '../../http/conditional-get.js';
 import type { ListingResponses } from '../listing/listing-responses.js';
@@ -37,7 +38,7 @@ export function registerOrdersRoutes(
   });
 
   app.delete('/store/orders/:orderId', { schema: cancelOrderSchema, config: { scope: 'orders:write' } }, async (request, reply) => {
-    await ordersService.cancelOrder(principalOf(request).accountId, request.params.orderId);
+    await ordersService.cancelOrder(principalOf(request).accountId, request.params.orderId, auditContextOf(request));
     return reply.code(204).send(null);
   });
 }

@@ -1,3 +1,6 @@
+import { recordOrderChange, SYSTEM_CONTEXT } from '../../audit/audit-context.js';
+import type { AuditContext } from '../../audit/audit-repository.js';
+import type { AuditRecorder } from '../../audit/audit-service.js';
 import { AppError, ConflictError, NotFoundError, ValidationError } from '../../errors/errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { digestOf } from '../../shared/digest.js';
@@ -37,9 +40,12 @@ export function createOrdersService({
   clock,
   changeStatus,
   readVersion,
+  audit,
 }: {
   ordersRepository: OrdersRepository;
   clock: Clock;
+  /** Cancels and shipments are recorded once committed. */
+  audit: AuditRecorder;
   /** Shared with the v2 service, so that their version reads share batches. */
   readVersion: ReadVersion;
   /** Shared with every service that cancels, so that their cancels share commits. */
@@ -90,10 +96,11 @@ export function createOrdersService({
      * Cancels a pending order. A shipped order cannot be reversed (409). An
      * order that is missing, already cancelled or another account's is
      * reported identically as not found, so no other tenant's data leaks.
+     * `context` (who asked, from where) goes to the audit trail.
      */
-    async cancelOrder(accountId: number, orderId: bigint): Promise<void> {
+    async cancelOrder(accountId: number, orderId: bigint, context: AuditContext = SYSTEM_CONTEXT): Promise<void> {
       const result = await cancelPendingOrder({ changeStatus, clock }, accountId, orderId);
-      if (result.changed) return;
+      if (result.changed) return recordOrderChange(audit, context, accountId, orderId, 'order_cancelled');
       if (result.current === 'shipped') throw alreadyShipped(orderId);
       throw notFound(orderId);
     },
@@ -169,9 +176,14 @@ export function createOrdersService({
     },
 
     /** Moves a pending order to shipped (operator interface). */
-    async shipOrder(orderId: bigint): Promise<void> {
+    async shipOrder(orderId: bigint, context: AuditContext = SYSTEM_CONTEXT): Promise<void> {
       const result = await ordersRepository.changeStatus({ id: orderId, from: 'pending', to: 'shipped', at: clock.now().toISOString() });
-      if (result.changed) return;
+      if (result.changed) {
+        // The owner is read after the change has committed: an order never changes account.
+        const order = await ordersRepository.findById(orderId);
+        if (order === undefined) return;
+        return recordOrderChange(audit, context, order.accountId, orderId, 'order_shipped');
+      }
       if (result.current === undefined) throw notFound(orderId);
       throw new ConflictError(
         'order_not_pending',

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { redactApiKeys } from '../../api-keys/api-key-format.js';
 import { ValidationError } from '../../errors/errors.js';
+import { auditContextOf } from '../../http/audit-context.js';
 import { principalOf } from '../../http/authentication.js';
 import { notModified, sendNotModified, strongEtag } from '../../http/conditional-get.js';
 import { invalidParameterMessage } from '../../http/validation-errors.js';
@@ -63,7 +64,7 @@ export function registerOrdersV2Routes(
   });
 
   app.delete('/store/orders/:orderId', { schema: cancelOrderV2Schema, config: { scope: 'orders:write' } }, async (request, reply) => {
-    await ordersV2Service.cancelOrder(principalOf(request).accountId, request.params.orderId);
+    await ordersV2Service.cancelOrder(principalOf(request).accountId, request.params.orderId, auditContextOf(request));
     return reply.code(204).send(null);
   });
 }

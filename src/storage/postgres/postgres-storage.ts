@@ -7,6 +7,7 @@ import { createPostgresAccountsRepository } from './postgres-accounts-repository
 import { createPostgresApiKeysRepository } from './postgres-api-keys-repository.js';
 import { toStorageError } from './postgres-errors.js';
 import { createPostgresMessagesRepository } from './postgres-messages-repository.js';
+import { createPostgresAuditRepository } from './postgres-audit-repository.js';
 import { createPostgresOrdersRepository } from './postgres-orders-repository.js';
 import { createPostgresSecretsRepository } from './postgres-secrets-repository.js';
 import { createPostgresPetsRepository } from './postgres-pets-repository.js';
@@ -52,6 +53,7 @@ export function openPostgresStorage(
     messages: createPostgresMessagesRepository(sql),
     users: createPostgresUsersRepository(sql, transaction),
     sessions: createPostgresSessionsRepository(sql),
+    audit: createPostgresAuditRepository(sql),
     migrate: async () => {
       // Its own connection, without the request timeouts: it may wait for
       // another process's migrations and a migration may run long.

@@ -15,6 +15,7 @@ import { createSqlitePetsRepository } from './sqlite-pets-repository.js';
 import { Database } from './sqlite-driver.js';
 import { createSqliteSessionsRepository } from './sqlite-sessions-repository.js';
 import { createSqliteUsersRepository } from './sqlite-users-repository.js';
+import { createSqliteAuditRepository } from './sqlite-audit-repository.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations/sqlite/', import.meta.url));
 /*
@@ -48,6 +49,7 @@ export function openSqliteStorage(file: string, { synchronous = 'full' }: { sync
     messages: mapUnavailable(createSqliteMessagesRepository(db)),
     users: mapUnavailable(createSqliteUsersRepository(db)),
     sessions: mapUnavailable(createSqliteSessionsRepository(db)),
+    audit: mapUnavailable(createSqliteAuditRepository(db)),
     migrate: async () => {
       db.pragma(`busy_timeout = ${MIGRATION_BUSY_TIMEOUT_MS}`);
       try {

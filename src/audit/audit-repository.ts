@@ -1,0 +1,86 @@
+/**
+ * The closed list of audited actions. Names follow the OWASP Logging
+ * Vocabulary (cheatsheetseries.owasp.org, Logging Vocabulary Cheat Sheet)
+ * where it has one; the others are our own, in the same `area_event` shape.
+ * New actions are appended: the database stores the name as text, so adding
+ * one needs no migration (docs/audit.md has the mapping).
+ */
+export const AUDIT_ACTIONS = [
+  // OWASP authn_login_success / authn_login_fail.
+  'authn_login_success',
+  'authn_login_fail',
+  // OWASP session_expired:[userid,reason]: the vocabulary has no logout event; sign-out is
+  // a session ending with details.reason "logout" (or "revoked" for sign-out everywhere).
+  'session_expired',
+  // OWASP authn_password_change.
+  'authn_password_change',
+  // Ours: the vocabulary has no passkey (or MFA factor) event.
+  'authn_passkey_added',
+  // OWASP authn_token_created / authn_token_revoked (API keys are the tokens).
+  'authn_token_created',
+  // Ours: a roll issues a replacement and shortens the old key's life; the vocabulary has no such event.
+  'authn_token_rolled',
+  'authn_token_revoked',
+  // OWASP user_created; user_disabled is ours (the vocabulary's user_archived means something stronger).
+  'user_created',
+  'user_disabled',
+  // Ours: business events.
+  'order_cancelled',
+  'order_shipped',
+  'webhook_endpoint_disabled',
+] as const;
+
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/** Who acted: a portal user, an API key (its id, never its secret), the operator's CLI, or the service itself. */
+export type AuditActor = { kind: 'user'; id: number } | { kind: 'key'; id: number } | { kind: 'operator' } | { kind: 'system' };
+
+export const AUDIT_ACTOR_KINDS = ['user', 'key', 'operator', 'system'] as const;
+
+export const AUDIT_TARGET_KINDS = ['api_key', 'order', 'user', 'passkey', 'session', 'webhook_endpoint'] as const;
+
+/** What was acted on, e.g. { kind: 'order', id: '1001' }; ids as decimal text (order ids are int64). */
+export interface AuditTarget {
+  kind: (typeof AUDIT_TARGET_KINDS)[number];
+  id: string;
+}
+
+/** Small facts about the action (never a secret): at most 8 keys, string values up to 200 characters. */
+export type AuditDetails = Readonly<Record<string, string | number | boolean>>;
+
+/**
+ * Who did it and from where, as a caller hands it to a service: the HTTP
+ * edge builds it from the request (key id, client address), the CLI says
+ * `operator`, the portal says the user. A plain object: services stay free of HTTP.
+ */
+export interface AuditContext {
+  actor: AuditActor;
+  /** The client's address (after TRUST_PROXY), when there is a client. */
+  address?: string;
+}
+
+export interface NewAuditEntry {
+  accountId: number;
+  /** ISO 8601 UTC with milliseconds. */
+  at: string;
+  actor: AuditActor;
+  address?: string;
+  action: AuditAction;
+  target?: AuditTarget;
+  details: AuditDetails;
+}
+
+export interface AuditEntry extends NewAuditEntry {
+  /** Increases with every entry written: newest first is by id, descending. */
+  id: bigint;
+}
+
+/** Storage of the audit trail: append-only, read newest first per account, pruned by age. */
+export interface AuditRepository {
+  /** Writes the entries in one transaction; an unknown account rejects the whole call (account_not_found). */
+  append(entries: readonly NewAuditEntry[]): Promise<void>;
+  /** The account's entries with an id below `beforeId` (all when absent), newest first, at most `limit`. */
+  listPage(query: { accountId: number; beforeId?: bigint; limit: number }): Promise<AuditEntry[]>;
+  /** Deletes at most `limit` entries older than `before` (any account); answers how many it deleted. */
+  deleteOlderThan(before: string, limit: number): Promise<number>;
+}
