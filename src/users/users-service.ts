@@ -116,6 +116,13 @@ export function createUsersService({
       return { ok: true };
     },
 
+    /** The user an email names, disabled or not, for the audit trail of a failed sign-in; never for deciding one. */
+    async findUser(email: string): Promise<User | undefined> {
+      const normalised = normaliseEmail(email);
+      const found = emailProblem(normalised) === undefined ? await usersRepository.findByEmail(normalised) : undefined;
+      return found === undefined ? undefined : withoutPassword(found);
+    },
+
     async listUsers(): Promise<User[]> {
       return usersRepository.list();
     },

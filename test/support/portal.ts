@@ -120,13 +120,16 @@ export class PortalClient {
   }
 
   /** Posts a form, first fetching `formPage` (for its CSRF token) when given. */
-  async post(url: string, fields: Record<string, string>, { origin, csrf }: PostOptions = {}, formPage?: string): Promise<LightMyRequestResponse> {
+  async post(url: string, fields: Record<string, string | readonly string[]>, { origin, csrf }: PostOptions = {}, formPage?: string): Promise<LightMyRequestResponse> {
     if (formPage !== undefined) await this.get(formPage);
     const token = csrf === undefined ? this.csrfToken : csrf;
     const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', ...this.cookieHeader() };
     const sentOrigin = origin === undefined ? this.origin : origin;
     if (sentOrigin !== null) headers.origin = sentOrigin;
-    const payload = new URLSearchParams({ ...(token === null || token === undefined ? {} : { _csrf: token }), ...fields }).toString();
+    const form = new URLSearchParams(token === null || token === undefined ? {} : { _csrf: token });
+    // A field given as a list is repeated, as a browser sends checked checkboxes of one name.
+    for (const [name, value] of Object.entries(fields)) for (const one of typeof value === 'string' ? [value] : value) form.append(name, one);
+    const payload = form.toString();
     return this.keep(await this.app.inject({ method: 'POST', url, headers, payload }));
   }
 

@@ -15,7 +15,10 @@ import { createPageRenderer, htmlErrorPresenter } from './portal-render.js';
 import { cookieNames, installFormProtection, installPortalHeaders } from './portal-security.js';
 import { createSessionCookies, requireSignedIn } from './portal-session.js';
 import { registerPortalAssets } from './portal-static.js';
+import { registerAuditPages } from './pages/audit-pages.js';
 import { registerHomePage } from './pages/home-page.js';
+import { registerKeysPages } from './pages/keys-pages.js';
+import { registerOrdersPages } from './pages/orders-pages.js';
 import { registerResetPasswordPages } from './pages/reset-password-pages.js';
 import { registerSettingsPages } from './pages/settings-pages.js';
 import { registerSignInPages } from './pages/sign-in-pages.js';
@@ -70,6 +73,7 @@ export async function buildPortalApp({ logger, services, config, storeAddress, r
     sessions: createSessionCookies({ sessions: services.sessions, cookies }),
     throttle: createSignInThrottle({ limits: config.portal.throttle, clock }),
     origin,
+    clock,
     api: (): ApiAddresses => ({
       production: config.publicBaseUrl ?? `${storeAddress() ?? `http://${config.host}:3000`}/v1`,
       ...(config.stagingBaseUrl === undefined ? {} : { staging: config.stagingBaseUrl }),
@@ -83,6 +87,9 @@ export async function buildPortalApp({ logger, services, config, storeAddress, r
     requireSignedIn(signedIn, context.sessions);
     registerHomePage(signedIn, context);
     registerSettingsPages(signedIn, context);
+    registerKeysPages(signedIn, context);
+    registerOrdersPages(signedIn, context);
+    registerAuditPages(signedIn, context);
   });
   return app;
 }

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import type { Services } from '../../services.js';
+import type { Clock } from '../../shared/clock.js';
 import type { SignInThrottle } from '../../users/sign-in-throttle.js';
 import type { PageRenderer } from './portal-render.js';
 import type { SessionCookies } from './portal-session.js';
@@ -24,6 +25,8 @@ export interface PortalContext {
   /** The portal's public origin (PORTAL_PUBLIC_URL, or derived from HOST and the port listened on). */
   origin: () => string;
   api: () => ApiAddresses;
+  /** The services' clock: key expiries and the times pages show. */
+  clock: Clock;
 }
 
 /** Longest value any portal form field takes; longer ones get the 400 page. */

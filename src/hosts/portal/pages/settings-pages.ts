@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { PortalContext } from '../portal-context.js';
 import { csrfField, formField } from '../portal-context.js';
+import { recordPortalAction } from '../portal-audit.js';
 import { signedInUser } from '../portal-session.js';
 
 const PasswordForm = Type.Object({ _csrf: csrfField, currentPassword: formField(), newPassword: formField() });
@@ -26,17 +27,21 @@ export function registerSettingsPages(scope: FastifyInstance, { render, services
       keepSession: sessionIdHash,
     });
     if (!result.ok) return render(request, reply, 'settings', { title: 'Settings', email: user.email, error: result, changed: false }, 400);
+    await recordPortalAction(services.audit, request, user, 'authn_password_change');
     return render(request, reply, 'settings', { title: 'Settings', email: user.email, changed: true });
   });
 
   app.post('/settings/sign-out-everywhere', { schema: { body: EmptyForm } }, async (request, reply) => {
-    await services.sessions.endAll(signedInUser(request).user.id);
+    const { user } = signedInUser(request);
+    await services.sessions.endAll(user.id);
     await sessions.end(request, reply);
+    await recordPortalAction(services.audit, request, user, 'session_expired', { details: { reason: 'revoked' } });
     return reply.redirect('/sign-in', 303);
   });
 
   app.post('/sign-out', { schema: { body: EmptyForm } }, async (request, reply) => {
     await sessions.end(request, reply);
+    await recordPortalAction(services.audit, request, signedInUser(request).user, 'session_expired', { details: { reason: 'logout' } });
     return reply.redirect('/sign-in', 303);
   });
 }

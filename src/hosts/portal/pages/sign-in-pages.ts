@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import { normaliseEmail } from '../../../users/users-service.js';
 import type { PortalContext } from '../portal-context.js';
 import { csrfField, formField } from '../portal-context.js';
+import { recordPortalAction } from '../portal-audit.js';
 import { inMinutes } from '../portal-render.js';
 import { PortalRefusal } from '../portal-security.js';
 import { safeNext } from '../portal-session.js';
@@ -42,11 +43,14 @@ export function registerSignInPages(scope: FastifyInstance, context: PortalConte
     const user = await services.users.signIn({ email, password });
     if (user === undefined) {
       throttle.count({ email: normalised, address: request.ip });
+      // Not awaited: the lookup and the write would make a known email's failure measurably slower than an unknown one's.
+      void services.users.findUser(normalised).then((known) => (known === undefined ? undefined : recordPortalAction(services.audit, request, known, 'authn_login_fail', { details: { method: 'password' } })));
       reply.header('cache-control', 'no-store');
       return render(request, reply, 'sign-in', { title: 'Sign in', next, email, error: SIGN_IN_FAILED }, 401);
     }
     throttle.clearEmail(normalised);
     await sessions.start(request, reply, user.id);
+    await recordPortalAction(services.audit, request, user, 'authn_login_success', { details: { method: 'password' } });
     return reply.redirect(next, 303);
   });
 }
