@@ -21,6 +21,7 @@ import type { Services } from './services.js';
 import { createServiceMetrics, type ServiceMetrics } from './service-metrics.js';
 import { createSessionsService } from './users/sessions-service.js';
 import { createUsersService } from './users/users-service.js';
+import { createPasskeysService } from './users/passkeys-service.js';
 import type { Storage } from './storage/storage.js';
 
 export interface Container {
@@ -75,6 +76,7 @@ export function createServices(
     users: createUsersService({ usersRepository: storage.users, accounts, sessions, clock, signUp: config.portal.signUp }),
     sessions,
     audit,
+    passkeys: createPasskeysService({ passkeysRepository: storage.passkeys, usersRepository: storage.users, clock }),
   };
 }
 

@@ -1,3 +1,4 @@
+import type { PasskeysService } from './users/passkeys-service.js';
 import type { AccountsService } from './accounts/accounts-service.js';
 import type { KeyUsageRecorder } from './api-keys/api-key-usage.js';
 import type { ApiKeysService } from './api-keys/api-keys-service.js';
@@ -27,4 +28,6 @@ export interface Services {
   /** Portal sessions. */
   sessions: SessionsService;
   audit: AuditService;
+  /** Portal passkeys (WebAuthn). */
+  passkeys: PasskeysService;
 }

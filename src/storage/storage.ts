@@ -8,6 +8,7 @@ import type { PetsRepository } from '../pets/pets-repository.js';
 import type { SessionsRepository } from '../users/sessions-repository.js';
 import type { UsersRepository } from '../users/users-repository.js';
 import type { AuditRepository } from '../audit/audit-repository.js';
+import type { PasskeysRepository } from '../users/passkeys-repository.js';
 
 export interface MigrationReport {
   /** Migrations applied by this call, e.g. ["0001-initial"]. */
@@ -28,6 +29,7 @@ export interface Storage {
   readonly users: UsersRepository;
   readonly sessions: SessionsRepository;
   readonly audit: AuditRepository;
+  readonly passkeys: PasskeysRepository;
   /** Creates or upgrades the schema; safe to call from several processes at once. */
   migrate(): Promise<MigrationReport>;
   /** Resolves when the database answers a trivial query. */

@@ -18,6 +18,8 @@ import { registerPortalAssets } from './portal-static.js';
 import { registerAuditPages } from './pages/audit-pages.js';
 import { registerHomePage } from './pages/home-page.js';
 import { registerKeysPages } from './pages/keys-pages.js';
+import { registerPasskeySettingsPages, registerPasskeySignInPages } from './pages/passkey-pages.js';
+import { registerWebAuthnAssets } from './portal-webauthn-assets.js';
 import { registerOrdersPages } from './pages/orders-pages.js';
 import { registerResetPasswordPages } from './pages/reset-password-pages.js';
 import { registerSettingsPages } from './pages/settings-pages.js';
@@ -66,6 +68,7 @@ export async function buildPortalApp({ logger, services, config, storeAddress, r
   await app.register(formbody, { bodyLimit: BODY_LIMIT_BYTES });
   await installFormProtection(app, { origin, cookies });
   registerPortalAssets(app);
+  registerWebAuthnAssets(app);
 
   const context: PortalContext = {
     services,
@@ -82,6 +85,7 @@ export async function buildPortalApp({ logger, services, config, storeAddress, r
   registerSignInPages(app, context);
   registerSignUpPages(app, context);
   registerResetPasswordPages(app, context);
+  registerPasskeySignInPages(app, context);
   // Every page below needs a signed-in user (portal-session.ts); add new signed-in pages here.
   await app.register(async (signedIn) => {
     requireSignedIn(signedIn, context.sessions);
@@ -90,6 +94,7 @@ export async function buildPortalApp({ logger, services, config, storeAddress, r
     registerKeysPages(signedIn, context);
     registerOrdersPages(signedIn, context);
     registerAuditPages(signedIn, context);
+    registerPasskeySettingsPages(signedIn, context);
   });
   return app;
 }

@@ -8,6 +8,7 @@ import { createPostgresApiKeysRepository } from './postgres-api-keys-repository.
 import { toStorageError } from './postgres-errors.js';
 import { createPostgresMessagesRepository } from './postgres-messages-repository.js';
 import { createPostgresAuditRepository } from './postgres-audit-repository.js';
+import { createPostgresPasskeysRepository } from './postgres-passkeys-repository.js';
 import { createPostgresOrdersRepository } from './postgres-orders-repository.js';
 import { createPostgresSecretsRepository } from './postgres-secrets-repository.js';
 import { createPostgresPetsRepository } from './postgres-pets-repository.js';
@@ -54,6 +55,7 @@ export function openPostgresStorage(
     users: createPostgresUsersRepository(sql, transaction),
     sessions: createPostgresSessionsRepository(sql),
     audit: createPostgresAuditRepository(sql),
+    passkeys: createPostgresPasskeysRepository(sql),
     migrate: async () => {
       // Its own connection, without the request timeouts: it may wait for
       // another process's migrations and a migration may run long.

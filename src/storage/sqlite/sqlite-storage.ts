@@ -16,6 +16,7 @@ import { Database } from './sqlite-driver.js';
 import { createSqliteSessionsRepository } from './sqlite-sessions-repository.js';
 import { createSqliteUsersRepository } from './sqlite-users-repository.js';
 import { createSqliteAuditRepository } from './sqlite-audit-repository.js';
+import { createSqlitePasskeysRepository } from './sqlite-passkeys-repository.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations/sqlite/', import.meta.url));
 /*
@@ -50,6 +51,7 @@ export function openSqliteStorage(file: string, { synchronous = 'full' }: { sync
     users: mapUnavailable(createSqliteUsersRepository(db)),
     sessions: mapUnavailable(createSqliteSessionsRepository(db)),
     audit: mapUnavailable(createSqliteAuditRepository(db)),
+    passkeys: mapUnavailable(createSqlitePasskeysRepository(db)),
     migrate: async () => {
       db.pragma(`busy_timeout = ${MIGRATION_BUSY_TIMEOUT_MS}`);
       try {
