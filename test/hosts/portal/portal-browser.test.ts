@@ -43,6 +43,14 @@ for (const backend of testBackends()) {
       assert.ok(body.includes(`${apiOrigin}/v1`), 'the API address is the store host the test started');
       assert.ok(body.includes(`curl -H "Authorization: Bearer YOUR_API_KEY" ${apiOrigin}/v1/store/orders`));
       assert.equal(await page.locator('header').getByText('Main Street Pets').count(), 1, 'the header names the store');
+      // The quickstart works as shown once a key of the account takes the placeholder's place.
+      const curl = await page.locator('#quickstart-curl').innerText();
+      const { secret } = await portal.services.apiKeys.createKey({ accountId: account.id });
+      const [, header, url] = /^curl -H "([^"]+)" (\S+)$/.exec(curl.trim().replace('YOUR_API_KEY', secret)) ?? [];
+      const [name, value] = (header ?? '').split(': ');
+      const answer = await fetch(url ?? '', { headers: { [name ?? '']: value ?? '' } });
+      assert.equal(answer.status, 200);
+      assert.deepEqual(await answer.json(), []);
 
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.waitForURL(`${origin}/sign-in`);
