@@ -7,8 +7,8 @@ import { withoutPassword, type User, type UsersRepository } from './users-reposi
 
 export type SignUpPolicy = 'open' | 'closed';
 
-export const INVITE_VALID_MS = 7 * 24 * 3_600_000;
-export const RESET_VALID_MS = 3_600_000;
+const INVITE_VALID_MS = 7 * 24 * 3_600_000;
+const RESET_VALID_MS = 3_600_000;
 const EMAIL_MAX_LENGTH = 254;
 
 /** A refusal a form shows beside its field; `field` names the input it is about. */
@@ -25,7 +25,7 @@ export interface Refusal {
  * so the answer stays generic, costs the same Argon2 hash, and is throttled
  * like a sign-in (docs/portal.md, "Enumeration").
  */
-export const SIGN_UP_REFUSED = 'An account could not be created with these details. If you already have one, sign in.';
+const SIGN_UP_REFUSED = 'An account could not be created with these details. If you already have one, sign in.';
 
 /** Trimmed, lower case: one person, one spelling. */
 export function normaliseEmail(email: string): string {

@@ -12,7 +12,7 @@ import { createTestApp, type TestApp } from './app.js';
 import { createTestPortal, type TestPortal } from './portal.js';
 import type { TestBackend } from './storage.js';
 
-export const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = '/usr/bin/chromium';
 
 /**
  * The `skip` option of a browser test: CI installs Debian's chromium
@@ -23,7 +23,7 @@ export const browserSkip: string | false =
   !existsSync(CHROMIUM) && process.env.CI === undefined ? `${CHROMIUM} is absent (install it: apt-get install -y chromium); this test runs whenever CI is set` : false;
 
 /** Chromium, headless, closed when the test ends. */
-export async function launchChromium(t: TestContext): Promise<Browser> {
+async function launchChromium(t: TestContext): Promise<Browser> {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],

@@ -9,7 +9,7 @@ import { PortalRefusal } from '../portal-security.js';
 import { safeNext } from '../portal-session.js';
 
 /** The one message for every failed sign-in: unknown email, wrong password, disabled user. */
-export const SIGN_IN_FAILED = 'Email or password is incorrect.';
+const SIGN_IN_FAILED = 'Email or password is incorrect.';
 
 const SignInQuery = Type.Object({ next: Type.Optional(Type.String({ maxLength: 2000 })), reset: Type.Optional(Type.String({ maxLength: 10 })) });
 const SignInForm = Type.Object({ _csrf: csrfField, email: formField(), password: formField(), next: Type.Optional(formField()) });
