@@ -89,18 +89,21 @@ export function createUsersService({
     },
 
     /**
-     * The user whose email and password these are, or undefined: unknown
-     * email, wrong password and disabled user alike. Exactly one Argon2
-     * verification runs whatever the outcome (against a dummy hash for an
-     * unknown email), so the time taken does not tell them apart either.
+     * The user whose email and password these are, or a failure: unknown
+     * email, wrong password and disabled user alike for the visitor. Exactly
+     * one Argon2 verification runs whatever the outcome (against a dummy
+     * hash for an unknown email), so the time taken does not tell them apart
+     * either. A failure for an existing user names them (`attempted`) for
+     * the account's audit trail only; it must never reach the page.
      */
-    async signIn(input: { email: string; password: string }): Promise<User | undefined> {
+    async signIn(input: { email: string; password: string }): Promise<{ ok: true; user: User } | { ok: false; attempted?: User }> {
       const email = normaliseEmail(input.email);
       const found = emailProblem(email) === undefined ? await usersRepository.findByEmail(email) : undefined;
       dummyHash ??= createDummyHash();
       const matches = await verifyPassword(found?.passwordHash ?? (await dummyHash), input.password.slice(0, 4 * 1024));
-      if (found === undefined || !matches || found.disabledAt !== undefined) return undefined;
-      return withoutPassword(found);
+      if (found === undefined) return { ok: false };
+      if (!matches || found.disabledAt !== undefined) return { ok: false, attempted: withoutPassword(found) };
+      return { ok: true, user: withoutPassword(found) };
     },
 
     /** Sets a new password after checking the current one; every other session of the user ends. */

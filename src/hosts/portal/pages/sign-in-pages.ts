@@ -39,14 +39,15 @@ export function registerSignInPages(scope: FastifyInstance, context: PortalConte
     const next = safeNext(request.body.next);
     const normalised = normaliseEmail(email);
     refuseWhileThrottled(context, request, normalised);
-    const user = await services.users.signIn({ email, password });
-    if (user === undefined) {
+    const result = await services.users.signIn({ email, password });
+    // Audit (after merge): record authn_login_fail for result.attempted's account, authn_login_success for result.user's.
+    if (!result.ok) {
       throttle.count({ email: normalised, address: request.ip });
       reply.header('cache-control', 'no-store');
       return render(request, reply, 'sign-in', { title: 'Sign in', next, email, error: SIGN_IN_FAILED }, 401);
     }
     throttle.clearEmail(normalised);
-    await sessions.start(request, reply, user.id);
+    await sessions.start(request, reply, result.user.id);
     return reply.redirect(next, 303);
   });
 }
