@@ -42,7 +42,7 @@ export interface BrowserPortal {
   apiOrigin: string;
   browser: Browser;
   /** A page of a fresh browser context (its own cookies). */
-  newPage(options?: { viewport?: { width: number; height: number } }): Promise<Page>;
+  newPage(options?: { viewport?: { width: number; height: number }; javaScriptEnabled?: boolean }): Promise<Page>;
 }
 
 /** The store host and the portal listening on free ports over one fresh database of `backend`, and a browser. */

@@ -71,6 +71,25 @@ for (const backend of testBackends()) {
       assert.deepEqual(seen.problems, [], 'nothing failed or was blocked by the CSP');
     });
 
+    test('when JavaScript is off, then signing up, changing the password and signing out still work (every form is plain HTML)', async (t) => {
+      const { origin, newPage } = await startBrowserPortal(t, backend);
+      const page = await newPage({ javaScriptEnabled: false });
+      await page.goto(`${origin}/sign-up`);
+      await page.getByLabel('Email').fill('no-script@example.com');
+      await page.getByLabel('Password').fill(TEST_PASSWORD);
+      await page.getByLabel('Store name').fill('Plain HTML Pets');
+      await page.getByRole('button', { name: 'Create account' }).click();
+      await page.waitForURL(`${origin}/`);
+      assert.equal(await page.getByRole('button', { name: 'Copy' }).count(), 0, 'the copy button needs the script and stays hidden without it');
+      await page.goto(`${origin}/settings`);
+      await page.getByLabel('Current password').fill(TEST_PASSWORD);
+      await page.getByLabel('New password').fill('a different passphrase');
+      await page.getByRole('button', { name: 'Change password' }).click();
+      await page.getByText('Your password was changed.').waitFor();
+      await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+      await page.waitForURL(`${origin}/sign-in`);
+    });
+
     test('when the pages are checked with axe-core, then none has a serious or critical violation, on a laptop and on a phone', async (t) => {
       const { origin, newPage } = await startBrowserPortal(t, backend);
       for (const viewport of [{ width: 1280, height: 800 }, { width: 375, height: 740 }]) {
