@@ -83,6 +83,11 @@ export default tseslint.config(
     },
   },
   {
+    // The portal's one script runs in the browser (served as a file, never inline).
+    files: ['portal/static/**/*.js'],
+    languageOptions: { sourceType: 'script', globals: { document: 'readonly', navigator: 'readonly', window: 'readonly', setTimeout: 'readonly' } },
+  },
+  {
     // ESLint's flat config and Spectral's JS ruleset formats require a default export.
     files: ['eslint.config.js', '.spectral.mjs'],
     rules: { 'no-restricted-syntax': 'off' },

@@ -1,15 +1,15 @@
 import { hash, verify, type Algorithm, type Options } from '@node-rs/argon2';
 
 /** NIST SP 800-63B and OWASP ASVS 2.1: at least 12 characters, long passphrases allowed, no composition rules. */
-export const PASSWORD_MIN_LENGTH = 12;
-export const PASSWORD_MAX_LENGTH = 1024;
+const PASSWORD_MIN_LENGTH = 12;
+const PASSWORD_MAX_LENGTH = 1024;
 
 /**
  * Argon2id at OWASP's minimum (Password Storage Cheat Sheet): 19 MiB of
  * memory, 2 iterations, 1 lane. The parameters are in each stored hash, so
  * raising them later leaves existing hashes verifiable.
  */
-export const ARGON2_OPTIONS: Readonly<Options> = {
+const ARGON2_OPTIONS: Readonly<Options> = {
   // Algorithm is an ambient const enum, which isolated modules cannot read; 2 is Argon2id.
   algorithm: 2 as Algorithm,
   memoryCost: 19 * 1024,

@@ -7,8 +7,8 @@ import { withoutPassword, type User, type UsersRepository } from './users-reposi
 
 export type SignUpPolicy = 'open' | 'closed';
 
-export const INVITE_VALID_MS = 7 * 24 * 3_600_000;
-export const RESET_VALID_MS = 3_600_000;
+const INVITE_VALID_MS = 7 * 24 * 3_600_000;
+const RESET_VALID_MS = 3_600_000;
 const EMAIL_MAX_LENGTH = 254;
 
 /** A refusal a form shows beside its field; `field` names the input it is about. */
@@ -25,7 +25,7 @@ export interface Refusal {
  * so the answer stays generic, costs the same Argon2 hash, and is throttled
  * like a sign-in (docs/portal.md, "Enumeration").
  */
-export const SIGN_UP_REFUSED = 'An account could not be created with these details. If you already have one, sign in.';
+const SIGN_UP_REFUSED = 'An account could not be created with these details. If you already have one, sign in.';
 
 /** Trimmed, lower case: one person, one spelling. */
 export function normaliseEmail(email: string): string {
@@ -89,18 +89,21 @@ export function createUsersService({
     },
 
     /**
-     * The user whose email and password these are, or undefined: unknown
-     * email, wrong password and disabled user alike. Exactly one Argon2
-     * verification runs whatever the outcome (against a dummy hash for an
-     * unknown email), so the time taken does not tell them apart either.
+     * The user whose email and password these are, or a failure: unknown
+     * email, wrong password and disabled user alike for the visitor. Exactly
+     * one Argon2 verification runs whatever the outcome (against a dummy
+     * hash for an unknown email), so the time taken does not tell them apart
+     * either. A failure for an existing user names them (`attempted`) for
+     * the account's audit trail only; it must never reach the page.
      */
-    async signIn(input: { email: string; password: string }): Promise<User | undefined> {
+    async signIn(input: { email: string; password: string }): Promise<{ ok: true; user: User } | { ok: false; attempted?: User }> {
       const email = normaliseEmail(input.email);
       const found = emailProblem(email) === undefined ? await usersRepository.findByEmail(email) : undefined;
       dummyHash ??= createDummyHash();
       const matches = await verifyPassword(found?.passwordHash ?? (await dummyHash), input.password.slice(0, 4 * 1024));
-      if (found === undefined || !matches || found.disabledAt !== undefined) return undefined;
-      return withoutPassword(found);
+      if (found === undefined) return { ok: false };
+      if (!matches || found.disabledAt !== undefined) return { ok: false, attempted: withoutPassword(found) };
+      return { ok: true, user: withoutPassword(found) };
     },
 
     /** Sets a new password after checking the current one; every other session of the user ends. */
@@ -114,13 +117,6 @@ export function createUsersService({
       await usersRepository.setPasswordHash(user.id, await hashPassword(input.next));
       await sessions.endAll(user.id, input.keepSession);
       return { ok: true };
-    },
-
-    /** The user an email names, disabled or not, for the audit trail of a failed sign-in; never for deciding one. */
-    async findUser(email: string): Promise<User | undefined> {
-      const normalised = normaliseEmail(email);
-      const found = emailProblem(normalised) === undefined ? await usersRepository.findByEmail(normalised) : undefined;
-      return found === undefined ? undefined : withoutPassword(found);
     },
 
     async listUsers(): Promise<User[]> {

@@ -8,7 +8,8 @@
 import type { TestContext } from 'node:test';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildPortalApp } from '../../src/hosts/portal/portal-app.js';
-import type { Config } from '../../src/config/config.js';
+import { portalOrigin } from '../../src/hosts/portal/portal-origin.js';
+import type { Config, DatabaseConfig } from '../../src/config/config.js';
 import { createRateLimiter } from '../../src/http/rate-limit.js';
 import type { Services } from '../../src/services.js';
 import { openStorage } from '../../src/storage/open-storage.js';
@@ -52,10 +53,23 @@ export interface TestPortal {
 export async function createTestPortal(
   t: TestContext,
   backend: TestBackend,
-  { env = {}, storeAddress = 'http://127.0.0.1:3000' }: { env?: Record<string, string>; storeAddress?: string } = {},
+  {
+    env = {},
+    storeAddress = () => 'http://127.0.0.1:3000',
+    over,
+    derivedOrigin = false,
+  }: {
+    env?: Record<string, string>;
+    /** The store host's address the pages show (the API's URL). */
+    storeAddress?: () => string | undefined;
+    /** The database of a store host built by createTestApp, so that the portal and the API share it; a fresh one when absent. */
+    over?: { storage: Storage; database: DatabaseConfig };
+    /** No PORTAL_PUBLIC_URL: the origin comes from the address listened on (http://localhost:<port>), as with a default `npm start`. */
+    derivedOrigin?: boolean;
+  } = {},
 ): Promise<TestPortal> {
-  const { storage, config: database } = await backend.freshDatabase(t);
-  const config = testConfig({ PORTAL_PUBLIC_URL: TEST_PORTAL_ORIGIN, RATE_LIMIT_REQUESTS: '0', ...env });
+  const { storage, config: database } = over === undefined ? await backend.freshDatabase(t) : { storage: over.storage, config: over.database };
+  const config = testConfig({ ...(derivedOrigin ? { PORTAL_PORT: '0' } : { PORTAL_PUBLIC_URL: TEST_PORTAL_ORIGIN }), RATE_LIMIT_REQUESTS: '0', ...env });
   const clock = manualClock(new Date());
   const { logger, logs } = capturingLogger();
   const build = async (over: Storage): Promise<{ app: FastifyInstance; services: Services }> => {
@@ -64,7 +78,7 @@ export async function createTestPortal(
       logger,
       services,
       config,
-      storeAddress: () => storeAddress,
+      storeAddress,
       rateLimiter: createRateLimiter(config.limits.rateLimit),
       httpMetrics: testHttpMetrics(),
       clock,
@@ -73,7 +87,7 @@ export async function createTestPortal(
     return { app, services };
   };
   const { app, services } = await build(storage);
-  const origin = config.portal.publicUrl ?? TEST_PORTAL_ORIGIN;
+  const origin = () => portalOrigin(config.portal, config.host, app.server);
   return {
     app,
     services,
@@ -81,7 +95,7 @@ export async function createTestPortal(
     config,
     clock,
     logs,
-    client: () => new PortalClient(app, origin),
+    client: () => new PortalClient(app, origin()),
     async anotherProcess() {
       const other = openStorage(database);
       t.after(() => other.close());

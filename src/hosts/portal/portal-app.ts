@@ -1,8 +1,7 @@
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import type { Config } from '../../config/config.js';
-import type { PortalConfig } from '../../config/config.js';
+import type { Config, PortalConfig } from '../../config/config.js';
 import type { Services } from '../../services.js';
 import { createHttpApp } from '../../http/http-app.js';
 import type { HttpMetrics } from '../../http/http-metrics.js';
@@ -29,7 +28,7 @@ import { registerSignUpPages } from './pages/sign-up-pages.js';
 export interface PortalAppDependencies {
   logger: FastifyBaseLogger;
   services: Services;
-  config: Pick<Config, 'host' | 'limits' | 'publicBaseUrl' | 'stagingBaseUrl'> & { portal: PortalConfig };
+  config: Pick<Config, 'host' | 'port' | 'limits' | 'publicBaseUrl' | 'stagingBaseUrl'> & { portal: PortalConfig };
   /** The store host's address once it listens (`http://127.0.0.1:3000`): the API's URL when PUBLIC_BASE_URL is unset. */
   storeAddress: () => string | undefined;
   /** Shared with the API hosts: one budget per client address and process. */
@@ -78,7 +77,7 @@ export async function buildPortalApp({ logger, services, config, storeAddress, r
     origin,
     clock,
     api: (): ApiAddresses => ({
-      production: config.publicBaseUrl ?? `${storeAddress() ?? `http://${config.host}:3000`}/v1`,
+      production: config.publicBaseUrl ?? `${storeAddress() ?? `http://${config.host}:${config.port}`}/v1`,
       ...(config.stagingBaseUrl === undefined ? {} : { staging: config.stagingBaseUrl }),
     }),
   };

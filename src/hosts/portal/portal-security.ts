@@ -75,7 +75,8 @@ export async function installFormProtection(app: FastifyInstance, { origin, cook
     cookieOpts: { path: '/', httpOnly: true, sameSite: 'strict', secure: cookies.secure },
   });
   app.addHook('preValidation', (request, reply, done) => {
-    if (SAFE_METHODS.has(request.method)) {
+    // A request no route takes changes nothing: it gets its 404 or 405 page.
+    if (SAFE_METHODS.has(request.method) || request.is404) {
       done();
       return;
     }

@@ -24,6 +24,10 @@ for (const backend of testBackends()) {
       const home = await client.get('/');
       assert.equal(home.statusCode, 200);
       assert.equal(home.headers['cache-control'], 'no-store');
+      const logs = portal.logs.join('');
+      assert.ok(logs.length > 0);
+      assert.ok(!logs.includes(TEST_PASSWORD), 'the password is never logged');
+      assert.ok(!logs.includes(cookie.value), 'the session id is never logged');
     });
 
     test('when a browser that already has a session cookie signs in, then it gets a new session id and the old one no longer works (no fixation)', async (t) => {

@@ -10,7 +10,7 @@ import { PortalRefusal } from '../portal-security.js';
 import { safeNext } from '../portal-session.js';
 
 /** The one message for every failed sign-in: unknown email, wrong password, disabled user. */
-export const SIGN_IN_FAILED = 'Email or password is incorrect.';
+const SIGN_IN_FAILED = 'Email or password is incorrect.';
 
 const SignInQuery = Type.Object({ next: Type.Optional(Type.String({ maxLength: 2000 })), reset: Type.Optional(Type.String({ maxLength: 10 })) });
 const SignInForm = Type.Object({ _csrf: csrfField, email: formField(), password: formField(), next: Type.Optional(formField()) });
@@ -40,17 +40,17 @@ export function registerSignInPages(scope: FastifyInstance, context: PortalConte
     const next = safeNext(request.body.next);
     const normalised = normaliseEmail(email);
     refuseWhileThrottled(context, request, normalised);
-    const user = await services.users.signIn({ email, password });
-    if (user === undefined) {
+    const result = await services.users.signIn({ email, password });
+    if (!result.ok) {
       throttle.count({ email: normalised, address: request.ip });
-      // Not awaited: the lookup and the write would make a known email's failure measurably slower than an unknown one's.
-      void services.users.findUser(normalised).then((known) => (known === undefined ? undefined : recordPortalAction(services.audit, request, known, 'authn_login_fail', { details: { method: 'password' } })));
+      // Not awaited: the write would make a known email's failure measurably slower than an unknown one's (recordAfterChange never rejects).
+      if (result.attempted !== undefined) void recordPortalAction(services.audit, request, result.attempted, 'authn_login_fail', { details: { method: 'password' } });
       reply.header('cache-control', 'no-store');
       return render(request, reply, 'sign-in', { title: 'Sign in', next, email, error: SIGN_IN_FAILED }, 401);
     }
     throttle.clearEmail(normalised);
-    await sessions.start(request, reply, user.id);
-    await recordPortalAction(services.audit, request, user, 'authn_login_success', { details: { method: 'password' } });
+    await sessions.start(request, reply, result.user.id);
+    await recordPortalAction(services.audit, request, result.user, 'authn_login_success', { details: { method: 'password' } });
     return reply.redirect(next, 303);
   });
 }
