@@ -44,7 +44,7 @@ export default tseslint.config(
   },
   {
     // The entry point hands the environment to loadConfig; tests, benchmarks and the development database (PG_PORT) set it up.
-    files: ['src/config/**', 'src/cli/main.ts', 'test/**', 'bench/**', 'scripts/db-postgres.ts'],
+    files: ['src/config/**', 'src/cli/main.ts', 'test/**', 'bench/**', 'scripts/db-postgres.ts', 'scripts/screenshots.ts'],
     rules: { 'no-restricted-properties': 'off' },
   },
   {
@@ -86,6 +86,11 @@ export default tseslint.config(
     // The portal's one script runs in the browser (served as a file, never inline).
     files: ['portal/static/**/*.js'],
     languageOptions: { sourceType: 'script', globals: { document: 'readonly', navigator: 'readonly', window: 'readonly', setTimeout: 'readonly' } },
+  },
+  {
+    // The passkeys script is an ES module: it imports @simplewebauthn/browser's modules, served beside it.
+    files: ['portal/static/passkeys.js'],
+    languageOptions: { sourceType: 'module', globals: { document: 'readonly', window: 'readonly', fetch: 'readonly' } },
   },
   {
     // ESLint's flat config and Spectral's JS ruleset formats require a default export.

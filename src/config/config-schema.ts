@@ -274,12 +274,7 @@ const portal = Type.Object(
     PORTAL_SESSION_IDLE_MINUTES: Type.Integer({ minimum: 1, maximum: 1440, default: 30, description: 'A portal session unused this long ends' }),
     PORTAL_SESSION_ABSOLUTE_HOURS: Type.Integer({ minimum: 1, maximum: 720, default: 12, description: 'A portal session ends this long after sign-in, however active' }),
     PORTAL_THROTTLE_PER_EMAIL: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 5, description: 'Failed sign-ins one email may take per throttle window, per process' }),
-    PORTAL_THROTTLE_PER_ADDRESS: Type.Integer({
-      minimum: 1,
-      maximum: 1_000_000,
-      default: 30,
-      description: 'Failed sign-ins, sign-ups and password resets one client address may make per throttle window, per process',
-    }),
+    PORTAL_THROTTLE_PER_ADDRESS: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 30, description: 'Failed sign-ins, sign-ups and password resets one client address may make per throttle window, per process' }),
     PORTAL_THROTTLE_WINDOW_MINUTES: Type.Integer({ minimum: 1, maximum: 1440, default: 15, description: 'The sign-in throttle\'s window' }),
   },
   { title: 'Portal' },
@@ -287,12 +282,7 @@ const portal = Type.Object(
 
 const audit = Type.Object(
   {
-    AUDIT_RETENTION_DAYS: Type.Integer({
-      minimum: 1,
-      maximum: 36_500,
-      default: 90,
-      description: 'How long audit trail entries are kept; older ones are deleted in the background by the server',
-    }),
+    AUDIT_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 36_500, default: 90, description: 'How long audit trail entries are kept; older ones are deleted in the background by the server' }),
     AUDIT_PRUNE_INTERVAL_MS: Type.Integer({ minimum: 1000, maximum: 86_400_000, default: 3_600_000, description: 'How often the server deletes audit trail entries past their retention' }),
   },
   { title: 'Audit trail' },

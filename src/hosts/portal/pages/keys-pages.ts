@@ -14,7 +14,7 @@ import { signedInUser } from '../portal-session.js';
 const DAY_MS = 86_400_000;
 
 /** The lifetimes the form offers; 90 days is preselected. */
-export const KEY_EXPIRIES = [
+const KEY_EXPIRIES = [
   { value: '7d', label: '7 days', ms: 7 * DAY_MS },
   { value: '30d', label: '30 days', ms: 30 * DAY_MS },
   { value: '90d', label: '90 days', ms: 90 * DAY_MS },
@@ -24,7 +24,7 @@ export const KEY_EXPIRIES = [
 const DEFAULT_EXPIRY = '90d';
 
 /** How long a rolled key keeps working beside its replacement. */
-export const ROLL_GRACES = [
+const ROLL_GRACES = [
   { value: 'now', label: 'now', ms: 0 },
   { value: '1h', label: '1 hour', ms: 3_600_000 },
   { value: '24h', label: '24 hours', ms: DAY_MS },

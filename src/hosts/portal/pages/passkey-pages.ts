@@ -11,7 +11,7 @@ import { safeNext, signedInUser } from '../portal-session.js';
 import { refuseWhileThrottled } from './sign-in-pages.js';
 
 /** The one answer to every failed passkey sign-in: it never says whether an account or a passkey exists. */
-export const PASSKEY_SIGN_IN_FAILED = 'That passkey could not sign you in. Try again, or sign in with your email and password.';
+const PASSKEY_SIGN_IN_FAILED = 'That passkey could not sign you in. Try again, or sign in with your email and password.';
 
 /** An attestation with its certificates fits easily; the portal's forms are bounded the same way. */
 const JSON_BODY_LIMIT = 64 * 1024;
