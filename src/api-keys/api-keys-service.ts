@@ -34,8 +34,13 @@ interface Dependencies {
 }
 
 export function createApiKeysService({ apiKeysRepository, accountsRepository, clock, environment, audit }: Dependencies) {
-  const recordKey = (context: AuditContext, accountId: number, action: 'authn_token_created' | 'authn_token_rolled' | 'authn_token_revoked', keyId: number, details: Record<string, string | number>) =>
-    audit.recordAfterChange({ ...context, accountId, action, target: { kind: 'api_key', id: String(keyId) }, details });
+  const recordKey = (
+    context: AuditContext,
+    accountId: number,
+    action: 'authn_token_created' | 'authn_token_rolled' | 'authn_token_revoked',
+    keyId: number,
+    details: Record<string, string | number>,
+  ) => audit.recordAfterChange({ ...context, accountId, action, target: { kind: 'api_key', id: String(keyId) }, details });
 
   return {
     /**

@@ -63,7 +63,6 @@ const AuditEventsQuerySchema = Type.Object(
   },
   { additionalProperties: false },
 );
-export type AuditEventsQuery = Static<typeof AuditEventsQuerySchema>;
 export const AUDIT_EVENTS_PARAMETERS: readonly string[] = Object.keys(AuditEventsQuerySchema.properties);
 
 const AUDIT_EVENT_EXAMPLES = [

@@ -29,6 +29,7 @@ describe('configuration', () => {
         session: { idleMs: 30 * 60_000, absoluteMs: 12 * 3_600_000 },
         throttle: { perEmail: 5, perAddress: 30, windowMs: 15 * 60_000 },
       },
+      audit: { retentionDays: 90, pruneIntervalMs: 3_600_000 },
     });
     assert.ok(Object.isFrozen(config));
   });

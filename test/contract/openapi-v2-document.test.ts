@@ -80,7 +80,7 @@ describe('the committed OpenAPI document of v2 (beta)', () => {
     assert.deepEqual(doc.servers.map((s) => s.url), ['https://store.example.com/v2', 'https://staging.store.example.com/v2']);
     assert.match(doc.servers[0]?.description ?? '', /Production/);
     assert.match(doc.servers[1]?.description ?? '', /Staging/);
-    assert.deepEqual(Object.keys(doc.paths), ['/store/orders', '/store/orders/{orderId}']);
+    assert.deepEqual(Object.keys(doc.paths), ['/store/orders', '/store/orders/{orderId}', '/audit-events']);
     // v1 keeps its spec-mandated shape (section 1): servers ending in /v1, the same relative paths.
     for (const server of v1.servers) assert.match(server.url, /\/v1$/);
   });
@@ -106,9 +106,10 @@ describe('the committed OpenAPI document of v2 (beta)', () => {
         ['get', '/store/orders', 'listOrdersV2', 'beta', ['orders']],
         ['get', '/store/orders/{orderId}', 'getOrderV2', 'beta', ['orders']],
         ['delete', '/store/orders/{orderId}', 'cancelOrderV2', 'beta', ['orders']],
+        ['get', '/audit-events', 'listAuditEvents', 'beta', ['audit']],
       ],
     );
-    assert.deepEqual([...tags], ['orders']);
+    assert.deepEqual([...tags], ['orders', 'audit']);
     for (const { op } of operations) for (const tag of op.tags as string[]) assert.ok(tags.has(tag), `tag ${tag} is defined`);
     const v1Ids = new Set(operationsOf(v1).map((o) => o.op.operationId));
     for (const { op } of operations) assert.ok(!v1Ids.has(op.operationId), `${String(op.operationId)} is not a v1 operationId`);
@@ -233,4 +234,23 @@ describe('conditional GET in both documents', () => {
       assert.equal(op.responses['304']?.content, undefined);
     });
   }
+});
+
+describe('the audit trail in the v2 document', () => {
+  test('when read, then listAuditEvents takes limit and cursor, needs audit:read and answers the {data, nextCursor} page of AuditEvent', () => {
+    const { op } = operation('listAuditEvents');
+    assert.deepEqual((op.parameters as Json[]).map(({ name, in: where, required, schema }) => ({ name, where, required, schema })), [
+      { name: 'limit', where: 'query', required: false, schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 200, default: 50 } },
+      { name: 'cursor', where: 'query', required: false, schema: { type: 'string', minLength: 1, maxLength: 512 } },
+    ]);
+    assert.deepEqual(Object.keys(op.responses), ['200', '400', '401', '403', '408', '429', '431', '500', '503']);
+    assert.match(JSON.stringify(op.responses['403']), /audit:read/);
+    assert.deepEqual(media(op.responses['200'])?.schema, { $ref: '#/components/schemas/AuditEventsPage' });
+    const page = doc.components.schemas.AuditEventsPage;
+    assert.deepEqual(page?.required, ['data', 'nextCursor']);
+    assert.deepEqual(page?.properties.data?.items, { $ref: '#/components/schemas/AuditEvent' });
+    const event = doc.components.schemas.AuditEvent;
+    assert.deepEqual(event?.required, ['id', 'at', 'action', 'actor', 'details']);
+    assert.ok((event?.properties.action?.enum as string[]).includes('authn_token_created'));
+  });
 });

@@ -156,6 +156,7 @@ test('when Portman turns openapi-v2.json into contract and variation tests and n
     'List orders, filtered and paged (beta) -> 200',
     'Get one order (beta) -> 200',
     'Cancel an order (beta) -> 204',
+    'List the audit trail (beta) -> 200',
     'List orders, filtered and paged (beta)[WithoutAuthorization] -> 401',
     'List orders, filtered and paged (beta)[WithUnknownBearerKey] -> 401',
     'Get one order (beta)[WithoutAuthorization] -> 401',
@@ -172,5 +173,9 @@ test('when Portman turns openapi-v2.json into contract and variation tests and n
     'Cancel an order (beta)[UnknownOrder] -> 404',
     'Cancel an order (beta)[ShippedOrder] -> 409',
     'Cancel an order (beta)[CancelledOrder] -> 409',
+    'List the audit trail (beta)[WithoutAuthorization] -> 401',
+    'List the audit trail (beta)[WithUnknownBearerKey] -> 401',
+    'List the audit trail (beta)[LimitOutOfRange] -> 400',
+    'List the audit trail (beta)[ForgedCursor] -> 400',
   ]);
 });

@@ -48,11 +48,10 @@ for (const backend of testBackends({ withPgBouncer: true })) {
 
         const page = await storage.audit.listPage({ accountId: a, limit: 10 });
         // Absent optional fields come back absent, not undefined.
-        const { target: _none, ...bareRead } = bare;
-        const { target: _no, ...userRead } = user;
+        const withoutTarget = (e: NewAuditEntry) => Object.fromEntries(Object.entries(e).filter(([name]) => name !== 'target'));
         assert.deepEqual(
-          page.map(({ id: _id, ...rest }) => rest),
-          [userRead, bareRead, full],
+          page.map((e) => Object.fromEntries(Object.entries(e).filter(([name]) => name !== 'id'))),
+          [withoutTarget(user), withoutTarget(bare), full],
         );
         const ids = page.map((e) => e.id);
         assert.ok(ids.every((id) => typeof id === 'bigint'));
