@@ -6,6 +6,8 @@ import { buildTestStoreApp } from '../../support/app.js';
 import { capturingLogger } from '../../support/logs.js';
 import { createTestPortal, pageText, signUp, type PortalClient, type TestPortal } from '../../support/portal.js';
 import { testBackends } from '../../support/storage.js';
+import { testServices } from '../../support/container.js';
+import { openStorage } from '../../../src/storage/open-storage.js';
 
 const NEW_KEY = /id="new-api-key"[^>]*value="([^"]+)"/;
 
@@ -93,6 +95,24 @@ for (const backend of testBackends()) {
       assert.equal(revoked.statusCode, 303);
       assert.equal(revoked.headers.location, '/keys?revoked=1');
       assert.equal((await listOrders(store, secret)).statusCode, 401);
+    });
+
+    test('when a key is revoked in the portal, then a store host in another process (its own storage and key cache) refuses it once its 1 s cache time has passed', async (t) => {
+      const { storage, config: database } = await backend.freshDatabase(t);
+      const portal = await createTestPortal(t, backend, { over: { storage, database } });
+      const { client } = await signUp(portal);
+      const { secret } = await createKey(client);
+      const otherStorage = openStorage(database);
+      t.after(() => otherStorage.close());
+      const otherServices = testServices(otherStorage, { config: portal.config, clock: portal.clock });
+      const other = await buildTestStoreApp({ logger: capturingLogger().logger, services: otherServices, storage: otherStorage });
+      t.after(() => other.close());
+      assert.equal((await listOrders(other, secret)).statusCode, 200, 'the other process has the key in its cache');
+      const keyId = /href="\/keys\/(\d+)\/revoke"/.exec((await client.get('/keys')).body)?.[1] ?? '';
+      assert.equal((await client.post(`/keys/${keyId}/revoke`, {}, {}, `/keys/${keyId}/revoke`)).statusCode, 303);
+      assert.equal((await listOrders(await storeApp(t, portal), secret)).statusCode, 401, "the portal's own process refuses it at once");
+      portal.clock.advance(1000);
+      assert.equal((await listOrders(other, secret)).statusCode, 401, 'the other process refuses it 1 s later');
     });
 
     test('when a user rolls a key with grace "now", then the new key is shown once and works, and the old one is refused', async (t) => {
