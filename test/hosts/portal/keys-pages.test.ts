@@ -7,6 +7,7 @@ import { capturingLogger } from '../../support/logs.js';
 import { createTestPortal, pageText, signUp, type PortalClient, type TestPortal } from '../../support/portal.js';
 import { testBackends } from '../../support/storage.js';
 import { testServices } from '../../support/container.js';
+import { createTestQuickstartApp } from '../../support/quickstart.js';
 import { openStorage } from '../../../src/storage/open-storage.js';
 
 const NEW_KEY = /id="new-api-key"[^>]*value="([^"]+)"/;
@@ -45,6 +46,14 @@ for (const backend of testBackends()) {
       assert.match(created.body, /<label for="new-api-key">New API key<\/label>/);
       assert.match(created.body, /readonly/);
       assert.equal((await listOrders(await storeApp(t, portal), created.secret)).statusCode, 200);
+      const quickstart = await createTestQuickstartApp(t, backend, { storage: portal.storage, services: portal.services });
+      const message = await quickstart.app.inject({
+        method: 'POST',
+        url: '/messages',
+        headers: { authorization: `Bearer ${created.secret}`, 'content-type': 'application/json' },
+        payload: JSON.stringify({ message: 'from a portal key' }),
+      });
+      assert.equal(message.statusCode, 202, 'the same key works on the quickstart host');
 
       const again = await client.get('/keys');
       for (const column of ['Name', 'Key', 'Scopes', 'Created', 'Expires', 'Last used']) assert.ok(again.body.includes(`<th scope="col">${column}</th>`), column);
