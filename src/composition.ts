@@ -19,6 +19,9 @@ import { systemClock, type Clock } from './shared/clock.js';
 import { openStorage } from './storage/open-storage.js';
 import type { Services } from './services.js';
 import { createServiceMetrics, type ServiceMetrics } from './service-metrics.js';
+import { createSessionsService } from './users/sessions-service.js';
+import { createUsersService } from './users/users-service.js';
+import { createPasskeysService } from './users/passkeys-service.js';
 import type { Storage } from './storage/storage.js';
 
 export interface Container {
@@ -35,7 +38,7 @@ export interface Container {
  */
 export function createServices(
   storage: Storage,
-  config: Pick<Config, 'environment' | 'cursorSecrets' | 'pets' | 'audit'>,
+  config: Pick<Config, 'environment' | 'cursorSecrets' | 'pets' | 'portal' | 'audit'>,
   clock: Clock,
   metrics: ServiceMetrics,
 ): Services {
@@ -44,11 +47,13 @@ export function createServices(
   const changeStatus = createGroupedStatusChanges(metrics.groupCommits(storage.orders));
   // One batch of version reads per turn for every listing, v1 and v2.
   const readVersion = createVersionReads(storage.orders);
+  const accounts = createAccountsService({ accountsRepository: storage.accounts, clock });
+  const sessions = createSessionsService({ sessionsRepository: storage.sessions, clock, timeouts: config.portal.session });
   // One signing key for every cursor of the API: the v2 orders listing and the audit trail.
   const cursors = createCursorCodec({ secrets: config.cursorSecrets, secretsRepository: storage.secrets, clock });
   const audit = createAuditService({ auditRepository: storage.audit, cursors, clock, retentionDays: config.audit.retentionDays });
   return {
-    accounts: createAccountsService({ accountsRepository: storage.accounts, clock }),
+    accounts,
     apiKeys: createApiKeysService({
       apiKeysRepository: metrics.keyLookups(cacheApiKeyLookups(metrics.keyLookups(storage.apiKeys, 'database'), clock), 'cache'),
       accountsRepository: storage.accounts,
@@ -68,7 +73,10 @@ export function createServices(
     }),
     pets: createPetsService({ petsRepository: storage.pets, clock, lifecycle: config.pets }),
     messages: createMessagesService({ messagesRepository: storage.messages, clock }),
+    users: createUsersService({ usersRepository: storage.users, accounts, sessions, clock, signUp: config.portal.signUp }),
+    sessions,
     audit,
+    passkeys: createPasskeysService({ passkeysRepository: storage.passkeys, usersRepository: storage.users, clock }),
   };
 }
 

@@ -8,7 +8,10 @@ import { createLogger, prettyDestination } from './http/logging.js';
 import { startMetricsListener, type MetricsListener } from './http/metrics-listener.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import { buildQuickstartApp } from './hosts/quickstart/quickstart-app.js';
+import { buildPortalApp } from './hosts/portal/portal-app.js';
+import { systemClock } from './shared/clock.js';
 import { listenOn } from './server-listen.js';
+import { portalOrigin } from './hosts/portal/portal-origin.js';
 
 /**
  * Runs the store host, the quickstart host (unless QUICKSTART_PORT=off) and
@@ -40,19 +43,28 @@ export async function runServer(
     config.quickstart === null
       ? undefined
       : await buildQuickstartApp({ logger, services: container.services, limits, rateLimiter, config: config.quickstart, httpMetrics });
+  let address: string | undefined;
+  const portal: FastifyInstance | undefined =
+    config.portal.port === null
+      ? undefined
+      : await buildPortalApp({ logger, services: container.services, config, storeAddress: () => address, rateLimiter, httpMetrics, clock: systemClock });
 
-  let address: string;
   let quickstartAddress: string | undefined;
+  let portalAddress: string | undefined;
   // A worker's metrics are scraped through the primary, which aggregates them.
   let metricsListener: MetricsListener | undefined;
   try {
     address = await listenOn(app, config.host, config.port, 'PORT');
+    if (portal !== undefined && config.portal.port !== null) {
+      await listenOn(portal, config.host, config.portal.port, 'PORTAL_PORT');
+      portalAddress = portalOrigin(config.portal, config.host, portal.server);
+    }
     if (quickstart !== undefined && config.quickstart !== null) {
       quickstartAddress = await listenOn(quickstart, config.host, config.quickstart.port, 'QUICKSTART_PORT');
     }
     if (config.metrics !== null && !clusterWorker) metricsListener = await startMetricsListener(registry, config.metrics.host, config.metrics.port);
   } catch (error) {
-    await Promise.all([app.close(), quickstart?.close()]);
+    await Promise.all([app.close(), quickstart?.close(), portal?.close()]);
     await container.close();
     throw error;
   }
@@ -66,7 +78,7 @@ export async function runServer(
   closeWithGrace({ delay: config.shutdownGraceMs, logger, skip }, async ({ signal, err }) => {
     if (err !== undefined) logger.error({ err }, 'shutting down after an unexpected error');
     else logger.info({ signal }, 'shutting down');
-    await Promise.all([app.close(), quickstart?.close(), metricsListener?.close()]);
+    await Promise.all([app.close(), quickstart?.close(), portal?.close(), metricsListener?.close()]);
     await dispatcher.stop();
     await container.close();
   });
@@ -74,6 +86,7 @@ export async function runServer(
   const listening: Listening = {
     address,
     ...(quickstartAddress === undefined ? {} : { quickstartAddress }),
+    ...(portalAddress === undefined ? {} : { portalAddress }),
     ...(metricsListener === undefined ? {} : { metricsUrl: metricsListener.url }),
     freshDatabase: (await container.services.accounts.listAccounts()).length === 0,
   };
@@ -85,18 +98,21 @@ export async function runServer(
 export interface Listening {
   address: string;
   quickstartAddress?: string;
+  /** The portal's public origin; absent when PORTAL_PORT=off. */
+  portalAddress?: string;
   /** The Prometheus scrape URL; absent when METRICS_PORT=off (and in a cluster worker). */
   metricsUrl?: string;
   freshDatabase: boolean;
 }
 
 /** The human greeting on stderr; `workers` is said when more than one serve. */
-export function greeting({ address, quickstartAddress, metricsUrl, freshDatabase }: Listening, workers = 1): string {
+export function greeting({ address, quickstartAddress, portalAddress, metricsUrl, freshDatabase }: Listening, workers = 1): string {
   const lines = [
     `Store Orders listening on ${address} (API under ${address}/v1)${workers > 1 ? ` with ${workers} workers` : ''}`,
     `API documentation: ${address}/docs (try the operations there with an API key)`,
   ];
   if (quickstartAddress !== undefined) lines.push(`Quickstart host listening on ${quickstartAddress} (POST ${quickstartAddress}/messages)`);
+  if (portalAddress !== undefined) lines.push(`Self-service portal at ${portalAddress} (sign up, API keys, orders)`);
   if (metricsUrl !== undefined) lines.push(`Prometheus metrics at ${metricsUrl}${workers > 1 ? ' (every worker, aggregated)' : ''}`);
   if (freshDatabase) {
     lines.push(

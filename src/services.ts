@@ -1,3 +1,4 @@
+import type { PasskeysService } from './users/passkeys-service.js';
 import type { AccountsService } from './accounts/accounts-service.js';
 import type { KeyUsageRecorder } from './api-keys/api-key-usage.js';
 import type { ApiKeysService } from './api-keys/api-keys-service.js';
@@ -6,6 +7,8 @@ import type { MessagesService } from './messages/messages-service.js';
 import type { OrdersService } from './orders/v1/orders-service.js';
 import type { OrdersV2Service } from './orders/v2/orders-v2-service.js';
 import type { PetsService } from './pets/pets-service.js';
+import type { SessionsService } from './users/sessions-service.js';
+import type { UsersService } from './users/users-service.js';
 
 /**
  * Every service of one process, as the composition root builds them and the
@@ -20,5 +23,11 @@ export interface Services {
   ordersV2: OrdersV2Service;
   pets: PetsService;
   messages: MessagesService;
+  /** Portal users (sign-up, sign-in, passwords, the operator's links). */
+  users: UsersService;
+  /** Portal sessions. */
+  sessions: SessionsService;
   audit: AuditService;
+  /** Portal passkeys (WebAuthn). */
+  passkeys: PasskeysService;
 }

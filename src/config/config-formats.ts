@@ -25,6 +25,12 @@ export function parseBaseUrl(text: string): string | undefined {
   return url.href.replace(/\/+$/, '');
 }
 
+/** An origin: an absolute http(s) URL with no path (a `/` alone is dropped), query, fragment or credentials. */
+export function parsePortalUrl(text: string): string | undefined {
+  const url = parseBaseUrl(text);
+  return url !== undefined && new URL(url).pathname === '/' ? new URL(url).origin : undefined;
+}
+
 /** A base URL (see parseBaseUrl) whose path ends in the version prefix /v1 (spec section 1). */
 export function parseVersionedBaseUrl(text: string): string | undefined {
   const url = parseBaseUrl(text);

@@ -4,6 +4,9 @@ import type { EnvironmentValues } from './config-schema.js';
 import { deepFreeze } from './deep-freeze.js';
 import { readEnvironment, type Env, type EnvironmentReading } from './env-reader.js';
 import { limitsFrom, type Limits } from './limits.js';
+import { portalFrom, type PortalConfig } from './portal-config.js';
+
+export type { PortalConfig } from './portal-config.js';
 
 export type LogLevel = EnvironmentValues['server']['LOG_LEVEL'];
 export type DeploymentEnvironment = EnvironmentValues['api']['STORE_ENVIRONMENT'];
@@ -87,6 +90,8 @@ export interface Config {
   readonly stagingBaseUrl?: string;
   /** The deprecated pet lookup's lifecycle: deprecated since, and gone from (sunset >= deprecation). */
   readonly pets: Readonly<PetsLifecycleConfig>;
+  /** The self-service portal: its host (`port` null when PORTAL_PORT=off), sign-up policy, sessions and throttling. */
+  readonly portal: PortalConfig;
   readonly audit: AuditConfig;
 }
 
@@ -156,6 +161,15 @@ function crossVariableProblems({ values, problems, given }: EnvironmentReading):
     accepted('PORT', 'QUICKSTART_PORT', 'METRICS_PORT') && metricsPort !== 'off' && metricsPort !== 0 && (metricsPort === values.server.PORT || metricsPort === quickstartPort),
     `METRICS_PORT must differ from PORT and QUICKSTART_PORT (${metricsPort}): metrics are never served on a public host`,
   );
+  const portalPort = values.portal.PORTAL_PORT;
+  rule(
+    'PORTAL_PORT',
+    accepted('PORT', 'QUICKSTART_PORT', 'METRICS_PORT', 'PORTAL_PORT') &&
+      portalPort !== 'off' &&
+      portalPort !== 0 &&
+      [values.server.PORT, quickstartPort, metricsPort].includes(portalPort),
+    `PORTAL_PORT must differ from PORT, QUICKSTART_PORT and METRICS_PORT (${portalPort}); give the portal its own port or PORTAL_PORT=off`,
+  );
   const perAddress = values.limits.MAX_CONNECTIONS_PER_ADDRESS;
   rule(
     'MAX_CONNECTIONS_PER_ADDRESS',
@@ -177,7 +191,7 @@ function crossVariableProblems({ values, problems, given }: EnvironmentReading):
 }
 
 /** The Config shape the rest of the program reads, from values the schema has accepted. */
-function assemble({ server, database, api, quickstart, metrics, messages, limits, audit }: EnvironmentValues, cwd: string): Config {
+function assemble({ server, database, api, quickstart, metrics, messages, limits, portal, audit }: EnvironmentValues, cwd: string): Config {
   const url = parseDatabaseUrl(database.DATABASE_URL);
   if (url.kind === 'invalid') throw new Error('DATABASE_URL was accepted by the schema but cannot be parsed.');
   const cursorSecret = api.CURSOR_SECRET;
@@ -211,6 +225,7 @@ function assemble({ server, database, api, quickstart, metrics, messages, limits
     ...(api.PUBLIC_BASE_URL === undefined ? {} : { publicBaseUrl: checked(parseVersionedBaseUrl(api.PUBLIC_BASE_URL)) }),
     ...(api.STAGING_BASE_URL === undefined ? {} : { stagingBaseUrl: checked(parseVersionedBaseUrl(api.STAGING_BASE_URL)) }),
     pets: { deprecatedAt: checked(parseInstant(api.PETS_DEPRECATION_DATE)), sunsetAt: checked(parseInstant(api.PETS_SUNSET_DATE)) },
+    portal: portalFrom(portal),
     audit: { retentionDays: audit.AUDIT_RETENTION_DAYS, pruneIntervalMs: audit.AUDIT_PRUNE_INTERVAL_MS },
   };
 }

@@ -20,6 +20,20 @@ interface ErrorResponse {
   headers: Readonly<Record<string, string>>;
 }
 
+/**
+ * Writes a refusal or failure, already mapped to its Error record and
+ * headers (`error` is what was thrown, for a presenter that knows more
+ * kinds). The API hosts answer JSON; the portal answers an HTML page.
+ */
+export type ErrorPresenter = (request: FastifyRequest, reply: FastifyReply, response: ErrorResponse & { error: unknown }) => FastifyReply;
+
+const presentJson: ErrorPresenter = (request, reply, { record, headers }) =>
+  reply
+    .code(record.status)
+    .headers({ ...headers, 'x-request-id': request.id })
+    .type(JSON_CONTENT_TYPE)
+    .send(record);
+
 /** Fastify's own errors that a client can cause, and what we answer instead. */
 const FRAMEWORK_ERRORS: Readonly<Record<string, { code: ErrorCode; message: string }>> = {
   FST_ERR_CTP_BODY_TOO_LARGE: { code: 'payload_too_large', message: 'The request body is larger than this endpoint accepts.' },
@@ -62,23 +76,19 @@ function toErrorResponse(error: unknown, inputs: RouteInputs = {}): ErrorRespons
   return { record: errorRecord('internal_error', 'An internal error occurred. It has been logged; retrying may help.'), headers: {} };
 }
 
-export function sendError(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: unknown, present: ErrorPresenter = presentJson): FastifyReply {
   const { record, headers } = toErrorResponse(error, request.routeOptions.config.inputs);
   if (record.status >= 500) request.log.error({ err: error }, 'request failed');
   else request.log.info({ code: record.code }, 'request refused');
   recordErrorCode(request.raw, record.code);
-  return reply
-    .code(record.status)
-    .headers({ ...headers, 'x-request-id': request.id })
-    .type(JSON_CONTENT_TYPE)
-    .send(record);
+  return present(request, reply, { record, headers, error });
 }
 
-/** Installs the one error handler and the 404/405 handler on the root instance. */
-export function installErrorHandling(app: FastifyInstance): void {
+/** Installs the one error handler and the 404/405 handler on the root instance; `present` writes them (JSON Error records unless given). */
+export function installErrorHandling(app: FastifyInstance, present: ErrorPresenter = presentJson): void {
   const routes = recordRoutes(app);
 
-  app.setErrorHandler((error, request, reply) => sendError(request, reply, error));
+  app.setErrorHandler((error, request, reply) => sendError(request, reply, error, present));
 
   app.setNotFoundHandler((request, reply) => {
     const allowed = routes.methodsFor(request.url);
@@ -89,8 +99,9 @@ export function installErrorHandling(app: FastifyInstance): void {
         new AppError('method_not_allowed', `${request.method} is not allowed here. Allowed: ${allowed.join(', ')}.`, {
           allow: allowed.join(', '),
         }),
+        present,
       );
     }
-    return sendError(request, reply, new AppError('route_not_found', 'No resource exists at this path.'));
+    return sendError(request, reply, new AppError('route_not_found', 'No resource exists at this path.'), present);
   });
 }

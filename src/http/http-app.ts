@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Limits } from '../config/limits.js';
 import { AppError } from '../errors/errors.js';
-import { installErrorHandling, sendError } from './error-handler.js';
+import { installErrorHandling, sendError, type ErrorPresenter } from './error-handler.js';
 import { hardenedServerOptions, installHardening } from './hardening.js';
 import type { RateLimiter } from './rate-limit.js';
 import { int64Keyword } from './int64-parameter.js';
@@ -35,6 +35,8 @@ export interface HttpAppOptions {
   preRouting?: PreRouting;
   /** The host's HTTP metrics: every request is measured, whichever path (Fastify, pre-routing, Node's parser) answers it. */
   metrics: HostHttpMetrics;
+  /** How refusals and failures are written: JSON Error records unless given (the portal writes HTML pages). */
+  present?: ErrorPresenter;
 }
 
 /** A request handler in front of Fastify's: it answers, or calls `fastify` with the request untouched. */
@@ -48,7 +50,7 @@ export type PreRouting = (req: IncomingMessage, res: ServerResponse, fastify: (r
  * unauthenticated routes, security headers). Routes are added by the caller;
  * each host (store, quickstart) is one of these.
  */
-export async function createHttpApp({ logger, bodyLimit, ajv = {}, limits, rateLimiter, preRouting, metrics }: HttpAppOptions): Promise<FastifyInstance> {
+export async function createHttpApp({ logger, bodyLimit, ajv = {}, limits, rateLimiter, preRouting, metrics, present }: HttpAppOptions): Promise<FastifyInstance> {
   const hardened = hardenedServerOptions(limits);
   // Node would answer a missing Host with a bare 400; onRequest answers with an Error record.
   const http = { ...hardened.http, requireHostHeader: false };
@@ -67,7 +69,7 @@ export async function createHttpApp({ logger, bodyLimit, ajv = {}, limits, rateL
     schemaErrorFormatter: formatSchemaError,
     ajv: { customOptions: { verbose: true, ...ajv }, plugins: [int64Keyword] },
     frameworkErrors: (error, request, reply) => {
-      sendError(request, reply, error);
+      sendError(request, reply, error, present);
     },
     clientErrorHandler: clientErrorWriter((status) => metrics.answeredRaw(status)),
     http,
@@ -110,7 +112,7 @@ export async function createHttpApp({ logger, bodyLimit, ajv = {}, limits, rateL
   });
   installBodyRule(app);
 
-  installErrorHandling(app);
+  installErrorHandling(app, present);
   await installHardening(app, { limits, rateLimiter });
   return app;
 }

@@ -21,7 +21,7 @@ type Routed = IncomingMessage & { [ROUTE]?: string; [ERROR_CODE]?: string };
 const REFUSALS = ['rate_limited', 'overloaded'] as const;
 
 /** The hosts of a process, the `server` label of every HTTP series. */
-export type HostName = 'store' | 'quickstart';
+export type HostName = 'store' | 'quickstart' | 'portal';
 
 /** The HTTP metrics of one host: its requests are measured on its Node server, whichever path answers them. */
 export interface HostHttpMetrics {

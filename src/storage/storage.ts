@@ -5,7 +5,10 @@ import type { MessagesRepository } from '../messages/messages-repository.js';
 import type { OrdersRepository } from '../orders/orders-repository.js';
 import type { SecretsRepository } from '../secrets/secrets-repository.js';
 import type { PetsRepository } from '../pets/pets-repository.js';
+import type { SessionsRepository } from '../users/sessions-repository.js';
+import type { UsersRepository } from '../users/users-repository.js';
 import type { AuditRepository } from '../audit/audit-repository.js';
+import type { PasskeysRepository } from '../users/passkeys-repository.js';
 
 export interface MigrationReport {
   /** Migrations applied by this call, e.g. ["0001-initial"]. */
@@ -23,7 +26,10 @@ export interface Storage {
   readonly secrets: SecretsRepository;
   readonly pets: PetsRepository;
   readonly messages: MessagesRepository;
+  readonly users: UsersRepository;
+  readonly sessions: SessionsRepository;
   readonly audit: AuditRepository;
+  readonly passkeys: PasskeysRepository;
   /** Creates or upgrades the schema; safe to call from several processes at once. */
   migrate(): Promise<MigrationReport>;
   /** Resolves when the database answers a trivial query. */

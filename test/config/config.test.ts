@@ -22,6 +22,13 @@ describe('configuration', () => {
       limits: DEFAULT_LIMITS,
       // No publicBaseUrl or stagingBaseUrl: the documents name the address the server listens on (issue 19 #5).
       pets: { deprecatedAt: new Date('2026-07-01T00:00:00Z'), sunsetAt: new Date('2027-07-01T00:00:00Z') },
+      // No publicUrl: the portal's origin is http://localhost:<port> on a loopback HOST (test/config/portal-config.test.ts).
+      portal: {
+        port: 3002,
+        signUp: 'open',
+        session: { idleMs: 30 * 60_000, absoluteMs: 12 * 3_600_000 },
+        throttle: { perEmail: 5, perAddress: 30, windowMs: 15 * 60_000 },
+      },
       audit: { retentionDays: 90, pruneIntervalMs: 3_600_000 },
     });
     assert.ok(Object.isFrozen(config));

@@ -32,7 +32,7 @@ test('when stdout is a pipe, then every log line is JSON, and the greeting (stde
 });
 
 test('when stdout is a terminal (a pseudo-terminal from script), then log lines are pretty and colored, not JSON, and the greeting points at /docs', { skip }, async (t) => {
-  const env = { ...process.env, DATABASE_URL: database(t), PORT: '0', HOST: '127.0.0.1', QUICKSTART_PORT: 'off', LOG_LEVEL: 'info' };
+  const env = { ...process.env, DATABASE_URL: database(t), PORT: '0', HOST: '127.0.0.1', QUICKSTART_PORT: 'off', PORTAL_PORT: 'off', LOG_LEVEL: 'info' };
   // script gives the command a pseudo-terminal on stdin, stdout and stderr, and copies what it writes to our pipe.
   const child = spawn(SCRIPT, ['-qfec', `${process.execPath} ${BIN} serve`, '/dev/null'], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
   let out = '';

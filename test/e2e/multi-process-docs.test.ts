@@ -63,7 +63,7 @@ async function onFreePorts(group: Group): Promise<Record<string, string>[]> {
   const result = [];
   for (const env of group.processes) {
     const copy = { ...env };
-    for (const name of ['PORT', 'QUICKSTART_PORT', 'METRICS_PORT']) {
+    for (const name of ['PORT', 'QUICKSTART_PORT', 'METRICS_PORT', 'PORTAL_PORT']) {
       const value = copy[name];
       if (value === undefined || !/^\d+$/.test(value) || value === '0') continue;
       if (!mapped.has(value)) mapped.set(value, String(await freePort()));
@@ -93,8 +93,8 @@ describe('the documented multi-process commands', () => {
       const servers: RunningServer[] = [];
       // Started one after the other, as the shell does with `&` (each waits for its greeting).
       for (const env of await onFreePorts(group)) {
-        // startServer's own PORT/QUICKSTART_PORT/METRICS_PORT defaults (0) apply only to what the document leaves unset.
-        const documented = { QUICKSTART_PORT: '3001', METRICS_PORT: '9464', ...env };
+        // startServer's own PORT/QUICKSTART_PORT/METRICS_PORT/PORTAL_PORT defaults (0) apply only to what the document leaves unset.
+        const documented = { QUICKSTART_PORT: '3001', METRICS_PORT: '9464', PORTAL_PORT: '3002', ...env };
         const server = await startServer(t, { DATABASE_URL: database, HOST: '127.0.0.1', ...documented });
         assert.equal(new URL(server.baseUrl).port, env.PORT);
         if (documented.QUICKSTART_PORT === 'off') assert.equal(server.quickstartUrl, undefined);

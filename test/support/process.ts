@@ -31,6 +31,8 @@ export interface RunningServer {
   quickstartUrl?: string;
   /** The Prometheus scrape URL from the greeting; absent when METRICS_PORT=off. */
   metricsUrl?: string;
+  /** The portal's address from the greeting; absent when PORTAL_PORT=off. */
+  portalUrl?: string;
   stdout: () => string;
   stderr: () => string;
   /** Resolves with the exit code once the process has exited. */
@@ -41,7 +43,7 @@ export interface RunningServer {
 export async function startServer(t: TestContext, env: Record<string, string>, args: readonly string[] = []): Promise<RunningServer> {
   assertBuilt();
   const child = spawn(process.execPath, [BIN, 'serve', ...args], {
-    env: { ...process.env, PORT: '0', QUICKSTART_PORT: '0', METRICS_PORT: '0', HOST: '127.0.0.1', ...env },
+    env: { ...process.env, PORT: '0', QUICKSTART_PORT: '0', METRICS_PORT: '0', PORTAL_PORT: '0', HOST: '127.0.0.1', ...env },
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -71,7 +73,17 @@ export async function startServer(t: TestContext, env: Record<string, string>, a
   });
   const quickstartUrl = /Quickstart host listening on (http:\/\/[^\s]+)/.exec(err)?.[1];
   const metricsUrl = /Prometheus metrics at (http:\/\/[^\s]+)/.exec(err)?.[1];
-  return { child, baseUrl, ...(quickstartUrl === undefined ? {} : { quickstartUrl }), ...(metricsUrl === undefined ? {} : { metricsUrl }), stdout: () => out, stderr: () => err, exited };
+  const portalUrl = /Self-service portal at (http:\/\/[^\s]+)/.exec(err)?.[1];
+  return {
+    child,
+    baseUrl,
+    ...(quickstartUrl === undefined ? {} : { quickstartUrl }),
+    ...(metricsUrl === undefined ? {} : { metricsUrl }),
+    ...(portalUrl === undefined ? {} : { portalUrl }),
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+  };
 }
 
 /** Polls `condition` until it holds; fails after `timeoutMs`. Waits on events, asserts nothing about speed. */

@@ -9,6 +9,7 @@ import { ordersImportCommand } from './orders-import.js';
 import { ordersCommands } from './orders.js';
 import { petsCommands } from './pets.js';
 import { serveCommand } from './serve.js';
+import { usersCommands } from './users.js';
 
 /** Every command, in the order `store-orders --help` lists them. */
 export const COMMANDS: readonly CliCommand[] = [
@@ -20,6 +21,7 @@ export const COMMANDS: readonly CliCommand[] = [
   ...ordersCommands,
   ordersImportCommand,
   ...petsCommands,
+  ...usersCommands,
   ...auditCommands,
   demoCommand,
 ];

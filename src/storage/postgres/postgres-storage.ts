@@ -8,9 +8,12 @@ import { createPostgresApiKeysRepository } from './postgres-api-keys-repository.
 import { toStorageError } from './postgres-errors.js';
 import { createPostgresMessagesRepository } from './postgres-messages-repository.js';
 import { createPostgresAuditRepository } from './postgres-audit-repository.js';
+import { createPostgresPasskeysRepository } from './postgres-passkeys-repository.js';
 import { createPostgresOrdersRepository } from './postgres-orders-repository.js';
 import { createPostgresSecretsRepository } from './postgres-secrets-repository.js';
 import { createPostgresPetsRepository } from './postgres-pets-repository.js';
+import { createPostgresSessionsRepository } from './postgres-sessions-repository.js';
+import { createPostgresUsersRepository } from './postgres-users-repository.js';
 import {
   applyStatementTimeout,
   CONNECT_TIMEOUT_MS,
@@ -49,7 +52,10 @@ export function openPostgresStorage(
     secrets: createPostgresSecretsRepository(sql),
     pets: createPostgresPetsRepository(sql),
     messages: createPostgresMessagesRepository(sql),
+    users: createPostgresUsersRepository(sql, transaction),
+    sessions: createPostgresSessionsRepository(sql),
     audit: createPostgresAuditRepository(sql),
+    passkeys: createPostgresPasskeysRepository(sql),
     migrate: async () => {
       // Its own connection, without the request timeouts: it may wait for
       // another process's migrations and a migration may run long.

@@ -13,7 +13,10 @@ import { createSqliteOrdersRepository } from './sqlite-orders-repository.js';
 import { createSqliteSecretsRepository } from './sqlite-secrets-repository.js';
 import { createSqlitePetsRepository } from './sqlite-pets-repository.js';
 import { Database } from './sqlite-driver.js';
+import { createSqliteSessionsRepository } from './sqlite-sessions-repository.js';
+import { createSqliteUsersRepository } from './sqlite-users-repository.js';
 import { createSqliteAuditRepository } from './sqlite-audit-repository.js';
+import { createSqlitePasskeysRepository } from './sqlite-passkeys-repository.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations/sqlite/', import.meta.url));
 /*
@@ -45,7 +48,10 @@ export function openSqliteStorage(file: string, { synchronous = 'full' }: { sync
     secrets: mapUnavailable(createSqliteSecretsRepository(db)),
     pets: mapUnavailable(createSqlitePetsRepository(db)),
     messages: mapUnavailable(createSqliteMessagesRepository(db)),
+    users: mapUnavailable(createSqliteUsersRepository(db)),
+    sessions: mapUnavailable(createSqliteSessionsRepository(db)),
     audit: mapUnavailable(createSqliteAuditRepository(db)),
+    passkeys: mapUnavailable(createSqlitePasskeysRepository(db)),
     migrate: async () => {
       db.pragma(`busy_timeout = ${MIGRATION_BUSY_TIMEOUT_MS}`);
       try {

@@ -1,0 +1,69 @@
+// Store Orders portal: passkeys (WebAuthn) through @simplewebauthn/browser, served by the portal itself.
+import { browserSupportsWebAuthn, startAuthentication, startRegistration } from '/assets/simplewebauthn/index.js';
+
+const message = document.getElementById('passkey-message');
+
+function csrfToken() {
+  const field = document.querySelector('input[name="_csrf"]');
+  return field ? field.value : '';
+}
+
+async function postJson(url, body) {
+  const response = await fetch(url, {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: { 'content-type': 'application/json', 'csrf-token': csrfToken() },
+    body: JSON.stringify(body),
+  });
+  let data = {};
+  try {
+    data = await response.json();
+  } catch {
+    // An HTML error page (403, 429): the status says enough.
+  }
+  return { ok: response.ok, status: response.status, data };
+}
+
+function say(text) {
+  if (message) message.textContent = text;
+}
+
+const signInBox = document.querySelector('[data-passkey-sign-in]');
+const registerBox = document.querySelector('[data-passkey-register]');
+
+if (browserSupportsWebAuthn()) {
+  if (signInBox) {
+    signInBox.hidden = false;
+    document.getElementById('passkey-sign-in').addEventListener('click', async () => {
+      say('');
+      try {
+        const options = await postJson('/passkeys/sign-in/options', {});
+        if (!options.ok) return say(options.status === 429 ? 'Too many attempts. Try again in a few minutes.' : 'Passkey sign-in is not available right now.');
+        const answer = await startAuthentication({ optionsJSON: options.data });
+        const next = document.querySelector('input[name="next"]');
+        const result = await postJson('/passkeys/sign-in', { response: answer, next: next ? next.value : '/' });
+        if (result.ok) window.location.assign(result.data.redirect);
+        else say(result.data.message || 'That passkey could not sign you in.');
+      } catch {
+        say('That passkey could not sign you in. Try again, or sign in with your email and password.');
+      }
+    });
+  }
+  if (registerBox) {
+    registerBox.hidden = false;
+    document.getElementById('passkey-register').addEventListener('click', async () => {
+      say('');
+      try {
+        const options = await postJson('/passkeys/register/options', {});
+        if (!options.ok) return say('Passkeys are not available right now.');
+        const answer = await startRegistration({ optionsJSON: options.data });
+        const name = document.getElementById('passkey-name').value;
+        const result = await postJson('/passkeys/register', { name, response: answer });
+        if (result.ok) window.location.assign(result.data.redirect);
+        else say(result.data.message || 'The passkey could not be registered.');
+      } catch {
+        say('The passkey was not registered. Try again.');
+      }
+    });
+  }
+}

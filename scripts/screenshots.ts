@@ -1,0 +1,112 @@
+/**
+ * `npm run screenshots`: renders the portal's pages into docs/portal/*.png,
+ * at a laptop and a phone size. Starts the service (src/cli/main.ts serve)
+ * on a fresh SQLite database in a temporary folder, signs up through the
+ * browser (Debian's chromium, through playwright-core), places a few orders
+ * with the operator CLI, and photographs each page as a new user meets it.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Page } from 'playwright-core';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const OUT = join(ROOT, 'docs', 'portal');
+const CLI = ['--import', 'tsx', join(ROOT, 'src', 'cli', 'main.ts')];
+const SIZES = [
+  { name: 'laptop', viewport: { width: 1280, height: 800 } },
+  { name: 'phone', viewport: { width: 390, height: 844 } },
+] as const;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
+    });
+  });
+}
+
+async function waitUntilUp(url: string, child: ChildProcess): Promise<void> {
+  for (let attempt = 0; attempt < 300; attempt++) {
+    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${url} did not answer`);
+}
+
+async function shoot(page: Page, name: string, size: string): Promise<void> {
+  await page.screenshot({ path: join(OUT, `${name}-${size}.png`), fullPage: true });
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'store-orders-screenshots-'));
+const [storePort, portalPort] = [await freePort(), await freePort()];
+const env = {
+  ...process.env,
+  DATABASE_URL: `sqlite:///${join(dir, 'store.db')}`,
+  HOST: '127.0.0.1',
+  PORT: String(storePort),
+  PORTAL_PORT: String(portalPort),
+  QUICKSTART_PORT: 'off',
+  METRICS_PORT: 'off',
+  LOG_LEVEL: 'warn',
+};
+const portal = `http://localhost:${portalPort}`;
+const server = spawn(process.execPath, [...CLI, 'serve'], { env, stdio: ['ignore', 'ignore', 'inherit'], cwd: ROOT });
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu', '--no-first-run'] });
+try {
+  await waitUntilUp(`${portal}/sign-in`, server);
+  mkdirSync(OUT, { recursive: true });
+  for (const [index, size] of SIZES.entries()) {
+    const page = await (await browser.newContext({ viewport: size.viewport, deviceScaleFactor: 1 })).newPage();
+    await page.goto(`${portal}/sign-up`);
+    await shoot(page, 'sign-up', size.name);
+    await page.getByLabel('Email').fill(`owner${index}@example.com`);
+    await page.getByLabel('Password').fill('correct horse battery staple');
+    await page.getByLabel('Store name').fill('Main Street Pets');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.waitForURL(`${portal}/`);
+    const accountId = (await page.locator('dd code').first().textContent()) ?? '';
+    const orders: [string, string, string][] = [
+      ['7', '1', '2026-12-01T10:00:00Z'],
+      ['12', '2', '2026-12-03T15:30:00Z'],
+      ['31', '1', '2026-12-08T09:00:00Z'],
+    ];
+    for (const [petId, quantity, shipDate] of orders) {
+      const placed = spawnSync(process.execPath, [...CLI, 'orders', 'create', '--account', accountId, '--pet-id', petId, '--quantity', quantity, '--ship-date', shipDate], { env, cwd: ROOT });
+      if (placed.status !== 0) throw new Error(`orders create failed: ${placed.stderr.toString()}`);
+    }
+    await page.reload();
+    await shoot(page, 'account', size.name);
+    await page.goto(`${portal}/keys`);
+    await page.getByLabel('Key name').fill('Till in the shop');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByLabel('New API key', { exact: true }).waitFor();
+    await shoot(page, 'keys', size.name);
+    await page.goto(`${portal}/orders`);
+    await shoot(page, 'orders', size.name);
+    await page.goto(`${portal}/audit`);
+    await shoot(page, 'audit', size.name);
+    await page.goto(`${portal}/settings`);
+    await shoot(page, 'settings', size.name);
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await page.waitForURL(`${portal}/sign-in`);
+    await shoot(page, 'sign-in', size.name);
+  }
+  process.stdout.write(`wrote ${SIZES.length * 7} screenshots to docs/portal/\n`);
+} finally {
+  await browser.close();
+  server.kill('SIGTERM');
+  await new Promise((resolve) => server.once('exit', resolve));
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,85 @@
+import type { User } from '../../users/users-repository.js';
+import { portalOrigin } from '../../hosts/portal/portal-origin.js';
+import type { Config } from '../../config/config.js';
+import { CommandFailed } from '../cli-errors.js';
+import { accountIdOption, JSON_OPTION } from '../cli-args.js';
+import type { DatabaseCommand } from './command.js';
+
+const userJson = (u: User) => ({ id: u.id, email: u.email, accountId: u.accountId, createdAt: u.createdAt, disabledAt: u.disabledAt ?? null });
+
+const EMAIL = { name: 'email', description: 'The portal user\'s email' };
+
+/** A portal link for the operator to hand over: PORTAL_PUBLIC_URL, or the portal's default address. */
+function portalLink(config: Config, path: string, token: string): string {
+  return `${portalOrigin(config.portal, config.host)}${path}?${new URLSearchParams({ [path === '/sign-up' ? 'invite' : 'token']: token }).toString()}`;
+}
+
+function noSuchUser(email: string): CommandFailed {
+  return new CommandFailed(`no portal user has the email ${JSON.stringify(email)} (see: store-orders users list)`);
+}
+
+export const usersCommands: readonly DatabaseCommand[] = [
+  {
+    kind: 'database',
+    name: 'users list',
+    summary: 'List the portal\'s users (never their passwords)',
+    options: JSON_OPTION,
+    migrateFirst: true,
+    async run({ container, print }) {
+      const users = await container.services.users.listUsers();
+      print.result(
+        { users: users.map(userJson) },
+        users.length === 0
+          ? 'No users.'
+          : users.map((u) => `${u.id}\t${u.email}\taccount ${u.accountId}\tcreated ${u.createdAt}${u.disabledAt ? `\tdisabled ${u.disabledAt}` : ''}`).join('\n'),
+      );
+    },
+  },
+  {
+    kind: 'database',
+    name: 'users disable',
+    summary: 'Disable a portal user: their sessions end at once and they cannot sign in',
+    positionals: [EMAIL],
+    options: JSON_OPTION,
+    migrateFirst: true,
+    async run({ container, args, print }) {
+      const email = args[0] ?? '';
+      const user = await container.services.users.disableUser(email);
+      if (user === undefined) throw noSuchUser(email);
+      print.result(userJson(user), `Disabled ${user.email}; their portal sessions have ended.`);
+    },
+  },
+  {
+    kind: 'database',
+    name: 'users invite',
+    summary: 'Print a one-time sign-up link (valid 7 days) that joins an account',
+    options: { account: { type: 'string', value: '<id>', description: 'The account the new user joins', required: true }, ...JSON_OPTION },
+    details: ['The link works once, also when PORTAL_SIGNUP=closed. Only its hash is stored: it cannot be shown again.'],
+    migrateFirst: true,
+    async run({ container, config, values, print }) {
+      const accountId = accountIdOption(values);
+      const { token, expiresAt } = await container.services.users.invite(accountId);
+      const link = portalLink(config, '/sign-up', token);
+      print.result({ accountId, link, expiresAt }, `Sign-up link for account ${accountId} (one use, valid until ${expiresAt}):\n\n  ${link}\n`);
+    },
+  },
+  {
+    kind: 'database',
+    name: 'users reset-password',
+    summary: 'Print a one-time password-reset link (valid 1 hour) for a portal user',
+    positionals: [EMAIL],
+    options: JSON_OPTION,
+    details: ['Setting the new password ends every session of the user. Emails are not verified or sent: hand the link over yourself.'],
+    migrateFirst: true,
+    async run({ container, config, args, print }) {
+      const email = args[0] ?? '';
+      const reset = await container.services.users.createPasswordReset(email);
+      if (reset === undefined) throw noSuchUser(email);
+      const link = portalLink(config, '/reset-password', reset.token);
+      print.result(
+        { userId: reset.user.id, email: reset.user.email, link, expiresAt: reset.expiresAt },
+        `Password-reset link for ${reset.user.email} (one use, valid until ${reset.expiresAt}):\n\n  ${link}\n`,
+      );
+    },
+  },
+];

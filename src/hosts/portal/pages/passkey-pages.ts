@@ -1,0 +1,133 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { ValidationError } from '../../../errors/errors.js';
+import type { RelyingParty } from '../../../users/passkeys-service.js';
+import type { Services } from '../../../services.js';
+import { recordPortalAction } from '../portal-audit.js';
+import type { PortalContext } from '../portal-context.js';
+import { formatInstant } from '../portal-format.js';
+import { safeNext, signedInUser } from '../portal-session.js';
+import { refuseWhileThrottled } from './sign-in-pages.js';
+
+/** The one answer to every failed passkey sign-in: it never says whether an account or a passkey exists. */
+const PASSKEY_SIGN_IN_FAILED = 'That passkey could not sign you in. Try again, or sign in with your email and password.';
+
+/** An attestation with its certificates fits easily; the portal's forms are bounded the same way. */
+const JSON_BODY_LIMIT = 64 * 1024;
+
+const b64 = () => Type.String({ maxLength: 16_384, pattern: '^[A-Za-z0-9_-]*$' });
+const common = {
+  id: b64(),
+  rawId: b64(),
+  type: Type.Literal('public-key'),
+  authenticatorAttachment: Type.Optional(Type.Union([Type.Literal('platform'), Type.Literal('cross-platform')])),
+  clientExtensionResults: Type.Object({}, { additionalProperties: true }),
+};
+const Transports = Type.Array(
+  Type.Union(['ble', 'cable', 'hybrid', 'internal', 'nfc', 'smart-card', 'usb'].map((transport) => Type.Literal(transport))),
+  { maxItems: 10 },
+);
+const RegistrationResponse = Type.Object({
+  ...common,
+  response: Type.Object({
+    clientDataJSON: b64(),
+    attestationObject: b64(),
+    authenticatorData: Type.Optional(b64()),
+    transports: Type.Optional(Transports),
+    publicKeyAlgorithm: Type.Optional(Type.Integer()),
+    publicKey: Type.Optional(b64()),
+  }),
+});
+const AuthenticationResponse = Type.Object({
+  ...common,
+  response: Type.Object({ clientDataJSON: b64(), authenticatorData: b64(), signature: b64(), userHandle: Type.Optional(b64()) }),
+});
+const RegisterBody = Type.Object({ name: Type.String({ maxLength: 200 }), response: RegistrationResponse });
+/** The options steps send `{}`: every POST of the portal has a body schema (a route without one refuses a body). */
+const OptionsBody = Type.Object({});
+const SignInBody = Type.Object({ next: Type.Optional(Type.String({ maxLength: 2000 })), response: AuthenticationResponse });
+
+/** The relying party is the portal's public origin: its hostname is the RP ID (WebAuthn refuses an IP address, hence localhost by default). */
+function relyingParty(origin: string): RelyingParty {
+  const url = new URL(origin);
+  return { id: url.hostname, origin: url.origin, name: 'Store Orders' };
+}
+
+/** The settings page's list of the user's passkeys. */
+export async function passkeyRows(services: Pick<Services, 'passkeys'>, userId: number) {
+  return (await services.passkeys.list(userId)).map((passkey) => ({
+    name: passkey.name,
+    created: formatInstant(passkey.createdAt),
+    lastUsed: formatInstant(passkey.lastUsedAt, 'never'),
+  }));
+}
+
+/**
+ * Passkeys (WebAuthn): the JSON steps portal/static/passkeys.js takes.
+ * Register (signed in): options, then the authenticator's answer. Sign in
+ * (public): options, then the answer, which starts a session like a
+ * password sign-in. Each POST passes the form protection (Origin and the
+ * CSRF token, sent as the csrf-token header).
+ */
+/** The passkey steps post JSON (the rest of the portal posts forms): a scope of their own parses it, with Fastify's prototype-poisoning guard. */
+function withJson(scope: FastifyInstance, routes: (json: FastifyInstance) => void): void {
+  void scope.register(async (json) => {
+    json.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: JSON_BODY_LIMIT }, json.getDefaultJsonParser('error', 'error'));
+    routes(json);
+  });
+}
+
+export function registerPasskeySignInPages(scope: FastifyInstance, context: PortalContext): void {
+  withJson(scope, (json) => passkeySignInRoutes(json, context));
+}
+
+function passkeySignInRoutes(scope: FastifyInstance, context: PortalContext): void {
+  const { services, sessions, throttle, origin } = context;
+  const publicRoutes = scope.withTypeProvider<TypeBoxTypeProvider>();
+
+  publicRoutes.post('/passkeys/sign-in/options', { schema: { body: OptionsBody } }, async (request, reply) => {
+    refuseWhileThrottled(context, request);
+    return reply.header('cache-control', 'no-store').send(await services.passkeys.signInOptions(relyingParty(origin())));
+  });
+
+  publicRoutes.post('/passkeys/sign-in', { schema: { body: SignInBody } }, async (request, reply) => {
+    refuseWhileThrottled(context, request);
+    reply.header('cache-control', 'no-store');
+    const user = await services.passkeys.signIn(request.body.response, relyingParty(origin()));
+    if (user === undefined) {
+      throttle.count({ address: request.ip });
+      return reply.code(401).send({ message: PASSKEY_SIGN_IN_FAILED });
+    }
+    await sessions.start(request, reply, user.id);
+    await recordPortalAction(services.audit, request, user, 'authn_login_success', { details: { method: 'passkey' } });
+    return reply.send({ redirect: safeNext(request.body.next) });
+  });
+
+}
+
+/** The signed-in half: registering a passkey from /settings. */
+export function registerPasskeySettingsPages(scope: FastifyInstance, context: PortalContext): void {
+  withJson(scope, (json) => passkeySettingsRoutes(json, context));
+}
+
+function passkeySettingsRoutes(scope: FastifyInstance, { services, origin }: PortalContext): void {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
+
+    app.post('/passkeys/register/options', { schema: { body: OptionsBody } }, async (request: FastifyRequest, reply) => {
+      const { user } = signedInUser(request);
+      return reply.send(await services.passkeys.registrationOptions(user, relyingParty(origin())));
+    });
+
+    app.post('/passkeys/register', { schema: { body: RegisterBody } }, async (request, reply) => {
+      const { user } = signedInUser(request);
+      try {
+        const passkey = await services.passkeys.register(user, request.body.response, request.body.name, relyingParty(origin()));
+        await recordPortalAction(services.audit, request, user, 'authn_passkey_added', { target: { kind: 'passkey', id: String(passkey.id) }, details: { name: passkey.name } });
+        return await reply.send({ redirect: '/settings?passkey=added' });
+      } catch (error) {
+        if (error instanceof ValidationError) return reply.code(400).send({ message: error.message });
+        throw error;
+      }
+    });
+}

@@ -1,0 +1,51 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { PortalContext } from '../portal-context.js';
+import { csrfField, formField } from '../portal-context.js';
+import { recordPortalAction } from '../portal-audit.js';
+import { passkeyRows } from './passkey-pages.js';
+import { signedInUser } from '../portal-session.js';
+
+const PasswordForm = Type.Object({ _csrf: csrfField, currentPassword: formField(), newPassword: formField() });
+const EmptyForm = Type.Object({ _csrf: csrfField });
+const SettingsQuery = Type.Object({ passkey: Type.Optional(Type.String({ maxLength: 10 })) });
+
+/** `/settings` (signed in): change the password (other sessions end), sign out everywhere; and `POST /sign-out`. */
+export function registerSettingsPages(scope: FastifyInstance, { render, services, sessions }: PortalContext): void {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.get('/settings', { schema: { querystring: SettingsQuery } }, async (request, reply) => {
+    const { user } = signedInUser(request);
+    const passkeys = await passkeyRows(services, user.id);
+    return render(request, reply, 'settings', { title: 'Settings', email: user.email, changed: false, passkeys, passkeyAdded: request.query.passkey === 'added' });
+  });
+
+  app.post('/settings/password', { schema: { body: PasswordForm } }, async (request, reply) => {
+    const { user, sessionIdHash } = signedInUser(request);
+    const result = await services.users.changePassword({
+      userId: user.id,
+      current: request.body.currentPassword,
+      next: request.body.newPassword,
+      keepSession: sessionIdHash,
+    });
+    const passkeys = await passkeyRows(services, user.id);
+    if (!result.ok) return render(request, reply, 'settings', { title: 'Settings', email: user.email, error: result, changed: false, passkeys }, 400);
+    await recordPortalAction(services.audit, request, user, 'authn_password_change');
+    return render(request, reply, 'settings', { title: 'Settings', email: user.email, changed: true, passkeys });
+  });
+
+  app.post('/settings/sign-out-everywhere', { schema: { body: EmptyForm } }, async (request, reply) => {
+    const { user } = signedInUser(request);
+    await services.sessions.endAll(user.id);
+    await sessions.end(request, reply);
+    await recordPortalAction(services.audit, request, user, 'session_expired', { details: { reason: 'revoked' } });
+    return reply.redirect('/sign-in', 303);
+  });
+
+  app.post('/sign-out', { schema: { body: EmptyForm } }, async (request, reply) => {
+    await sessions.end(request, reply);
+    await recordPortalAction(services.audit, request, signedInUser(request).user, 'session_expired', { details: { reason: 'logout' } });
+    return reply.redirect('/sign-in', 303);
+  });
+}

@@ -1,0 +1,56 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { normaliseEmail } from '../../../users/users-service.js';
+import type { PortalContext } from '../portal-context.js';
+import { csrfField, formField } from '../portal-context.js';
+import { recordPortalAction } from '../portal-audit.js';
+import { inMinutes } from '../portal-render.js';
+import { PortalRefusal } from '../portal-security.js';
+import { safeNext } from '../portal-session.js';
+
+/** The one message for every failed sign-in: unknown email, wrong password, disabled user. */
+const SIGN_IN_FAILED = 'Email or password is incorrect.';
+
+const SignInQuery = Type.Object({ next: Type.Optional(Type.String({ maxLength: 2000 })), reset: Type.Optional(Type.String({ maxLength: 10 })) });
+const SignInForm = Type.Object({ _csrf: csrfField, email: formField(), password: formField(), next: Type.Optional(formField()) });
+
+/** Refuses with the throttle page while the email or the client address is over its budget. */
+export function refuseWhileThrottled({ throttle }: Pick<PortalContext, 'throttle'>, request: FastifyRequest, email?: string): void {
+  const wait = throttle.retryAfterMs({ address: request.ip, ...(email === undefined ? {} : { email }) });
+  if (wait > 0) {
+    throw new PortalRefusal(429, `Too many attempts. Try again ${inMinutes(wait)}.`, { 'retry-after': String(Math.ceil(wait / 1000)) });
+  }
+}
+
+/** `/sign-in` (public): email and password; the passkey button is the passkeys module's (partials/passkey-sign-in.eta). */
+export function registerSignInPages(scope: FastifyInstance, context: PortalContext): void {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
+  const { render, services, sessions, throttle } = context;
+
+  app.get('/sign-in', { schema: { querystring: SignInQuery } }, async (request, reply) => {
+    if ((await sessions.read(request)) !== undefined) return reply.redirect(safeNext(request.query.next), 303);
+    reply.header('cache-control', 'no-store');
+    const notice = request.query.reset === '1' ? 'Your password was changed. Sign in with the new one.' : undefined;
+    return render(request, reply, 'sign-in', { title: 'Sign in', next: safeNext(request.query.next), email: '', notice });
+  });
+
+  app.post('/sign-in', { schema: { body: SignInForm } }, async (request, reply) => {
+    const { email, password } = request.body;
+    const next = safeNext(request.body.next);
+    const normalised = normaliseEmail(email);
+    refuseWhileThrottled(context, request, normalised);
+    const result = await services.users.signIn({ email, password });
+    if (!result.ok) {
+      throttle.count({ email: normalised, address: request.ip });
+      // Not awaited: the write would make a known email's failure measurably slower than an unknown one's (recordAfterChange never rejects).
+      if (result.attempted !== undefined) void recordPortalAction(services.audit, request, result.attempted, 'authn_login_fail', { details: { method: 'password' } });
+      reply.header('cache-control', 'no-store');
+      return render(request, reply, 'sign-in', { title: 'Sign in', next, email, error: SIGN_IN_FAILED }, 401);
+    }
+    throttle.clearEmail(normalised);
+    await sessions.start(request, reply, result.user.id);
+    await recordPortalAction(services.audit, request, result.user, 'authn_login_success', { details: { method: 'password' } });
+    return reply.redirect(next, 303);
+  });
+}

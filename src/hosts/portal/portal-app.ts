@@ -1,0 +1,99 @@
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { Config, PortalConfig } from '../../config/config.js';
+import type { Services } from '../../services.js';
+import { createHttpApp } from '../../http/http-app.js';
+import type { HttpMetrics } from '../../http/http-metrics.js';
+import type { RateLimiter } from '../../http/rate-limit.js';
+import type { Clock } from '../../shared/clock.js';
+import { createSignInThrottle } from '../../users/sign-in-throttle.js';
+import type { ApiAddresses, PortalContext } from './portal-context.js';
+import { portalOrigin } from './portal-origin.js';
+import { createPageRenderer, htmlErrorPresenter } from './portal-render.js';
+import { cookieNames, installFormProtection, installPortalHeaders } from './portal-security.js';
+import { createSessionCookies, requireSignedIn } from './portal-session.js';
+import { registerPortalAssets } from './portal-static.js';
+import { registerAuditPages } from './pages/audit-pages.js';
+import { registerHomePage } from './pages/home-page.js';
+import { registerKeysPages } from './pages/keys-pages.js';
+import { registerPasskeySettingsPages, registerPasskeySignInPages } from './pages/passkey-pages.js';
+import { registerWebAuthnAssets } from './portal-webauthn-assets.js';
+import { registerOrdersPages } from './pages/orders-pages.js';
+import { registerResetPasswordPages } from './pages/reset-password-pages.js';
+import { registerSettingsPages } from './pages/settings-pages.js';
+import { registerSignInPages } from './pages/sign-in-pages.js';
+import { registerSignUpPages } from './pages/sign-up-pages.js';
+
+export interface PortalAppDependencies {
+  logger: FastifyBaseLogger;
+  services: Services;
+  config: Pick<Config, 'host' | 'port' | 'limits' | 'publicBaseUrl' | 'stagingBaseUrl'> & { portal: PortalConfig };
+  /** The store host's address once it listens (`http://127.0.0.1:3000`): the API's URL when PUBLIC_BASE_URL is unset. */
+  storeAddress: () => string | undefined;
+  /** Shared with the API hosts: one budget per client address and process. */
+  rateLimiter: RateLimiter;
+  /** The process's HTTP metrics; this host's series carry `server="portal"`. */
+  httpMetrics: HttpMetrics;
+  /** The sign-in throttle's time (tests move it). */
+  clock: Clock;
+}
+
+/** Forms are small: this bounds what a client can make the portal read. */
+const BODY_LIMIT_BYTES = 64 * 1024;
+
+/**
+ * Builds the self-service portal host (docs/portal.md): server-rendered
+ * pages over the same services as the API hosts, signed in with a password
+ * and a server-side session, never with an API key (the API hosts, in turn,
+ * never read the session cookie). It never listens; server.ts does.
+ */
+export async function buildPortalApp({ logger, services, config, storeAddress, rateLimiter, httpMetrics, clock }: PortalAppDependencies): Promise<FastifyInstance> {
+  const render = createPageRenderer({ cache: true });
+  const app = await createHttpApp({
+    logger: logger.child({ host: 'portal' }),
+    bodyLimit: BODY_LIMIT_BYTES,
+    limits: config.limits,
+    rateLimiter,
+    metrics: httpMetrics.host('portal'),
+    present: htmlErrorPresenter(render),
+  });
+  app.decorateRequest('signedIn', undefined);
+  const origin = () => portalOrigin(config.portal, config.host, app.server);
+  // Decided once: the cookie names depend on the scheme, which a derived origin (always http) cannot change.
+  const cookies = cookieNames(origin());
+  installPortalHeaders(app);
+  await app.register(cookie);
+  await app.register(formbody, { bodyLimit: BODY_LIMIT_BYTES });
+  await installFormProtection(app, { origin, cookies });
+  registerPortalAssets(app);
+  registerWebAuthnAssets(app);
+
+  const context: PortalContext = {
+    services,
+    render,
+    sessions: createSessionCookies({ sessions: services.sessions, cookies }),
+    throttle: createSignInThrottle({ limits: config.portal.throttle, clock }),
+    origin,
+    clock,
+    api: (): ApiAddresses => ({
+      production: config.publicBaseUrl ?? `${storeAddress() ?? `http://${config.host}:${config.port}`}/v1`,
+      ...(config.stagingBaseUrl === undefined ? {} : { staging: config.stagingBaseUrl }),
+    }),
+  };
+  registerSignInPages(app, context);
+  registerSignUpPages(app, context);
+  registerResetPasswordPages(app, context);
+  registerPasskeySignInPages(app, context);
+  // Every page below needs a signed-in user (portal-session.ts); add new signed-in pages here.
+  await app.register(async (signedIn) => {
+    requireSignedIn(signedIn, context.sessions);
+    registerHomePage(signedIn, context);
+    registerSettingsPages(signedIn, context);
+    registerKeysPages(signedIn, context);
+    registerOrdersPages(signedIn, context);
+    registerAuditPages(signedIn, context);
+    registerPasskeySettingsPages(signedIn, context);
+  });
+  return app;
+}

@@ -1,0 +1,88 @@
+import type Database from 'better-sqlite3';
+import { NotFoundError } from '../../errors/errors.js';
+import { withoutPassword, type UsersRepository } from '../../users/users-repository.js';
+import { toUser, type UserRow } from '../user-row-mappers.js';
+import { sqliteConstraint, statementCache } from './sqlite-util.js';
+
+const COLUMNS = 'id, account_id, email, password_hash, created_at, disabled_at';
+
+interface GrantRow {
+  kind: 'invite' | 'reset';
+  account_id: bigint | null;
+  user_id: bigint | null;
+}
+
+const toGrant = (row: GrantRow) => ({
+  kind: row.kind,
+  ...(row.account_id === null ? {} : { accountId: Number(row.account_id) }),
+  ...(row.user_id === null ? {} : { userId: Number(row.user_id) }),
+});
+
+export function createSqliteUsersRepository(db: Database.Database): UsersRepository {
+  const sql = statementCache(db);
+
+  const disable = db.transaction((userId: number, at: string): boolean => {
+    const found = sql('UPDATE users SET disabled_at = coalesce(disabled_at, ?) WHERE id = ?').run(at, userId);
+    sql('DELETE FROM user_sessions WHERE user_id = ?').run(userId);
+    return found.changes > 0;
+  });
+
+  return {
+    async create(user) {
+      try {
+        const row = sql(`INSERT INTO users (account_id, email, password_hash, created_at) VALUES (?, ?, ?, ?) RETURNING ${COLUMNS}`).get(
+          user.accountId,
+          user.email,
+          user.passwordHash,
+          user.createdAt,
+        ) as UserRow;
+        return withoutPassword(toUser(row));
+      } catch (error) {
+        const constraint = sqliteConstraint(error);
+        if (constraint === 'SQLITE_CONSTRAINT_UNIQUE') return 'email_taken';
+        if (constraint === 'SQLITE_CONSTRAINT_FOREIGNKEY') throw new NotFoundError('account_not_found', `Account ${user.accountId} does not exist.`);
+        throw error;
+      }
+    },
+    async findByEmail(email) {
+      const row = sql(`SELECT ${COLUMNS} FROM users WHERE email = ?`).get(email) as UserRow | undefined;
+      return row && toUser(row);
+    },
+    async findById(id) {
+      const row = sql(`SELECT ${COLUMNS} FROM users WHERE id = ?`).get(id) as UserRow | undefined;
+      return row && toUser(row);
+    },
+    async list() {
+      const rows = sql(`SELECT ${COLUMNS} FROM users ORDER BY id`).all() as UserRow[];
+      return rows.map((row) => withoutPassword(toUser(row)));
+    },
+    async setPasswordHash(userId, passwordHash) {
+      return sql('UPDATE users SET password_hash = ? WHERE id = ?').run(passwordHash, userId).changes > 0;
+    },
+    async disable(userId, at) {
+      return disable.immediate(userId, at);
+    },
+    async createToken(token) {
+      sql('INSERT INTO user_tokens (hash, kind, account_id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)').run(
+        token.hash,
+        token.kind,
+        token.accountId ?? null,
+        token.userId ?? null,
+        token.createdAt,
+        token.expiresAt,
+      );
+    },
+    async peekToken(hash, kind, now) {
+      const row = sql('SELECT kind, account_id, user_id FROM user_tokens WHERE hash = ? AND kind = ? AND used_at IS NULL AND expires_at > ?').get(hash, kind, now) as
+        | GrantRow
+        | undefined;
+      return row && toGrant(row);
+    },
+    async consumeToken(hash, kind, now) {
+      const row = sql(
+        'UPDATE user_tokens SET used_at = ? WHERE hash = ? AND kind = ? AND used_at IS NULL AND expires_at > ? RETURNING kind, account_id, user_id',
+      ).get(now, hash, kind, now) as GrantRow | undefined;
+      return row && toGrant(row);
+    },
+  };
+}

@@ -1,0 +1,82 @@
+import type { Clock } from '../shared/clock.js';
+import { isSecretTokenShape, newSecretToken, tokenHash } from './secret-tokens.js';
+import type { SessionsRepository } from './sessions-repository.js';
+import type { User } from './users-repository.js';
+
+export interface SessionTimeouts {
+  /** A session unused this long ends (OWASP: 15 to 30 minutes for most applications). */
+  idleMs: number;
+  /** A session ends this long after sign-in, however active. */
+  absoluteMs: number;
+}
+
+/** The signed-in user of a request, with what every page shows. */
+export interface SignedIn {
+  user: User;
+  accountName: string;
+  /** The session's id hash: to end it, or to keep it while ending the others. */
+  sessionIdHash: string;
+}
+
+/**
+ * Server-side sessions. The cookie holds 256 random bits; storage keeps only
+ * their SHA-256, so a read of the database cannot sign anyone in. Every
+ * resolve reads the database, so that sign-out, a password change or a
+ * disabled user takes effect at once on every process.
+ */
+export function createSessionsService({
+  sessionsRepository,
+  clock,
+  timeouts,
+}: {
+  sessionsRepository: SessionsRepository;
+  clock: Clock;
+  timeouts: SessionTimeouts;
+}) {
+  // last_seen_at is written at most this often: an active user costs one write a minute, not one per request.
+  const touchEveryMs = Math.min(60_000, Math.floor(timeouts.idleMs / 10));
+  return {
+    timeouts,
+
+    /** A new session for the user (always a new id: no fixation); returns the cookie's value. */
+    async start(userId: number): Promise<string> {
+      const token = newSecretToken();
+      const now = clock.now();
+      await sessionsRepository.create({
+        idHash: tokenHash(token),
+        userId,
+        createdAt: now.toISOString(),
+        expiresAt: new Date(now.getTime() + timeouts.absoluteMs).toISOString(),
+      });
+      return token;
+    },
+
+    /** The session's user, or undefined when the token is unknown, idle too long, past its absolute end, or its user disabled (then it is deleted). */
+    async resolve(token: string): Promise<SignedIn | undefined> {
+      if (!isSecretTokenShape(token)) return undefined;
+      const idHash = tokenHash(token);
+      const record = await sessionsRepository.find(idHash);
+      if (record === undefined) return undefined;
+      const now = clock.now().getTime();
+      const lastSeen = Date.parse(record.lastSeenAt);
+      if (record.user.disabledAt !== undefined || now >= Date.parse(record.expiresAt) || now - lastSeen >= timeouts.idleMs) {
+        await sessionsRepository.delete(idHash);
+        return undefined;
+      }
+      if (now - lastSeen >= touchEveryMs) await sessionsRepository.touch(idHash, new Date(now).toISOString());
+      return { user: record.user, accountName: record.accountName, sessionIdHash: idHash };
+    },
+
+    /** Ends one session (sign-out). */
+    async end(sessionIdHash: string): Promise<void> {
+      await sessionsRepository.delete(sessionIdHash);
+    },
+
+    /** Ends every session of the user, except `keep` when given (the one that changed the password). */
+    async endAll(userId: number, keep?: string): Promise<number> {
+      return sessionsRepository.deleteForUser(userId, keep);
+    },
+  };
+}
+
+export type SessionsService = ReturnType<typeof createSessionsService>;

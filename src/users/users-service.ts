@@ -1,0 +1,181 @@
+import type { AccountsService } from '../accounts/accounts-service.js';
+import type { Clock } from '../shared/clock.js';
+import { createDummyHash, hashPassword, passwordProblem, verifyPassword } from './passwords.js';
+import { isSecretTokenShape, newSecretToken, tokenHash } from './secret-tokens.js';
+import type { SessionsService } from './sessions-service.js';
+import { withoutPassword, type User, type UsersRepository } from './users-repository.js';
+
+export type SignUpPolicy = 'open' | 'closed';
+
+const INVITE_VALID_MS = 7 * 24 * 3_600_000;
+const RESET_VALID_MS = 3_600_000;
+const EMAIL_MAX_LENGTH = 254;
+
+/** A refusal a form shows beside its field; `field` names the input it is about. */
+export interface Refusal {
+  ok: false;
+  field: 'email' | 'password' | 'storeName' | 'currentPassword' | 'form';
+  message: string;
+}
+
+/**
+ * Sign-up refuses an email that is taken with the same words it uses for an
+ * invitation that is no longer valid: without mail delivery a sign-up cannot
+ * hide that an email exists (a second attempt would succeed if it did not),
+ * so the answer stays generic, costs the same Argon2 hash, and is throttled
+ * like a sign-in (docs/portal.md, "Enumeration").
+ */
+const SIGN_UP_REFUSED = 'An account could not be created with these details. If you already have one, sign in.';
+
+/** Trimmed, lower case: one person, one spelling. */
+export function normaliseEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+function emailProblem(email: string): string | undefined {
+  if (email.length > EMAIL_MAX_LENGTH || !/^[^\s@]+@[^\s@]+$/.test(email)) return 'Enter an email address like name@example.com.';
+  return undefined;
+}
+
+export function createUsersService({
+  usersRepository,
+  accounts,
+  sessions,
+  clock,
+  signUp: signUpPolicy,
+}: {
+  usersRepository: UsersRepository;
+  accounts: AccountsService;
+  sessions: SessionsService;
+  clock: Clock;
+  signUp: SignUpPolicy;
+}) {
+  let dummyHash: Promise<string> | undefined;
+  const nowIso = () => clock.now().toISOString();
+
+  return {
+    signUpPolicy,
+
+    /**
+     * Creates a user and, unless an invitation names one, their account (the
+     * store). The password is hashed before anything is looked up, so every
+     * outcome costs one Argon2 hash.
+     */
+    async signUp(input: { email: string; password: string; storeName: string; inviteToken?: string }): Promise<{ ok: true; user: User } | Refusal> {
+      const email = normaliseEmail(input.email);
+      const badEmail = emailProblem(email);
+      if (badEmail !== undefined) return { ok: false, field: 'email', message: badEmail };
+      const badPassword = passwordProblem(input.password);
+      if (badPassword !== undefined) return { ok: false, field: 'password', message: badPassword };
+      const invited = input.inviteToken !== undefined && input.inviteToken !== '';
+      if (!invited && signUpPolicy === 'closed') return { ok: false, field: 'form', message: 'Sign-up is by invitation only; ask your operator for a link.' };
+      const storeName = input.storeName.trim();
+      if (!invited && (storeName.length === 0 || storeName.length > 200 || /\p{Cc}/u.test(storeName))) {
+        return { ok: false, field: 'storeName', message: 'Enter a store name of 1 to 200 characters.' };
+      }
+      const passwordHash = await hashPassword(input.password);
+      if ((await usersRepository.findByEmail(email)) !== undefined) return { ok: false, field: 'form', message: SIGN_UP_REFUSED };
+      let accountId: number;
+      if (invited) {
+        const grant = isSecretTokenShape(input.inviteToken ?? '') ? await usersRepository.consumeToken(tokenHash(input.inviteToken ?? ''), 'invite', nowIso()) : undefined;
+        if (grant?.accountId === undefined) return { ok: false, field: 'form', message: 'This invitation link is not valid any more; ask your operator for a new one.' };
+        accountId = grant.accountId;
+      } else {
+        accountId = (await accounts.createAccount({ name: storeName })).id;
+      }
+      const user = await usersRepository.create({ accountId, email, passwordHash, createdAt: nowIso() });
+      if (user === 'email_taken') return { ok: false, field: 'form', message: SIGN_UP_REFUSED };
+      return { ok: true, user };
+    },
+
+    /**
+     * The user whose email and password these are, or a failure: unknown
+     * email, wrong password and disabled user alike for the visitor. Exactly
+     * one Argon2 verification runs whatever the outcome (against a dummy
+     * hash for an unknown email), so the time taken does not tell them apart
+     * either. A failure for an existing user names them (`attempted`) for
+     * the account's audit trail only; it must never reach the page.
+     */
+    async signIn(input: { email: string; password: string }): Promise<{ ok: true; user: User } | { ok: false; attempted?: User }> {
+      const email = normaliseEmail(input.email);
+      const found = emailProblem(email) === undefined ? await usersRepository.findByEmail(email) : undefined;
+      dummyHash ??= createDummyHash();
+      const matches = await verifyPassword(found?.passwordHash ?? (await dummyHash), input.password.slice(0, 4 * 1024));
+      if (found === undefined) return { ok: false };
+      if (!matches || found.disabledAt !== undefined) return { ok: false, attempted: withoutPassword(found) };
+      return { ok: true, user: withoutPassword(found) };
+    },
+
+    /** Sets a new password after checking the current one; every other session of the user ends. */
+    async changePassword(input: { userId: number; current: string; next: string; keepSession: string }): Promise<{ ok: true } | Refusal> {
+      const user = await usersRepository.findById(input.userId);
+      if (user === undefined || !(await verifyPassword(user.passwordHash, input.current))) {
+        return { ok: false, field: 'currentPassword', message: 'The current password is incorrect.' };
+      }
+      const badPassword = passwordProblem(input.next);
+      if (badPassword !== undefined) return { ok: false, field: 'password', message: badPassword };
+      await usersRepository.setPasswordHash(user.id, await hashPassword(input.next));
+      await sessions.endAll(user.id, input.keepSession);
+      return { ok: true };
+    },
+
+    async listUsers(): Promise<User[]> {
+      return usersRepository.list();
+    },
+
+    /** Disables the user and ends their sessions; undefined when no user has that email. */
+    async disableUser(email: string): Promise<User | undefined> {
+      const user = await usersRepository.findByEmail(normaliseEmail(email));
+      if (user === undefined) return undefined;
+      const at = nowIso();
+      await usersRepository.disable(user.id, at);
+      return { ...withoutPassword(user), disabledAt: user.disabledAt ?? at };
+    },
+
+    /** A one-time token that lets its holder sign up into the account, valid 7 days. Throws account_not_found. */
+    async invite(accountId: number): Promise<{ token: string; expiresAt: string }> {
+      await accounts.requireAccount(accountId);
+      return issueToken({ kind: 'invite', accountId }, INVITE_VALID_MS);
+    },
+
+    /** The account an invitation joins, if the token is still valid (without using it). */
+    async peekInvite(token: string): Promise<number | undefined> {
+      if (!isSecretTokenShape(token)) return undefined;
+      return (await usersRepository.peekToken(tokenHash(token), 'invite', nowIso()))?.accountId;
+    },
+
+    /** A one-time password-reset token for the user, valid 1 hour; undefined when no user has that email. */
+    async createPasswordReset(email: string): Promise<{ token: string; expiresAt: string; user: User } | undefined> {
+      const found = await usersRepository.findByEmail(normaliseEmail(email));
+      if (found === undefined) return undefined;
+      return { ...(await issueToken({ kind: 'reset', userId: found.id }, RESET_VALID_MS)), user: withoutPassword(found) };
+    },
+
+    async isResetValid(token: string): Promise<boolean> {
+      return isSecretTokenShape(token) && (await usersRepository.peekToken(tokenHash(token), 'reset', nowIso())) !== undefined;
+    },
+
+    /** Sets the password a reset token was issued for, once; every session of the user ends. */
+    async resetPassword(input: { token: string; password: string }): Promise<{ ok: true } | Refusal> {
+      const badPassword = passwordProblem(input.password);
+      if (badPassword !== undefined) return { ok: false, field: 'password', message: badPassword };
+      const passwordHash = await hashPassword(input.password);
+      const grant = isSecretTokenShape(input.token) ? await usersRepository.consumeToken(tokenHash(input.token), 'reset', nowIso()) : undefined;
+      if (grant?.userId === undefined || !(await usersRepository.setPasswordHash(grant.userId, passwordHash))) {
+        return { ok: false, field: 'form', message: 'This reset link is not valid any more; ask your operator for a new one.' };
+      }
+      await sessions.endAll(grant.userId);
+      return { ok: true };
+    },
+  };
+
+  async function issueToken(grant: { kind: 'invite'; accountId: number } | { kind: 'reset'; userId: number }, validMs: number) {
+    const token = newSecretToken();
+    const now = clock.now();
+    const expiresAt = new Date(now.getTime() + validMs).toISOString();
+    await usersRepository.createToken({ ...grant, hash: tokenHash(token), createdAt: now.toISOString(), expiresAt });
+    return { token, expiresAt };
+  }
+}
+
+export type UsersService = ReturnType<typeof createUsersService>;

@@ -1,0 +1,71 @@
+/** `store-orders users …`: the operator's side of the portal, against the portal itself over the same database. */
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { test } from 'node:test';
+import Database from 'better-sqlite3';
+import { openStorage } from '../../src/storage/open-storage.js';
+import { cliOn } from '../support/cli.js';
+import { createTestPortal, pageText, TEST_PASSWORD } from '../support/portal.js';
+import { sqliteBackend } from '../support/storage.js';
+
+test('when an operator invites, lists, resets and disables portal users, then the links work once in the portal and the CLI reports each step', async (t) => {
+  const cli = cliOn(t, { PORTAL_PUBLIC_URL: 'https://portal.example.com' });
+  assert.equal((await cli.run('users', 'list')).stdout.trim(), 'No users.');
+  await cli.run('accounts', 'create', '--name', 'Harbour Pets');
+
+  const invite = await cli.run('users', 'invite', '--account', '1', '--json');
+  assert.equal(invite.code, 0, invite.stderr);
+  const { link, expiresAt, accountId } = JSON.parse(invite.stdout) as { link: string; expiresAt: string; accountId: number };
+  assert.equal(accountId, 1);
+  assert.match(link, /^https:\/\/portal\.example\.com\/sign-up\?invite=[A-Za-z0-9_-]{43}$/);
+  assert.ok(Math.abs(Date.parse(expiresAt) - Date.now() - 7 * 24 * 3_600_000) < 60_000, 'valid 7 days');
+  const token = new URL(link).searchParams.get('invite') ?? '';
+  const file = cli.env.DATABASE_URL.slice('sqlite:'.length);
+  const db = new Database(file, { readonly: true });
+  const stored = db.prepare('SELECT hash FROM user_tokens').pluck().all() as string[];
+  db.close();
+  assert.equal(stored.length, 1);
+  assert.notEqual(stored[0], token, 'only a hash is stored');
+
+  const storage = openStorage({ kind: 'sqlite', path: path.resolve(file) });
+  const portal = await createTestPortal(t, sqliteBackend, { over: { storage, database: { kind: 'sqlite', path: file } } });
+  t.after(() => storage.close());
+  const browser = portal.client();
+  const signUp = await browser.post('/sign-up', { email: 'ann@example.com', password: TEST_PASSWORD, invite: token }, {}, `/sign-up?invite=${token}`);
+  assert.equal(signUp.statusCode, 303);
+  assert.equal((await browser.get('/')).statusCode, 200);
+
+  const list = JSON.parse((await cli.run('users', 'list', '--json')).stdout) as { users: { email: string; accountId: number; disabledAt: string | null }[] };
+  assert.deepEqual(list.users.map((u) => [u.email, u.accountId, u.disabledAt]), [['ann@example.com', 1, null]]);
+
+  const reset = await cli.run('users', 'reset-password', 'Ann@Example.com');
+  assert.equal(reset.code, 0, reset.stderr);
+  const resetLink = /https:\/\/portal\.example\.com\/reset-password\?token=[A-Za-z0-9_-]{43}/.exec(reset.stdout)?.[0] ?? '';
+  const resetPage = await portal.client().get(new URL(resetLink).pathname + new URL(resetLink).search);
+  assert.equal(resetPage.statusCode, 200);
+  assert.match(pageText(resetPage.body), /Choose a new password/);
+
+  const disabled = await cli.run('users', 'disable', 'ann@example.com');
+  assert.equal(disabled.code, 0, disabled.stderr);
+  assert.match(disabled.stdout, /Disabled ann@example\.com; their portal sessions have ended\./);
+  assert.equal((await browser.get('/')).statusCode, 303, 'the session ended at once');
+  assert.notEqual((JSON.parse((await cli.run('users', 'list', '--json')).stdout) as typeof list).users[0]?.disabledAt, null);
+});
+
+test('when a users command names no such user or account, then it fails with a clear record', async (t) => {
+  const cli = cliOn(t);
+  const unknown = await cli.run('users', 'disable', 'nobody@example.com', '--json');
+  assert.equal(unknown.code, 1);
+  assert.deepEqual(JSON.parse(unknown.stdout), {
+    code: 'command_failed',
+    message: 'no portal user has the email "nobody@example.com" (see: store-orders users list)',
+    exitCode: 1,
+  });
+  const reset = await cli.run('users', 'reset-password', 'nobody@example.com');
+  assert.equal(reset.code, 1);
+  const noAccount = await cli.run('users', 'invite', '--account', '99', '--json');
+  assert.equal(noAccount.code, 1);
+  assert.equal((JSON.parse(noAccount.stdout) as { code: string }).code, 'account_not_found');
+  const usage = await cli.run('users', 'invite');
+  assert.equal(usage.code, 2);
+});

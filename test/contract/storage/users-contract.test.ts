@@ -1,0 +1,101 @@
+/** The portal users and sessions part of the storage contract: the same cases on every adapter. */
+import assert from 'node:assert/strict';
+import { describe, test, type TestContext } from 'node:test';
+import type { Storage } from '../../../src/storage/storage.js';
+import { isoPlus, rejectsWithCode, type ContractCoverage } from '../../support/storage-contract.js';
+import { testBackends } from '../../support/storage.js';
+
+export const CONTRACT_COVERS = {
+  users: ['create', 'findByEmail', 'findById', 'list', 'setPasswordHash', 'disable', 'createToken', 'peekToken', 'consumeToken'],
+  sessions: ['create', 'find', 'touch', 'delete', 'deleteForUser'],
+} as const satisfies ContractCoverage;
+
+const AT = '2026-11-22T10:00:00.000Z';
+const hashOf = (n: number) => n.toString(16).padStart(64, '0');
+
+for (const backend of testBackends({ withPgBouncer: true })) {
+  describe(`users and sessions storage: ${backend.name}`, () => {
+    async function setUp(t: TestContext): Promise<{ storage: Storage; accountId: number }> {
+      const { storage } = await backend.freshDatabase(t);
+      const account = await storage.accounts.create({ name: 'Main Street Pets', createdAt: AT });
+      return { storage, accountId: account.id };
+    }
+
+    test('when a user is created, then it is found by email and id with its hash, listed without it, and a second user with that email is email_taken', async (t) => {
+      const { storage, accountId } = await setUp(t);
+      const created = await storage.users.create({ accountId, email: 'ann@example.com', passwordHash: '$argon2id$x', createdAt: AT });
+      assert.notEqual(created, 'email_taken');
+      if (created === 'email_taken') return;
+      assert.deepEqual(created, { id: created.id, accountId, email: 'ann@example.com', createdAt: AT });
+      assert.deepEqual(await storage.users.findByEmail('ann@example.com'), { ...created, passwordHash: '$argon2id$x' });
+      assert.deepEqual(await storage.users.findById(created.id), { ...created, passwordHash: '$argon2id$x' });
+      assert.equal(await storage.users.findByEmail('bob@example.com'), undefined);
+      assert.equal(await storage.users.findById(created.id + 1000), undefined);
+      assert.equal(await storage.users.create({ accountId, email: 'ann@example.com', passwordHash: 'h', createdAt: AT }), 'email_taken');
+      const second = await storage.users.create({ accountId, email: 'bob@example.com', passwordHash: 'h', createdAt: AT });
+      assert.deepEqual(await storage.users.list(), [created, second]);
+      await assert.rejects(storage.users.create({ accountId: 999_999, email: 'c@example.com', passwordHash: 'h', createdAt: AT }), rejectsWithCode('account_not_found'));
+    });
+
+    test('when a password hash is set or a user disabled, then reads show it, disabling twice keeps the first time, and disabling ends every session of the user', async (t) => {
+      const { storage, accountId } = await setUp(t);
+      const user = await storage.users.create({ accountId, email: 'ann@example.com', passwordHash: 'old', createdAt: AT });
+      const other = await storage.users.create({ accountId, email: 'bob@example.com', passwordHash: 'h', createdAt: AT });
+      if (user === 'email_taken' || other === 'email_taken') throw new Error('unexpected');
+      assert.equal(await storage.users.setPasswordHash(user.id, 'new'), true);
+      assert.equal((await storage.users.findById(user.id))?.passwordHash, 'new');
+      assert.equal(await storage.users.setPasswordHash(999_999, 'new'), false);
+      await storage.sessions.create({ idHash: hashOf(1), userId: user.id, createdAt: AT, expiresAt: isoPlus(AT, 3_600_000) });
+      await storage.sessions.create({ idHash: hashOf(2), userId: other.id, createdAt: AT, expiresAt: isoPlus(AT, 3_600_000) });
+      assert.equal(await storage.users.disable(user.id, isoPlus(AT, 1000)), true);
+      assert.equal(await storage.users.disable(user.id, isoPlus(AT, 2000)), true);
+      assert.equal((await storage.users.findById(user.id))?.disabledAt, isoPlus(AT, 1000));
+      assert.equal(await storage.sessions.find(hashOf(1)), undefined);
+      assert.notEqual(await storage.sessions.find(hashOf(2)), undefined);
+      assert.equal(await storage.users.disable(999_999, AT), false);
+    });
+
+    test('when one-time tokens are used, then a valid one is granted once, and an expired, used or other-kind one never', async (t) => {
+      const { storage, accountId } = await setUp(t);
+      const user = await storage.users.create({ accountId, email: 'ann@example.com', passwordHash: 'h', createdAt: AT });
+      if (user === 'email_taken') throw new Error('unexpected');
+      const later = isoPlus(AT, 3_600_000);
+      await storage.users.createToken({ hash: hashOf(10), kind: 'invite', accountId, createdAt: AT, expiresAt: later });
+      await storage.users.createToken({ hash: hashOf(11), kind: 'reset', userId: user.id, createdAt: AT, expiresAt: later });
+      assert.deepEqual(await storage.users.peekToken(hashOf(10), 'invite', AT), { kind: 'invite', accountId });
+      assert.equal(await storage.users.peekToken(hashOf(10), 'reset', AT), undefined);
+      assert.equal(await storage.users.peekToken(hashOf(10), 'invite', later), undefined, 'expired at expiresAt');
+      assert.deepEqual(await storage.users.consumeToken(hashOf(10), 'invite', AT), { kind: 'invite', accountId });
+      assert.equal(await storage.users.consumeToken(hashOf(10), 'invite', AT), undefined, 'used once');
+      assert.equal(await storage.users.peekToken(hashOf(10), 'invite', AT), undefined);
+      assert.equal(await storage.users.consumeToken(hashOf(11), 'reset', later), undefined, 'expired');
+      const both = await Promise.all([storage.users.consumeToken(hashOf(11), 'reset', AT), storage.users.consumeToken(hashOf(11), 'reset', AT)]);
+      assert.deepEqual(
+        both.filter((grant) => grant !== undefined),
+        [{ kind: 'reset', userId: user.id }],
+        'of two concurrent uses, one is granted',
+      );
+      assert.equal(await storage.users.consumeToken(hashOf(12), 'reset', AT), undefined);
+    });
+
+    test('when sessions are created, touched and deleted, then find returns the session with its user and account name until it is deleted', async (t) => {
+      const { storage, accountId } = await setUp(t);
+      const user = await storage.users.create({ accountId, email: 'ann@example.com', passwordHash: 'h', createdAt: AT });
+      if (user === 'email_taken') throw new Error('unexpected');
+      const expiresAt = isoPlus(AT, 12 * 3_600_000);
+      for (const n of [1, 2, 3]) await storage.sessions.create({ idHash: hashOf(n), userId: user.id, createdAt: AT, expiresAt });
+      assert.deepEqual(await storage.sessions.find(hashOf(1)), { idHash: hashOf(1), createdAt: AT, lastSeenAt: AT, expiresAt, user, accountName: 'Main Street Pets' });
+      await storage.sessions.touch(hashOf(1), isoPlus(AT, 60_000));
+      await storage.sessions.touch(hashOf(1), isoPlus(AT, 30_000));
+      assert.equal((await storage.sessions.find(hashOf(1)))?.lastSeenAt, isoPlus(AT, 60_000), 'never moves back');
+      await storage.sessions.delete(hashOf(1));
+      assert.equal(await storage.sessions.find(hashOf(1)), undefined);
+      assert.equal(await storage.sessions.find(hashOf(99)), undefined);
+      assert.equal(await storage.sessions.deleteForUser(user.id, hashOf(2)), 1, 'all but the one kept');
+      assert.notEqual(await storage.sessions.find(hashOf(2)), undefined);
+      assert.equal(await storage.sessions.find(hashOf(3)), undefined);
+      assert.equal(await storage.sessions.deleteForUser(user.id), 1);
+      assert.equal(await storage.sessions.find(hashOf(2)), undefined);
+    });
+  });
+}

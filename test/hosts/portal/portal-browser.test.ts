@@ -1,0 +1,124 @@
+/** The portal in Chromium, on every backend: the first journey without JavaScript tricks, accessibility, a phone's screen. */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { browserSkip, seriousViolations, startBrowserPortal } from '../../support/browser.js';
+import { TEST_PASSWORD } from '../../support/portal.js';
+import { testBackends } from '../../support/storage.js';
+
+/** Every request the page makes stays on `origin`, and nothing is blocked by the CSP or fails. */
+function watch(page: Page, origin: string): { offSite: string[]; problems: string[] } {
+  const offSite: string[] = [];
+  const problems: string[] = [];
+  page.on('request', (request) => {
+    if (!request.url().startsWith(`${origin}/`)) offSite.push(request.url());
+  });
+  page.on('requestfailed', (request) => problems.push(`${request.url()} ${request.failure()?.errorText ?? ''}`));
+  page.on('console', (message) => {
+    // The failed sign-in's page is answered 401, which Chromium reports; anything else (a CSP refusal, a 404) is a problem.
+    if (message.type() === 'error' && !message.text().includes('status of 401')) problems.push(message.text());
+  });
+  return { offSite, problems };
+}
+
+for (const backend of testBackends()) {
+  describe(`portal in a browser: ${backend.name}`, { skip: browserSkip }, () => {
+    test('when a new user signs up, sees their account, signs out and signs in again, then each step lands where it should, with nothing loaded from elsewhere', async (t) => {
+      const { origin, apiOrigin, newPage, portal } = await startBrowserPortal(t, backend);
+      const page = await newPage();
+      const seen = watch(page, origin);
+      const email = `owner-${Date.now()}@example.com`;
+
+      await page.goto(`${origin}/sign-up`);
+      await page.getByLabel('Email').fill(email);
+      await page.getByLabel('Password').fill(TEST_PASSWORD);
+      await page.getByLabel('Store name').fill('Main Street Pets');
+      await page.getByRole('button', { name: 'Create account' }).click();
+      await page.waitForURL(`${origin}/`);
+      const [account] = await portal.services.accounts.listAccounts();
+      assert.ok(account !== undefined);
+      assert.equal(await page.getByRole('heading', { level: 1 }).innerText(), 'Main Street Pets');
+      const body = await page.locator('main').innerText();
+      assert.match(body, new RegExp(`Account ID\\s+${account.id}`));
+      assert.ok(body.includes(`${apiOrigin}/v1`), 'the API address is the store host the test started');
+      assert.ok(body.includes(`curl -H "Authorization: Bearer YOUR_API_KEY" ${apiOrigin}/v1/store/orders`));
+      assert.equal(await page.locator('header').getByText('Main Street Pets').count(), 1, 'the header names the store');
+      // The quickstart works as shown once a key of the account takes the placeholder's place.
+      const curl = await page.locator('#quickstart-curl').innerText();
+      const { secret } = await portal.services.apiKeys.createKey({ accountId: account.id });
+      const [, header, url] = /^curl -H "([^"]+)" (\S+)$/.exec(curl.trim().replace('YOUR_API_KEY', secret)) ?? [];
+      const [name, value] = (header ?? '').split(': ');
+      const answer = await fetch(url ?? '', { headers: { [name ?? '']: value ?? '' } });
+      assert.equal(answer.status, 200);
+      assert.deepEqual(await answer.json(), []);
+
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.waitForURL(`${origin}/sign-in`);
+      await page.goto(`${origin}/settings`);
+      await page.waitForURL(`${origin}/sign-in?next=%2Fsettings`);
+
+      await page.getByLabel('Email').fill(email);
+      await page.getByLabel('Password').fill('not the password at all');
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await page.getByText('Email or password is incorrect.').waitFor();
+
+      await page.getByLabel('Password').fill(TEST_PASSWORD);
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await page.waitForURL(`${origin}/settings`);
+      await page.getByRole('heading', { name: 'Settings' }).waitFor();
+
+      assert.deepEqual(seen.offSite, [], 'every script, style and form stays on the portal');
+      assert.deepEqual(seen.problems, [], 'nothing failed or was blocked by the CSP');
+    });
+
+    test('when JavaScript is off, then signing up, changing the password and signing out still work (every form is plain HTML)', async (t) => {
+      const { origin, newPage } = await startBrowserPortal(t, backend);
+      const page = await newPage({ javaScriptEnabled: false });
+      await page.goto(`${origin}/sign-up`);
+      await page.getByLabel('Email').fill('no-script@example.com');
+      await page.getByLabel('Password').fill(TEST_PASSWORD);
+      await page.getByLabel('Store name').fill('Plain HTML Pets');
+      await page.getByRole('button', { name: 'Create account' }).click();
+      await page.waitForURL(`${origin}/`);
+      assert.equal(await page.getByRole('button', { name: 'Copy' }).count(), 0, 'the copy button needs the script and stays hidden without it');
+      await page.goto(`${origin}/settings`);
+      await page.getByLabel('Current password').fill(TEST_PASSWORD);
+      await page.getByLabel('New password').fill('a different passphrase');
+      await page.getByRole('button', { name: 'Change password' }).click();
+      await page.getByText('Your password was changed.').waitFor();
+      await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+      await page.waitForURL(`${origin}/sign-in`);
+    });
+
+    test('when the pages are checked with axe-core, then none has a serious or critical violation, on a laptop and on a phone', async (t) => {
+      const { origin, newPage } = await startBrowserPortal(t, backend);
+      for (const viewport of [{ width: 1280, height: 800 }, { width: 375, height: 740 }]) {
+        const page = await newPage({ viewport });
+        const violations: string[] = [];
+        const check = async (path: string) => {
+          await page.goto(`${origin}${path}`);
+          violations.push(...(await seriousViolations(page)));
+          // A string, evaluated in the page: the test files are type-checked without the DOM's types.
+          const overflow = await page.evaluate('document.documentElement.scrollWidth > document.documentElement.clientWidth');
+          assert.equal(overflow, false, `${path} at ${viewport.width}px: no sideways scrolling`);
+        };
+        await check('/sign-in');
+        await check('/sign-up');
+        // A refused form, with its messages.
+        await page.getByLabel('Email').fill('not-an-email');
+        await page.getByRole('button', { name: 'Create account' }).click();
+        violations.push(...(await seriousViolations(page)));
+        await check('/no-such-page');
+        await page.goto(`${origin}/sign-up`);
+        await page.getByLabel('Email').fill(`axe-${viewport.width}@example.com`);
+        await page.getByLabel('Password').fill(TEST_PASSWORD);
+        await page.getByLabel('Store name').fill('A store with a rather long name, to wrap on a phone');
+        await page.getByRole('button', { name: 'Create account' }).click();
+        await page.waitForURL(`${origin}/`);
+        await check('/');
+        await check('/settings');
+        assert.deepEqual(violations, []);
+      }
+    });
+  });
+}

@@ -1,0 +1,157 @@
+/** Sign-up, sign-in, invitations and resets over real requests, on every backend: messages, enumeration, throttling. */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { testBackends } from '../../support/storage.js';
+import { createTestPortal, pageText, signUp, TEST_PASSWORD } from '../../support/portal.js';
+
+for (const backend of testBackends()) {
+  describe(`portal sign-up and sign-in: ${backend.name}`, () => {
+    test('when someone signs up, then a user and their account (the store) exist, they land on / signed in, and the page shows the account and the API', async (t) => {
+      const portal = await createTestPortal(t, backend, { env: { STAGING_BASE_URL: 'https://staging.store.example.com/v1' } });
+      const { client } = await signUp(portal, { email: ' Ann@Example.com ', storeName: 'Ann’s <Pets>' });
+      const [user] = await portal.services.users.listUsers();
+      assert.equal(user?.email, 'ann@example.com');
+      const [account] = await portal.services.accounts.listAccounts();
+      assert.equal(account?.name, 'Ann’s <Pets>');
+      assert.equal(user.accountId, account.id);
+      const home = await client.get('/');
+      assert.equal(home.statusCode, 200);
+      const text = pageText(home.body);
+      assert.match(home.body, /Ann’s &lt;Pets&gt;/, 'the store name is escaped');
+      assert.match(text, new RegExp(`Account ID ${account.id}`));
+      assert.match(text, /http:\/\/127\.0\.0\.1:3000\/v1/);
+      assert.match(text, /https:\/\/staging\.store\.example\.com\/v1/);
+      assert.match(text, /curl -H "Authorization: Bearer YOUR_API_KEY" http:\/\/127\.0\.0\.1:3000\/v1\/store\/orders/);
+      assert.match(home.body, /<button type="submit" class="button secondary">Sign out<\/button>/);
+    });
+
+    test('when the sign-up form is wrong, then it says what to fix and creates nothing; passwords of 12 to 1024 characters of any kind are accepted', async (t) => {
+      const portal = await createTestPortal(t, backend);
+      const cases: [Record<string, string>, RegExp][] = [
+        [{ email: 'not-an-email', password: TEST_PASSWORD, storeName: 'S' }, /Enter an email address/],
+        [{ email: 'a@example.com', password: 'short pass', storeName: 'S' }, /at least 12 characters/],
+        [{ email: 'a@example.com', password: 'x'.repeat(1025), storeName: 'S' }, /at most 1024 characters/],
+        [{ email: 'a@example.com', password: TEST_PASSWORD, storeName: '  ' }, /store name/],
+      ];
+      for (const [fields, message] of cases) {
+        const response = await portal.client().post('/sign-up', fields, {}, '/sign-up');
+        assert.equal(response.statusCode, 400);
+        assert.match(pageText(response.body), message);
+      }
+      assert.equal((await portal.services.users.listUsers()).length, 0);
+      assert.equal((await portal.services.accounts.listAccounts()).length, 0);
+      for (const password of ['aaaaaaaaaaaa', 'x'.repeat(1024), 'пароль пароль 🐶']) {
+        await signUp(portal, { password });
+      }
+      assert.equal((await portal.services.users.listUsers()).length, 3);
+    });
+
+    test('when sign-in fails for an unknown email, a wrong password or a disabled user, then the page and status are the same', async (t) => {
+      const portal = await createTestPortal(t, backend);
+      const { email } = await signUp(portal);
+      const { email: disabled } = await signUp(portal);
+      await portal.services.users.disableUser(disabled);
+      const pages: string[] = [];
+      for (const [address, password] of [
+        ['nobody@example.com', TEST_PASSWORD],
+        [email, 'wrong password here'],
+        [disabled, TEST_PASSWORD],
+      ] as const) {
+        const response = await portal.client().post('/sign-in', { email: address, password }, {}, '/sign-in');
+        assert.equal(response.statusCode, 401);
+        assert.equal(response.cookies.filter((c) => c.name === 'so_session').length, 0);
+        const text = pageText(response.body).replace(address, '<email>');
+        assert.match(text, /Email or password is incorrect\./);
+        pages.push(text);
+      }
+      assert.equal(new Set(pages).size, 1, 'the three pages read the same');
+    });
+
+    test('when someone signs up with an email that is taken, then the answer is the generic refusal (the same words an unusable invitation shows) and nothing is created', async (t) => {
+      const portal = await createTestPortal(t, backend);
+      const { email } = await signUp(portal);
+      const again = await portal.client().post('/sign-up', { email: email.toUpperCase(), password: TEST_PASSWORD, storeName: 'Another' }, {}, '/sign-up');
+      assert.equal(again.statusCode, 400);
+      assert.match(pageText(again.body), /An account could not be created with these details\. If you already have one, sign in\./);
+      assert.doesNotMatch(pageText(again.body), /taken|exists|already registered/i);
+      assert.equal((await portal.services.accounts.listAccounts()).length, 1, 'no second account');
+    });
+
+    test('when one email fails to sign in 5 times, then it is throttled with a "try again in N minutes" page, even with the right password, until the window ends', async (t) => {
+      const portal = await createTestPortal(t, backend);
+      const { email } = await signUp(portal);
+      for (let i = 0; i < 5; i += 1) {
+        assert.equal((await portal.client().post('/sign-in', { email, password: 'wrong password here' }, {}, '/sign-in')).statusCode, 401);
+      }
+      const throttled = await portal.client().post('/sign-in', { email, password: TEST_PASSWORD }, {}, '/sign-in');
+      assert.equal(throttled.statusCode, 429);
+      assert.equal(throttled.headers['retry-after'], '900');
+      assert.match(pageText(throttled.body), /Too many attempts\. Try again in 15 minutes\./);
+      assert.match(String(throttled.headers['content-type']), /^text\/html/);
+      const unknown = await portal.client().post('/sign-in', { email: 'nobody@example.com', password: 'x' }, {}, '/sign-in');
+      assert.equal(unknown.statusCode, 401, 'other emails are not throttled by this one');
+      portal.clock.advance(14 * 60_000);
+      assert.match(pageText((await portal.client().post('/sign-in', { email, password: TEST_PASSWORD }, {}, '/sign-in')).body), /Try again in 1 minute\./);
+      portal.clock.advance(60_000);
+      assert.equal((await portal.client().post('/sign-in', { email, password: TEST_PASSWORD }, {}, '/sign-in')).statusCode, 303);
+    });
+
+    test('when one client address makes too many failed attempts across emails, then it is throttled too', async (t) => {
+      const portal = await createTestPortal(t, backend, { env: { PORTAL_THROTTLE_PER_ADDRESS: '4' } });
+      for (let i = 0; i < 4; i += 1) {
+        await portal.client().post('/sign-in', { email: `nobody${i}@example.com`, password: 'x' }, {}, '/sign-in');
+      }
+      const throttled = await portal.client().post('/sign-in', { email: 'someone-else@example.com', password: 'x' }, {}, '/sign-in');
+      assert.equal(throttled.statusCode, 429);
+      const signUpThrottled = await portal.client().post('/sign-up', { email: 'new@example.com', password: TEST_PASSWORD, storeName: 'S' }, {}, '/sign-up');
+      assert.equal(signUpThrottled.statusCode, 429);
+      assert.equal((await portal.services.users.listUsers()).length, 0);
+    });
+
+    test('when sign-up is closed, then /sign-up refuses without an invitation, and an operator\u2019s invitation joins its account once', async (t) => {
+      const portal = await createTestPortal(t, backend, { env: { PORTAL_SIGNUP: 'closed' } });
+      const page = await portal.client().get('/sign-up');
+      assert.match(pageText(page.body), /Sign-up is by invitation only/);
+      const refused = await portal.client().post('/sign-up', { email: 'a@example.com', password: TEST_PASSWORD, storeName: 'S' }, {}, '/sign-in');
+      assert.equal(refused.statusCode, 400);
+      assert.equal((await portal.services.users.listUsers()).length, 0);
+
+      const account = await portal.services.accounts.createAccount({ name: 'Harbour Pets' });
+      const { token } = await portal.services.users.invite(account.id);
+      const invited = portal.client();
+      const form = await invited.get(`/sign-up?invite=${token}`);
+      assert.match(pageText(form.body), /You are invited to join Harbour Pets \./);
+      const joined = await invited.post('/sign-up', { email: 'b@example.com', password: TEST_PASSWORD, invite: token });
+      assert.equal(joined.statusCode, 303);
+      assert.equal((await portal.services.users.listUsers())[0]?.accountId, account.id);
+      assert.equal((await portal.services.accounts.listAccounts()).length, 1, 'no new account');
+      const reused = await portal.client().post('/sign-up', { email: 'c@example.com', password: TEST_PASSWORD, invite: token }, {}, '/sign-in');
+      assert.equal(reused.statusCode, 400);
+      assert.match(pageText(reused.body), /not valid any more/);
+      portal.clock.advance(7 * 24 * 3_600_000);
+      const { token: late } = await portal.services.users.invite(account.id);
+      portal.clock.advance(7 * 24 * 3_600_000);
+      assert.match(pageText((await portal.client().get(`/sign-up?invite=${late}`)).body), /not valid any more/, 'an invitation expires after 7 days');
+    });
+
+    test('when an operator\u2019s reset link is used, then the password changes once, every session ends, and the link is dead after use or after 1 hour', async (t) => {
+      const portal = await createTestPortal(t, backend);
+      const { client, email } = await signUp(portal);
+      const reset = await portal.services.users.createPasswordReset(email);
+      assert.ok(reset !== undefined);
+      const visitor = portal.client();
+      assert.equal((await visitor.get(`/reset-password?token=${reset.token}`)).statusCode, 200);
+      const short = await visitor.post('/reset-password', { token: reset.token, password: 'short' });
+      assert.equal(short.statusCode, 400);
+      const done = await visitor.post('/reset-password', { token: reset.token, password: 'a fresh new passphrase' });
+      assert.equal(done.statusCode, 303);
+      assert.equal(done.headers.location, '/sign-in?reset=1');
+      assert.equal((await client.get('/')).statusCode, 303, 'the old session ended');
+      assert.equal((await portal.client().post('/sign-in', { email, password: 'a fresh new passphrase' }, {}, '/sign-in')).statusCode, 303);
+      assert.equal((await portal.client().get(`/reset-password?token=${reset.token}`)).statusCode, 400, 'used once');
+      const expiring = await portal.services.users.createPasswordReset(email);
+      portal.clock.advance(3_600_000);
+      assert.equal((await portal.client().get(`/reset-password?token=${expiring?.token ?? ''}`)).statusCode, 400, 'expired after 1 hour');
+    });
+  });
+}

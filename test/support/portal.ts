@@ -1,0 +1,194 @@
+/**
+ * The portal host in tests: built by the real builder over a fresh database
+ * of a backend, with a cookie-keeping client that fills in the CSRF token
+ * and the Origin header as a browser would (or leaves them out, to forge).
+ * Every portal page's HTTP tests use it; test/support/browser.ts is its
+ * real-browser counterpart.
+ */
+import type { TestContext } from 'node:test';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { buildPortalApp } from '../../src/hosts/portal/portal-app.js';
+import { portalOrigin } from '../../src/hosts/portal/portal-origin.js';
+import type { Config, DatabaseConfig } from '../../src/config/config.js';
+import { createRateLimiter } from '../../src/http/rate-limit.js';
+import type { Services } from '../../src/services.js';
+import { openStorage } from '../../src/storage/open-storage.js';
+import type { Storage } from '../../src/storage/storage.js';
+import { testHttpMetrics } from './app.js';
+import { testConfig, testServices } from './container.js';
+import { capturingLogger } from './logs.js';
+import { manualClock } from './quickstart.js';
+import type { TestBackend } from './storage.js';
+
+/** The origin test portals are configured with (PORTAL_PUBLIC_URL), so that inject requests can carry it. */
+export const TEST_PORTAL_ORIGIN = 'http://portal.test';
+
+/** A strong enough password for tests (12+ characters). */
+export const TEST_PASSWORD = 'correct horse battery staple';
+
+export interface TestPortal {
+  app: FastifyInstance;
+  services: Services;
+  storage: Storage;
+  config: Config;
+  /** The clock of the services and the throttle; `advance` moves it. */
+  clock: ReturnType<typeof manualClock>;
+  logs: string[];
+  /** A new browser-like client (its own cookie jar). */
+  client(): PortalClient;
+  /**
+   * The same portal as another process would run it: its own storage
+   * connection to the same database, its own services and throttle.
+   * `client.app` of a client can be pointed at it with `withApp`.
+   */
+  anotherProcess(): Promise<FastifyInstance>;
+}
+
+/**
+ * A portal over a fresh database of `backend`. `env` adds variables to the
+ * test configuration (PORTAL_PUBLIC_URL is TEST_PORTAL_ORIGIN unless given;
+ * RATE_LIMIT_REQUESTS is 0 unless given, so that a test's many requests
+ * meet the portal's own throttle, not the API's per-address limit).
+ */
+export async function createTestPortal(
+  t: TestContext,
+  backend: TestBackend,
+  {
+    env = {},
+    storeAddress = () => 'http://127.0.0.1:3000',
+    over,
+    derivedOrigin = false,
+  }: {
+    env?: Record<string, string>;
+    /** The store host's address the pages show (the API's URL). */
+    storeAddress?: () => string | undefined;
+    /** The database of a store host built by createTestApp, so that the portal and the API share it; a fresh one when absent. */
+    over?: { storage: Storage; database: DatabaseConfig };
+    /** No PORTAL_PUBLIC_URL: the origin comes from the address listened on (http://localhost:<port>), as with a default `npm start`. */
+    derivedOrigin?: boolean;
+  } = {},
+): Promise<TestPortal> {
+  const { storage, config: database } = over === undefined ? await backend.freshDatabase(t) : { storage: over.storage, config: over.database };
+  const config = testConfig({ ...(derivedOrigin ? { PORTAL_PORT: '0' } : { PORTAL_PUBLIC_URL: TEST_PORTAL_ORIGIN }), RATE_LIMIT_REQUESTS: '0', ...env });
+  const clock = manualClock(new Date());
+  const { logger, logs } = capturingLogger();
+  const build = async (over: Storage): Promise<{ app: FastifyInstance; services: Services }> => {
+    const services = testServices(over, { config, clock });
+    const app = await buildPortalApp({
+      logger,
+      services,
+      config,
+      storeAddress,
+      rateLimiter: createRateLimiter(config.limits.rateLimit),
+      httpMetrics: testHttpMetrics(),
+      clock,
+    });
+    t.after(() => app.close());
+    return { app, services };
+  };
+  const { app, services } = await build(storage);
+  const origin = () => portalOrigin(config.portal, config.host, app.server);
+  return {
+    app,
+    services,
+    storage,
+    config,
+    clock,
+    logs,
+    client: () => new PortalClient(app, origin()),
+    async anotherProcess() {
+      const other = openStorage(database);
+      t.after(() => other.close());
+      return (await build(other)).app;
+    },
+  };
+}
+
+/** How a form post treats the CSRF defences: as a browser on the portal (`browser`), or forged. */
+export interface PostOptions {
+  /** The Origin header; the portal's own unless given; `null` leaves it out. */
+  origin?: string | null;
+  /** The `_csrf` field: the one from the last page fetched unless given; `null` leaves it out. */
+  csrf?: string | null;
+}
+
+/** A cookie-keeping client over `app.inject`: what one browser would send. */
+export class PortalClient {
+  readonly cookies = new Map<string, string>();
+  /** The CSRF token of the last HTML page this client received. */
+  csrfToken: string | undefined;
+
+  constructor(
+    private app: FastifyInstance,
+    readonly origin: string,
+  ) {}
+
+  /** From now on, this client's requests go to `app` (another process of the same portal), with the same cookies. */
+  withApp(app: FastifyInstance): this {
+    this.app = app;
+    return this;
+  }
+
+  async get(url: string, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+    return this.keep(await this.app.inject({ method: 'GET', url, headers: { ...this.cookieHeader(), ...headers } }));
+  }
+
+  /** Posts a form, first fetching `formPage` (for its CSRF token) when given. */
+  async post(url: string, fields: Record<string, string | readonly string[]>, { origin, csrf }: PostOptions = {}, formPage?: string): Promise<LightMyRequestResponse> {
+    if (formPage !== undefined) await this.get(formPage);
+    const token = csrf === undefined ? this.csrfToken : csrf;
+    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', ...this.cookieHeader() };
+    const sentOrigin = origin === undefined ? this.origin : origin;
+    if (sentOrigin !== null) headers.origin = sentOrigin;
+    const form = new URLSearchParams(token === null || token === undefined ? {} : { _csrf: token });
+    // A field given as a list is repeated, as a browser sends checked checkboxes of one name.
+    for (const [name, value] of Object.entries(fields)) for (const one of typeof value === 'string' ? [value] : value) form.append(name, one);
+    const payload = form.toString();
+    return this.keep(await this.app.inject({ method: 'POST', url, headers, payload }));
+  }
+
+  /** The session cookie's value (so_session or __Host-so_session), if any. */
+  sessionCookie(): string | undefined {
+    return this.cookies.get('so_session') ?? this.cookies.get('__Host-so_session');
+  }
+
+  private cookieHeader(): Record<string, string> {
+    return this.cookies.size === 0 ? {} : { cookie: [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ') };
+  }
+
+  private keep(response: LightMyRequestResponse): LightMyRequestResponse {
+    for (const cookie of response.cookies as { name: string; value: string; maxAge?: number; expires?: Date }[]) {
+      const expired = cookie.maxAge === 0 || (cookie.expires !== undefined && cookie.expires.getTime() <= Date.now());
+      if (expired || cookie.value === '') this.cookies.delete(cookie.name);
+      else this.cookies.set(cookie.name, cookie.value);
+    }
+    const token = /name="_csrf" value="([^"]*)"/.exec(response.body)?.[1];
+    if (token !== undefined && token !== '') this.csrfToken = token;
+    return response;
+  }
+}
+
+/** Signs up through the form and returns the client, signed in. */
+export async function signUp(
+  portal: Pick<TestPortal, 'client'>,
+  { email = `owner-${Math.random().toString(36).slice(2)}@example.com`, password = TEST_PASSWORD, storeName = 'Main Street Pets' } = {},
+): Promise<{ client: PortalClient; email: string; password: string; response: LightMyRequestResponse }> {
+  const client = portal.client();
+  const response = await client.post('/sign-up', { email, password, storeName }, {}, '/sign-up');
+  if (response.statusCode !== 303) throw new Error(`sign-up failed: ${response.statusCode} ${response.body}`);
+  return { client, email, password, response };
+}
+
+/** The visible text of an HTML page's element content, tags removed and entities of the templates decoded: for message assertions. */
+export function pageText(html: string): string {
+  return html
+    .replace(/<script[\s\S]*?<\/script>/g, '')
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
