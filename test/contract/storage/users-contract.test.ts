@@ -13,7 +13,7 @@ export const CONTRACT_COVERS = {
 const AT = '2026-11-22T10:00:00.000Z';
 const hashOf = (n: number) => n.toString(16).padStart(64, '0');
 
-for (const backend of testBackends({ withPgBouncer: true })) {
+for (const backend of testBackends({ postgresDirect: true })) {
   describe(`users and sessions storage: ${backend.name}`, () => {
     async function setUp(t: TestContext): Promise<{ storage: Storage; accountId: number }> {
       const { storage } = await backend.freshDatabase(t);
