@@ -19,6 +19,7 @@ import { openStorage } from './storage/open-storage.js';
 import type { Services } from './services.js';
 import { createServiceMetrics, type ServiceMetrics } from './service-metrics.js';
 import type { Storage } from './storage/storage.js';
+import { createOutageLog, type OutageLog, type OutageLogger } from './shared/outage-log.js';
 
 export interface Container {
   readonly config: Config;
@@ -90,6 +91,7 @@ export function createContainer(config: Config, { clock = systemClock, registry 
 export function createMessagesDispatcher(
   container: Pick<Container, 'config' | 'storage' | 'services' | 'metrics'>,
   logger: Logger,
+  outages: OutageLog,
   clock: Clock = systemClock,
 ): MessageDispatcher {
   const { messages } = container.config;
@@ -102,6 +104,7 @@ export function createMessagesDispatcher(
     ),
     clock,
     logger,
+    outages,
     config: messages,
   });
   container.services.messages.onQueued(() => dispatcher.wake());
@@ -122,4 +125,27 @@ export function createMetricsRegistry({ clusterWorker }: { clusterWorker: boolea
     AggregatorRegistry.setRegistries([registry]);
   }
   return registry;
+}
+
+/** How often an outage is summarized in the log, and the least time between two "database unreachable" lines. */
+const OUTAGE_SUMMARY_INTERVAL_MS = 60_000;
+/** How often a down database is asked whether it is back, so that its return is noticed without traffic. */
+const OUTAGE_PROBE_INTERVAL_MS = 1000;
+
+/**
+ * The process's one outage log (shared/outage-log.ts) over the container's
+ * storage: it probes the database while it is down and sets the
+ * `store_database_up` gauge.
+ */
+export function createOutages(
+  container: { storage: Pick<Storage, 'ping'>; metrics: Pick<ServiceMetrics, 'databaseUp'> },
+  logger: { child(bindings: Record<string, unknown>): OutageLogger },
+): OutageLog {
+  return createOutageLog({
+    logger: logger.child({ component: 'outages' }),
+    probe: () => container.storage.ping(),
+    onChange: container.metrics.databaseUp(),
+    summaryIntervalMs: OUTAGE_SUMMARY_INTERVAL_MS,
+    probeIntervalMs: OUTAGE_PROBE_INTERVAL_MS,
+  });
 }

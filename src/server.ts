@@ -1,7 +1,7 @@
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './hosts/store/store-app.js';
-import { createContainer, createMessagesDispatcher, createMetricsRegistry } from './composition.js';
+import { createContainer, createMessagesDispatcher, createMetricsRegistry, createOutages } from './composition.js';
 import type { Config } from './config/config.js';
 import { createHttpMetrics } from './http/http-metrics.js';
 import { createLogger, prettyDestination } from './http/logging.js';
@@ -35,11 +35,12 @@ export async function runServer(
   // One rate limiter for both hosts: a key (or client address) has one budget per process.
   const { limits } = config;
   const rateLimiter = createRateLimiter(limits.rateLimit);
-  const app = await buildApp({ logger, services: container.services, storage: container.storage, rateLimiter, config, httpMetrics });
+  const outages = createOutages(container, logger);
+  const app = await buildApp({ logger, services: container.services, storage: container.storage, rateLimiter, config, httpMetrics, outages });
   const quickstart: FastifyInstance | undefined =
     config.quickstart === null
       ? undefined
-      : await buildQuickstartApp({ logger, services: container.services, limits, rateLimiter, config: config.quickstart, httpMetrics });
+      : await buildQuickstartApp({ logger, services: container.services, limits, rateLimiter, config: config.quickstart, httpMetrics, outages });
 
   let address: string;
   let quickstartAddress: string | undefined;
@@ -56,7 +57,7 @@ export async function runServer(
     await container.close();
     throw error;
   }
-  const dispatcher = createMessagesDispatcher(container, logger);
+  const dispatcher = createMessagesDispatcher(container, logger, outages);
   container.services.keyUsage.start(limits.keyUsageFlushMs, (err) => logger.warn({ err }, 'could not record API key usage'));
   // Registered only once listening: close-with-grace also acts on a normal exit.
   const skip = signals === undefined ? [] : (['SIGINT', 'SIGTERM'] as const).filter((signal) => !signals.includes(signal));
@@ -65,6 +66,7 @@ export async function runServer(
     else logger.info({ signal }, 'shutting down');
     await Promise.all([app.close(), quickstart?.close(), metricsListener?.close()]);
     await dispatcher.stop();
+    outages.stop();
     await container.close();
   });
   dispatcher.start();

@@ -18,6 +18,8 @@ export interface ServiceMetrics {
   deliveries(delivery: MessageDelivery): MessageDelivery;
   /** The database pool's connections in use and requests waiting for one (PostgreSQL only). */
   pool(storage: Pick<Storage, 'connections'>): void;
+  /** `store_database_up`: 1 while the database answers, 0 during an outage (set by the outage log). */
+  databaseUp(): (up: boolean) => void;
 }
 
 export function createServiceMetrics(registry: Registry): ServiceMetrics {
@@ -87,6 +89,11 @@ export function createServiceMetrics(registry: Registry): ServiceMetrics {
           sent.inc();
         },
       };
+    },
+    databaseUp() {
+      const gauge = new Gauge({ name: 'store_database_up', help: 'Whether the database answers (1) or an outage is under way (0).', registers });
+      gauge.set(1);
+      return (up) => gauge.set(up ? 1 : 0);
     },
     pool(storage) {
       if (storage.connections() === undefined) return;

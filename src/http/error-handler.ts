@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, errorRecord, InvalidInputError, UnavailableError, type ErrorCode, type ErrorRecord } from '../errors/errors.js';
+import { AppError, DatabaseUnavailableError, errorRecord, InvalidInputError, UnavailableError, type ErrorCode, type ErrorRecord } from '../errors/errors.js';
+import type { OutageLog } from '../shared/outage-log.js';
 import { recordErrorCode } from './http-metrics.js';
 import { JSON_CONTENT_TYPE } from './media-types.js';
 import { recordRoutes } from './route-table.js';
@@ -62,20 +63,32 @@ function toErrorResponse(error: unknown, inputs: RouteInputs = {}): ErrorRespons
   return { record: errorRecord('internal_error', 'An internal error occurred. It has been logged; retrying may help.'), headers: {} };
 }
 
-export function sendError(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
-  const { record, headers } = toErrorResponse(error, request.routeOptions.config.inputs);
-  if (record.status >= 500) request.log.error({ err: error }, 'request failed');
-  else request.log.info({ code: record.code }, 'request refused');
-  recordErrorCode(request.raw, record.code);
-  return reply
-    .code(record.status)
-    .headers({ ...headers, 'x-request-id': request.id })
-    .type(JSON_CONTENT_TYPE)
-    .send(record);
+/** Answers a request with the Error record for `error` (the app's one error handler, see createErrorSender). */
+export type ErrorSender = (request: FastifyRequest, reply: FastifyReply, error: unknown) => FastifyReply;
+
+/**
+ * The error handler's answer and log line. Internal errors are logged with
+ * their stack; refusals the server chose (4xx, load shedding, shutting down,
+ * a rolled-back conflict) with their code only; an unreachable database goes
+ * to the outage log, which writes one line per outage, not one per request.
+ */
+export function createErrorSender(outages: Pick<OutageLog, 'databaseUnreachable'>): ErrorSender {
+  return (request, reply, error) => {
+    const { record, headers } = toErrorResponse(error, request.routeOptions.config.inputs);
+    if (error instanceof DatabaseUnavailableError) outages.databaseUnreachable(error, 'request');
+    else if (record.status >= 500 && !(error instanceof AppError)) request.log.error({ err: error }, 'request failed');
+    else request.log.info({ code: record.code }, 'request refused');
+    recordErrorCode(request.raw, record.code);
+    return reply
+      .code(record.status)
+      .headers({ ...headers, 'x-request-id': request.id })
+      .type(JSON_CONTENT_TYPE)
+      .send(record);
+  };
 }
 
 /** Installs the one error handler and the 404/405 handler on the root instance. */
-export function installErrorHandling(app: FastifyInstance): void {
+export function installErrorHandling(app: FastifyInstance, sendError: ErrorSender): void {
   const routes = recordRoutes(app);
 
   app.setErrorHandler((error, request, reply) => sendError(request, reply, error));

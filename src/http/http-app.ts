@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Limits } from '../config/limits.js';
 import { AppError } from '../errors/errors.js';
-import { installErrorHandling, sendError } from './error-handler.js';
+import { createErrorSender, installErrorHandling } from './error-handler.js';
 import { hardenedServerOptions, installHardening } from './hardening.js';
 import type { RateLimiter } from './rate-limit.js';
 import { int64Keyword } from './int64-parameter.js';
@@ -12,6 +12,7 @@ import { recordRoute, type HostHttpMetrics } from './http-metrics.js';
 import { requestIdFor } from './request-id.js';
 import { hostProblem, installBodyRule } from './request-shape.js';
 import { formatSchemaError } from './validation-errors.js';
+import type { OutageLog } from '../shared/outage-log.js';
 
 export interface HttpAppOptions {
   logger: FastifyBaseLogger;
@@ -35,6 +36,8 @@ export interface HttpAppOptions {
   preRouting?: PreRouting;
   /** The host's HTTP metrics: every request is measured, whichever path (Fastify, pre-routing, Node's parser) answers it. */
   metrics: HostHttpMetrics;
+  /** Where expected failures go (the database unreachable, clients gone) instead of a line with a stack per request. */
+  outages: OutageLog;
 }
 
 /** A request handler in front of Fastify's: it answers, or calls `fastify` with the request untouched. */
@@ -48,7 +51,7 @@ export type PreRouting = (req: IncomingMessage, res: ServerResponse, fastify: (r
  * unauthenticated routes, security headers). Routes are added by the caller;
  * each host (store, quickstart) is one of these.
  */
-export async function createHttpApp({ logger, bodyLimit, ajv = {}, limits, rateLimiter, preRouting, metrics }: HttpAppOptions): Promise<FastifyInstance> {
+export async function createHttpApp({ logger, bodyLimit, ajv = {}, limits, rateLimiter, preRouting, metrics, outages }: HttpAppOptions): Promise<FastifyInstance> {
   const hardened = hardenedServerOptions(limits);
   // Node would answer a missing Host with a bare 400; onRequest answers with an Error record.
   const http = { ...hardened.http, requireHostHeader: false };
@@ -56,11 +59,12 @@ export async function createHttpApp({ logger, bodyLimit, ajv = {}, limits, rateL
   // Requests a pre-routing handler must leave to Fastify, whose hooks answer them.
   const fastifyOnly = (req: IncomingMessage): boolean =>
     closing || app.isUnderPressure() || hostProblem(req) !== undefined;
+  const sendError = createErrorSender(outages);
   const app = Fastify({
     ...hardened,
     loggerInstance: logger,
     genReqId: requestIdFor,
-    logController: new RequestLogLines({ requestIdLogLabel: 'requestId' }),
+    logController: new RequestLogLines({ requestIdLogLabel: 'requestId' }, outages),
     bodyLimit,
     // Our own onRequest hook answers with an Error record while closing.
     return503OnClosing: false,
@@ -110,7 +114,7 @@ export async function createHttpApp({ logger, bodyLimit, ajv = {}, limits, rateL
   });
   installBodyRule(app);
 
-  installErrorHandling(app);
+  installErrorHandling(app, sendError);
   await installHardening(app, { limits, rateLimiter });
   return app;
 }

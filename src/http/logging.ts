@@ -4,6 +4,7 @@ import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyR
 import { pino, type DestinationStream, type Logger } from 'pino';
 import { looksLikeApiKey, redactApiKeys } from '../api-keys/api-key-format.js';
 import type { LogLevel } from '../config/config.js';
+import { isClientGone, type OutageLog } from '../shared/outage-log.js';
 
 /**
  * A request URL fit for a log line: query values are replaced (a caller may
@@ -90,6 +91,13 @@ export function logRequestCompleted(log: RequestLog, statusCode: number, respons
  * lines. Errors are logged as Fastify logs them.
  */
 export class RequestLogLines extends LogController {
+  constructor(
+    options: ConstructorParameters<typeof LogController>[0],
+    private readonly outages: Pick<OutageLog, 'clientGone'>,
+  ) {
+    super(options);
+  }
+
   override incomingRequest(request: FastifyRequest): void {
     if (this.isLogDisabled(request)) return;
     logRequestReceived(request.log, request);
@@ -97,10 +105,17 @@ export class RequestLogLines extends LogController {
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     if (error !== null && error !== undefined) {
-      super.requestCompleted(error, request, reply);
+      // A client that hung up is expected, and counted, not logged with a stack per request.
+      if (isClientGone(error)) this.outages.clientGone();
+      else super.requestCompleted(error, request, reply);
       return;
     }
     if (this.isLogDisabled(request)) return;
     logRequestCompleted(reply.log, reply.statusCode, reply.elapsedTime);
+  }
+
+  override streamError(error: Error, request: FastifyRequest, reply: FastifyReply): void {
+    if (isClientGone(error)) this.outages.clientGone();
+    else super.streamError(error, request, reply);
   }
 }

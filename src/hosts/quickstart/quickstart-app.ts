@@ -10,6 +10,7 @@ import { registerMessagesRoutes } from '../../messages/messages-routes.js';
 import { MESSAGES_BODY_LIMIT_BYTES } from '../../messages/messages-schemas.js';
 import { registerOpenApi, registerOpenApiRoute } from '../../openapi/openapi-document.js';
 import { quickstartOpenApiOptions } from './quickstart-openapi.js';
+import type { OutageLog } from '../../shared/outage-log.js';
 
 export interface QuickstartAppDependencies {
   logger: FastifyBaseLogger;
@@ -22,6 +23,8 @@ export interface QuickstartAppDependencies {
   config: Pick<QuickstartConfig, 'publicUrl'>;
   /** The process's HTTP metrics; this host's series carry `server="quickstart"`. */
   httpMetrics: HttpMetrics;
+  /** The process's log of expected failures, shared with the store host. */
+  outages: OutageLog;
 }
 
 /**
@@ -36,6 +39,7 @@ export async function buildQuickstartApp({
   rateLimiter,
   config,
   httpMetrics,
+  outages,
 }: QuickstartAppDependencies): Promise<FastifyInstance> {
   const app = await createHttpApp({
     logger: logger.child({ host: 'quickstart' }),
@@ -46,6 +50,7 @@ export async function buildQuickstartApp({
     limits,
     rateLimiter,
     metrics: httpMetrics.host('quickstart'),
+    outages,
   });
   // Before any route: the generator collects routes as they are added.
   await registerOpenApi(app, quickstartOpenApiOptions(config));

@@ -17,6 +17,7 @@ import { registerOrdersRoutes, V1_LISTING } from '../../orders/v1/orders-routes.
 import { registerOrdersV2Routes } from '../../orders/v2/orders-v2-routes.js';
 import { PETS_DEPRECATION_DOCUMENTATION } from '../../pets/pets-schemas.js';
 import { refuseAfterSunset, registerPetsRoutes } from '../../pets/pets-routes.js';
+import type { OutageLog } from '../../shared/outage-log.js';
 import type { Storage } from '../../storage/storage.js';
 
 export interface AppDependencies {
@@ -29,6 +30,8 @@ export interface AppDependencies {
   rateLimiter: RateLimiter;
   /** The process's HTTP metrics; this host's series carry `server="store"`. */
   httpMetrics: HttpMetrics;
+  /** The process's log of expected failures (one per process: an outage is one state). */
+  outages: OutageLog;
 }
 
 const V1_PREFIX = '/v1';
@@ -49,8 +52,8 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
 }
 
 /** The store host's plumbing options (http/http-app.ts), before any pre-routing handler. */
-export function storeHttpOptions({ logger, config, rateLimiter, httpMetrics }: AppDependencies): HttpAppOptions {
-  return { logger, bodyLimit: BODY_LIMIT_BYTES, limits: config.limits, rateLimiter, metrics: httpMetrics.host('store') };
+export function storeHttpOptions({ logger, config, rateLimiter, httpMetrics, outages }: AppDependencies): HttpAppOptions {
+  return { logger, bodyLimit: BODY_LIMIT_BYTES, limits: config.limits, rateLimiter, metrics: httpMetrics.host('store'), outages };
 }
 
 /** The fast lane of the v1 listing, answering from the same listings as its route. */
@@ -72,7 +75,7 @@ export function v1ListingLane({ logger, services, rateLimiter }: AppDependencies
 /** Every route of the store host, on `app` as createHttpApp built it; the listings serve v1 and v2 alike. */
 export async function registerStoreRoutes(
   app: FastifyInstance,
-  { services, storage, config, rateLimiter }: AppDependencies,
+  { services, storage, config, rateLimiter, outages }: AppDependencies,
   listings: ListingResponses,
 ): Promise<void> {
   // Before any route: the generators collect routes as they are added. One
@@ -87,7 +90,7 @@ export async function registerStoreRoutes(
       { name: 'v2 (beta)', url: V2_DOCUMENT.path },
     ],
   });
-  registerHealthRoutes(app, { storage });
+  registerHealthRoutes(app, { storage, outages });
   await app.register(
     async (v1) => {
       requireApiKey(v1, services.apiKeys, { rateLimiter, keyUsage: services.keyUsage });
