@@ -70,7 +70,7 @@ export function generateStoreOpenApiJson(): Promise<{ v1: string; v2: string }> 
     (services, storage, config) => {
       const logger = pino({ level: 'silent' });
       const outages = createOutages({ storage, metrics: createServiceMetrics(new Registry()) }, logger);
-      return buildApp({ logger, services, storage, config, rateLimiter: createRateLimiter(config.limits.rateLimit), httpMetrics: unscrapedHttpMetrics(), outages });
+      return buildApp({ logger, services, storage, config, rateLimiter: createRateLimiter(config.limits.rateLimit), httpMetrics: unscrapedHttpMetrics(), outages, tracing: null });
     },
     { v1: 'swagger', v2: V2_DOCUMENT.decorator },
   );
@@ -95,6 +95,7 @@ export async function generateQuickstartOpenApiJson(): Promise<string> {
       return buildQuickstartApp({
         logger,
         outages: createOutages({ storage, metrics: createServiceMetrics(new Registry()) }, logger),
+        tracing: null,
         services,
         config: config.quickstart,
         limits: config.limits,

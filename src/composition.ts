@@ -18,6 +18,7 @@ import { systemClock, type Clock } from './shared/clock.js';
 import { openStorage } from './storage/open-storage.js';
 import type { Services } from './services.js';
 import { createServiceMetrics, type ServiceMetrics } from './service-metrics.js';
+import { createServiceTracing, tracedDelivery, type ServiceTracing } from './service-tracing.js';
 import type { Storage } from './storage/storage.js';
 import { createOutageLog, type OutageLog, type OutageLogger } from './shared/outage-log.js';
 
@@ -35,13 +36,25 @@ export interface Container {
  */
 export function createServices(
   storage: Storage,
-  config: Pick<Config, 'environment' | 'cursorSecrets' | 'pets'>,
+  config: Pick<Config, 'environment' | 'cursorSecrets' | 'pets' | 'tracing'>,
   clock: Clock,
   metrics: ServiceMetrics,
 ): Services {
   metrics.pool(storage);
+  return config.tracing === null ? buildServices(storage, config, clock, metrics) : buildServices(storage, config, clock, metrics, createServiceTracing(storage.kind));
+}
+
+function buildServices(
+  untraced: Storage,
+  config: Pick<Config, 'environment' | 'cursorSecrets' | 'pets'>,
+  clock: Clock,
+  metrics: ServiceMetrics,
+  tracing?: ServiceTracing,
+): Services {
+  const storage = tracing === undefined ? untraced : tracing.storage(untraced);
   // One group commit per storage: v1 and v2 cancels that arrive together share a commit.
-  const changeStatus = createGroupedStatusChanges(metrics.groupCommits(storage.orders));
+  const grouped = createGroupedStatusChanges(metrics.groupCommits(storage.orders));
+  const changeStatus = tracing === undefined ? grouped : tracing.changeStatus(grouped);
   // One batch of version reads per turn for every listing, v1 and v2.
   const readVersion = createVersionReads(storage.orders);
   return {
@@ -95,13 +108,11 @@ export function createMessagesDispatcher(
   clock: Clock = systemClock,
 ): MessageDispatcher {
   const { messages } = container.config;
+  const delivery =
+    messages.webhookUrl === undefined ? recordOnlyDelivery : createWebhookDelivery({ url: messages.webhookUrl, timeoutMs: messages.webhookTimeoutMs });
   const dispatcher = createMessageDispatcher({
     messagesRepository: container.storage.messages,
-    delivery: container.metrics.deliveries(
-      messages.webhookUrl === undefined
-        ? recordOnlyDelivery
-        : createWebhookDelivery({ url: messages.webhookUrl, timeoutMs: messages.webhookTimeoutMs }),
-    ),
+    delivery: container.metrics.deliveries(container.config.tracing === null ? delivery : tracedDelivery(delivery)),
     clock,
     logger,
     outages,

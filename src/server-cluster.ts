@@ -5,6 +5,7 @@ import type { Config } from './config/config.js';
 import { createContainer } from './composition.js';
 import { startMetricsListener, type MetricsListener } from './http/metrics-listener.js';
 import { greeting, runServer, type Listening } from './server.js';
+import type { ProcessTracing } from './server-tracing.js';
 
 /**
  * `serve --workers N`: with N > 1, a primary process migrates the database
@@ -14,9 +15,13 @@ import { greeting, runServer, type Listening } from './server.js';
  * in every worker, exactly as across any processes.
  * SIGTERM/SIGINT to the primary drains every worker gracefully.
  */
-export async function serve(config: Config, { workers }: { workers: number }, stderr: NodeJS.WritableStream = process.stderr): Promise<void> {
+export async function serve(
+  config: Config,
+  { workers, tracing }: { workers: number; tracing?: ProcessTracing },
+  stderr: NodeJS.WritableStream = process.stderr,
+): Promise<void> {
   if (workers <= 1) {
-    await runServer(config, stderr);
+    await runServer(config, stderr, tracing === undefined ? {} : { tracing });
     return;
   }
   if (cluster.isWorker) {
@@ -27,7 +32,7 @@ export async function serve(config: Config, { workers }: { workers: number }, st
     process.on('SIGINT', () => undefined);
     let listening: Listening;
     try {
-      listening = await runServer(config, new Writable({ write: (_chunk, _encoding, done) => done() }), { signals: ['SIGTERM'], clusterWorker: true });
+      listening = await runServer(config, new Writable({ write: (_chunk, _encoding, done) => done() }), { signals: ['SIGTERM'], clusterWorker: true, ...(tracing === undefined ? {} : { tracing }) });
     } catch (error) {
       // A worker that cannot start must end (its IPC channel would keep it
       // alive); the primary reports the first failure and stops.

@@ -9,6 +9,7 @@ import { startMetricsListener, type MetricsListener } from './http/metrics-liste
 import { createRateLimiter } from './http/rate-limit.js';
 import { buildQuickstartApp } from './hosts/quickstart/quickstart-app.js';
 import { listenOn } from './server-listen.js';
+import type { ProcessTracing } from './server-tracing.js';
 
 /**
  * Runs the store host, the quickstart host (unless QUICKSTART_PORT=off) and
@@ -22,10 +23,20 @@ import { listenOn } from './server-listen.js';
 export async function runServer(
   config: Config,
   stderr: NodeJS.WritableStream = process.stderr,
-  { signals, clusterWorker = false }: { signals?: readonly NodeJS.Signals[]; clusterWorker?: boolean } = {},
+  {
+    signals,
+    clusterWorker = false,
+    tracing,
+  }: {
+    signals?: readonly NodeJS.Signals[];
+    clusterWorker?: boolean;
+    /** Started by cli/main.ts before anything loads pg (server-tracing.ts); undefined while tracing is off. */
+    tracing?: ProcessTracing;
+  } = {},
 ): Promise<Listening> {
   // A person at a terminal reads the lines; anything else (a file, a pipe, a log shipper) parses JSON.
-  const logger = createLogger(config.logLevel, process.stdout.isTTY === true ? prettyDestination() : undefined);
+  const logger = createLogger(config.logLevel, process.stdout.isTTY === true ? prettyDestination() : undefined, { traced: tracing !== undefined });
+  const httpTracing = tracing?.http ?? null;
   const registry = createMetricsRegistry({ clusterWorker });
   const httpMetrics = createHttpMetrics(registry);
   const container = createContainer(config, { registry });
@@ -36,11 +47,11 @@ export async function runServer(
   const { limits } = config;
   const rateLimiter = createRateLimiter(limits.rateLimit);
   const outages = createOutages(container, logger);
-  const app = await buildApp({ logger, services: container.services, storage: container.storage, rateLimiter, config, httpMetrics, outages });
+  const app = await buildApp({ logger, services: container.services, storage: container.storage, rateLimiter, config, httpMetrics, outages, tracing: httpTracing });
   const quickstart: FastifyInstance | undefined =
     config.quickstart === null
       ? undefined
-      : await buildQuickstartApp({ logger, services: container.services, limits, rateLimiter, config: config.quickstart, httpMetrics, outages });
+      : await buildQuickstartApp({ logger, services: container.services, limits, rateLimiter, config: config.quickstart, httpMetrics, outages, tracing: httpTracing });
 
   let address: string;
   let quickstartAddress: string | undefined;
@@ -68,6 +79,8 @@ export async function runServer(
     await dispatcher.stop();
     outages.stop();
     await container.close();
+    // The spans of the last requests are exported before the process ends.
+    await tracing?.shutdown().catch((error: unknown) => logger.warn({ err: error }, 'could not export the last spans'));
   });
   dispatcher.start();
   const listening: Listening = {

@@ -167,6 +167,33 @@ const metrics = Type.Object(
   { title: 'Metrics' },
 );
 
+// The OpenTelemetry SDK's own variables (its environment specification), read here because they decide whether tracing runs at all.
+const tracing = Type.Object(
+  {
+    OTEL_EXPORTER_OTLP_ENDPOINT: Type.Optional(
+      Type.Refine(
+        Type.String({ 'x-secret': true, description: 'OTLP/HTTP collector base URL (e.g. `http://127.0.0.1:4318`; spans go to `<url>/v1/traces`); setting it turns tracing on' }),
+        isHttpUrl,
+        () => 'OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL',
+      ),
+    ),
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: Type.Optional(
+      Type.Refine(
+        Type.String({ 'x-secret': true, description: 'The full URL spans are POSTed to, used as is (wins over `OTEL_EXPORTER_OTLP_ENDPOINT`); setting it turns tracing on' }),
+        isHttpUrl,
+        () => 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT must be an http:// or https:// URL',
+      ),
+    ),
+    OTEL_TRACES_EXPORTER: Type.Optional(
+      Type.Enum(['otlp', 'none'], { description: '`otlp` turns tracing on (to `http://localhost:4318` unless an endpoint is set), `none` keeps it off whatever else is set; unset: on only if an endpoint is set' }),
+    ),
+    OTEL_EXPORTER_OTLP_PROTOCOL: Type.Optional(Type.Enum(['http/json'], { description: 'Spans are sent as OTLP over HTTP with JSON bodies (`http/json`), the one protocol supported' })),
+    OTEL_SERVICE_NAME: Type.String({ default: 'store-orders', minLength: 1, description: 'The `service.name` of every span' }),
+    OTEL_SDK_DISABLED: Type.Enum(['true', 'false'], { default: 'false', description: '`true` keeps tracing off whatever else is set' }),
+  },
+  { title: 'Tracing (OpenTelemetry)' },
+);
+
 const messages = Type.Object(
   {
     MESSAGES_WEBHOOK_URL: Type.Optional(
@@ -250,7 +277,7 @@ const limits = Type.Object(
 );
 
 /** The whole environment: one object per section, one property per variable, in the order problems are reported. */
-export const CONFIG_SCHEMA = Type.Object({ server, database, api, quickstart, metrics, messages, limits });
+export const CONFIG_SCHEMA = Type.Object({ server, database, api, quickstart, metrics, messages, limits, tracing });
 
 /** The environment as read: every value typed and within its bounds (or its default, when it was refused). */
 export type EnvironmentValues = Static<typeof CONFIG_SCHEMA>;

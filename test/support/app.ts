@@ -50,7 +50,7 @@ export async function buildTestStoreApp({
   /** The process's HTTP metrics; a registry of the test's own when absent. */
   httpMetrics?: HttpMetrics;
 }): Promise<FastifyInstance> {
-  const dependencies: AppDependencies = { logger, services, storage, config, rateLimiter, httpMetrics, outages: testOutages(logger, storage) };
+  const dependencies: AppDependencies = { logger, services, storage, config, rateLimiter, httpMetrics, outages: testOutages(logger, storage), tracing: null };
   if (fastLane && listing === undefined && observe === undefined) return buildApp(dependencies);
   const created = createListingResponses(services.orders, (hit) => httpMetrics.listingCache(hit), listing);
   const listings = observe === undefined ? created : observe(created);

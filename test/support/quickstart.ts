@@ -74,6 +74,7 @@ export async function createTestQuickstartApp(
     config: config ?? quickstartConfigOf(base),
     httpMetrics: testHttpMetrics(),
     outages: testOutages(logger, storage),
+    tracing: null,
   });
   t.after(() => app.close());
   let tenants = 0;

@@ -3,7 +3,7 @@ import type { Services } from '../../services.js';
 import type { Limits } from '../../config/limits.js';
 import type { QuickstartConfig } from '../../config/config.js';
 import { requireApiKey } from '../../http/authentication.js';
-import { createHttpApp } from '../../http/http-app.js';
+import { createHttpApp, type HttpTracing } from '../../http/http-app.js';
 import type { HttpMetrics } from '../../http/http-metrics.js';
 import type { RateLimiter } from '../../http/rate-limit.js';
 import { registerMessagesRoutes } from '../../messages/messages-routes.js';
@@ -25,6 +25,8 @@ export interface QuickstartAppDependencies {
   httpMetrics: HttpMetrics;
   /** The process's log of expected failures, shared with the store host. */
   outages: OutageLog;
+  /** @fastify/otel while tracing is on, else null. */
+  tracing: HttpTracing | null;
 }
 
 /**
@@ -40,6 +42,7 @@ export async function buildQuickstartApp({
   config,
   httpMetrics,
   outages,
+  tracing,
 }: QuickstartAppDependencies): Promise<FastifyInstance> {
   const app = await createHttpApp({
     logger: logger.child({ host: 'quickstart' }),
@@ -51,6 +54,7 @@ export async function buildQuickstartApp({
     rateLimiter,
     metrics: httpMetrics.host('quickstart'),
     outages,
+    tracing,
   });
   // Before any route: the generator collects routes as they are added.
   await registerOpenApi(app, quickstartOpenApiOptions(config));

@@ -6,7 +6,7 @@ import { requireApiKey } from '../../http/authentication.js';
 import { announceDeprecation } from '../../http/deprecation.js';
 import { strongEtag } from '../../http/conditional-get.js';
 import { createFastLane } from '../../http/fast-lane.js';
-import { createHttpApp, type HttpAppOptions, type PreRouting } from '../../http/http-app.js';
+import { createHttpApp, type HttpAppOptions, type HttpTracing, type PreRouting } from '../../http/http-app.js';
 import type { HttpMetrics } from '../../http/http-metrics.js';
 import type { RateLimiter } from '../../http/rate-limit.js';
 import { registerDocsPage } from '../../openapi/docs-page.js';
@@ -32,6 +32,8 @@ export interface AppDependencies {
   httpMetrics: HttpMetrics;
   /** The process's log of expected failures (one per process: an outage is one state). */
   outages: OutageLog;
+  /** @fastify/otel while tracing is on, else null. With it, the v1 listing has no fast lane: every request gets its server span. */
+  tracing: HttpTracing | null;
 }
 
 const V1_PREFIX = '/v1';
@@ -46,14 +48,17 @@ const BODY_LIMIT_BYTES = 1024 * 1024;
  */
 export async function buildApp(dependencies: AppDependencies): Promise<FastifyInstance> {
   const listings = createListingResponses(dependencies.services.orders, (hit) => dependencies.httpMetrics.listingCache(hit));
-  const app = await createHttpApp({ ...storeHttpOptions(dependencies), preRouting: v1ListingLane(dependencies, listings) });
+  const app = await createHttpApp({
+    ...storeHttpOptions(dependencies),
+    ...(dependencies.tracing === null ? { preRouting: v1ListingLane(dependencies, listings) } : {}),
+  });
   await registerStoreRoutes(app, dependencies, listings);
   return app;
 }
 
 /** The store host's plumbing options (http/http-app.ts), before any pre-routing handler. */
-export function storeHttpOptions({ logger, config, rateLimiter, httpMetrics, outages }: AppDependencies): HttpAppOptions {
-  return { logger, bodyLimit: BODY_LIMIT_BYTES, limits: config.limits, rateLimiter, metrics: httpMetrics.host('store'), outages };
+export function storeHttpOptions({ logger, config, rateLimiter, httpMetrics, outages, tracing }: AppDependencies): HttpAppOptions {
+  return { logger, bodyLimit: BODY_LIMIT_BYTES, limits: config.limits, rateLimiter, metrics: httpMetrics.host('store'), outages, tracing };
 }
 
 /** The fast lane of the v1 listing, answering from the same listings as its route. */
