@@ -17,7 +17,7 @@ import { createPetsService } from './pets/pets-service.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { openStorage } from './storage/open-storage.js';
 import type { Services } from './services.js';
-import { createServiceMetrics, type ServiceMetrics } from './service-metrics.js';
+import { createServiceMetrics, UNCOUNTED_SERVICE_METRICS, type ServiceMetrics } from './service-metrics.js';
 import { createServiceTracing, tracedDelivery, type ServiceTracing } from './service-tracing.js';
 import type { Storage } from './storage/storage.js';
 import { createOutageLog, type OutageLog, type OutageLogger } from './shared/outage-log.js';
@@ -53,7 +53,7 @@ function buildServices(
 ): Services {
   const storage = tracing === undefined ? untraced : tracing.storage(untraced);
   // One group commit per storage: v1 and v2 cancels that arrive together share a commit.
-  const grouped = createGroupedStatusChanges(metrics.groupCommits(storage.orders));
+  const grouped = metrics.groupCommitWaits(createGroupedStatusChanges(metrics.groupCommits(storage.orders)));
   const changeStatus = tracing === undefined ? grouped : tracing.changeStatus(grouped);
   // One batch of version reads per turn for every listing, v1 and v2.
   const readVersion = createVersionReads(storage.orders);
@@ -80,9 +80,10 @@ function buildServices(
 }
 
 /** The composition root shared by the server and the CLI. */
-export function createContainer(config: Config, { clock = systemClock, registry }: { clock?: Clock; registry: Registry }): Container {
+/** `registry`: where the service metrics go; null where nobody scrapes them (METRICS_PORT=off, the CLI), so none are recorded. */
+export function createContainer(config: Config, { clock = systemClock, registry }: { clock?: Clock; registry: Registry | null }): Container {
   const storage = openStorage(config.database);
-  const metrics = createServiceMetrics(registry);
+  const metrics = registry === null ? UNCOUNTED_SERVICE_METRICS : createServiceMetrics(registry);
   const services = createServices(storage, config, clock, metrics);
   return {
     config,

@@ -1,6 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
 import { Writable } from 'node:stream';
-import { AggregatorRegistry, Registry } from 'prom-client';
+import { AggregatorRegistry } from 'prom-client';
 import type { Config } from './config/config.js';
 import { createContainer } from './composition.js';
 import { startMetricsListener, type MetricsListener } from './http/metrics-listener.js';
@@ -47,7 +47,7 @@ export async function serve(
 
 async function runPrimary(config: Config, count: number, stderr: NodeJS.WritableStream): Promise<void> {
   // The primary only migrates: its services are never scraped (the workers' are, through the aggregator).
-  const container = createContainer(config, { registry: new Registry() });
+  const container = createContainer(config, { registry: null });
   try {
     await container.storage.migrate();
   } finally {

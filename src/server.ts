@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './hosts/store/store-app.js';
 import { createContainer, createMessagesDispatcher, createMetricsRegistry, createOutages } from './composition.js';
 import type { Config } from './config/config.js';
-import { createHttpMetrics } from './http/http-metrics.js';
+import { createHttpMetrics, UNCOUNTED_HTTP_METRICS } from './http/http-metrics.js';
 import { createLogger, prettyDestination } from './http/logging.js';
 import { startMetricsListener, type MetricsListener } from './http/metrics-listener.js';
 import { createRateLimiter } from './http/rate-limit.js';
@@ -37,8 +37,9 @@ export async function runServer(
   // A person at a terminal reads the lines; anything else (a file, a pipe, a log shipper) parses JSON.
   const logger = createLogger(config.logLevel, process.stdout.isTTY === true ? prettyDestination() : undefined, { traced: tracing !== undefined });
   const httpTracing = tracing?.http ?? null;
-  const registry = createMetricsRegistry({ clusterWorker });
-  const httpMetrics = createHttpMetrics(registry);
+  // METRICS_PORT=off: nothing is measured at all (no registry, no listener per response), rather than recorded for nobody.
+  const registry = config.metrics === null ? null : createMetricsRegistry({ clusterWorker });
+  const httpMetrics = registry === null ? UNCOUNTED_HTTP_METRICS : createHttpMetrics(registry);
   const container = createContainer(config, { registry });
   const migration = await container.storage.migrate();
   if (migration.applied.length > 0) logger.info({ applied: migration.applied }, 'database migrated');
@@ -62,7 +63,7 @@ export async function runServer(
     if (quickstart !== undefined && config.quickstart !== null) {
       quickstartAddress = await listenOn(quickstart, config.host, config.quickstart.port, 'QUICKSTART_PORT');
     }
-    if (config.metrics !== null && !clusterWorker) metricsListener = await startMetricsListener(registry, config.metrics.host, config.metrics.port);
+    if (registry !== null && config.metrics !== null && !clusterWorker) metricsListener = await startMetricsListener(registry, config.metrics.host, config.metrics.port);
   } catch (error) {
     await Promise.all([app.close(), quickstart?.close()]);
     await container.close();

@@ -1,6 +1,8 @@
+import { performance } from 'node:perf_hooks';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { ApiKeysRepository } from './api-keys/api-keys-repository.js';
 import type { MessageDelivery } from './messages/messages-delivery.js';
+import type { ChangeStatus } from './orders/order-status-changes.js';
 import type { OrdersRepository } from './orders/orders-repository.js';
 import type { Storage } from './storage/storage.js';
 
@@ -12,6 +14,8 @@ import type { Storage } from './storage/storage.js';
 export interface ServiceMetrics {
   /** Group commits: batch sizes, and each cancel's result. */
   groupCommits(orders: Pick<OrdersRepository, 'changeStatusMany'>): Pick<OrdersRepository, 'changeStatusMany'>;
+  /** `store_group_commit_wait_seconds`: how long each status change waits for its batch to commit. */
+  groupCommitWaits(changeStatus: ChangeStatus): ChangeStatus;
   /** API key lookups as requests make them (`cache`) and as they reach the database (`database`, the cache's misses). */
   keyLookups(repository: ApiKeysRepository, source: 'cache' | 'database'): ApiKeysRepository;
   /** Message delivery attempts by outcome. */
@@ -48,8 +52,22 @@ export function createServiceMetrics(registry: Registry): ServiceMetrics {
     labelNames: ['outcome'] as const,
     registers,
   });
+  const waits = new Histogram({
+    name: 'store_group_commit_wait_seconds',
+    help: 'Time a status change (a cancel) waits from its call until its batch is committed (group commit).',
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers,
+  });
   for (const result of Object.values(cancelResults)) result.inc(0);
   return {
+    groupCommitWaits: (changeStatus) => async (change) => {
+      const started = performance.now();
+      try {
+        return await changeStatus(change);
+      } finally {
+        waits.observe((performance.now() - started) / 1000);
+      }
+    },
     groupCommits: (orders) => ({
       async changeStatusMany(changes) {
         batchSizes.observe(changes.length);
@@ -112,3 +130,17 @@ export function createServiceMetrics(registry: Registry): ServiceMetrics {
     },
   };
 }
+
+/**
+ * The service metrics of a process that serves none (METRICS_PORT=off, the
+ * CLI, a cluster's primary): every collaborator is handed over as it is, so
+ * nothing is counted into a registry nobody reads.
+ */
+export const UNCOUNTED_SERVICE_METRICS: ServiceMetrics = {
+  groupCommits: (orders) => orders,
+  groupCommitWaits: (changeStatus) => changeStatus,
+  keyLookups: (repository) => repository,
+  deliveries: (delivery) => delivery,
+  pool: () => undefined,
+  databaseUp: () => () => undefined,
+};
