@@ -27,8 +27,8 @@ const code = await runCli(
   { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd(), onInterrupt },
   (config, options) => serve(config, processTracing === undefined ? options : { ...options, tracing: processTracing }),
 );
-// A command's spans (an import's) are exported before the process ends; serve does it when it stops.
-if (process.argv[2] !== 'serve') await processTracing?.shutdown();
+// A command's spans (an import's) are exported before the process ends (serve does it when it stops); not after a Ctrl-C, which wants out now.
+if (process.argv[2] !== 'serve' && code !== 130) await processTracing?.shutdown().catch(() => undefined);
 // serve keeps running until a signal; every other command ends here.
 if (process.argv[2] !== 'serve' || code !== 0) process.exitCode = code;
 // An interrupted import may leave a read of standard input pending, which would keep the process alive.
