@@ -1,5 +1,5 @@
 /*
- * npm run bench [-- --quick] [-- --only list,cancel,big,import,workers] [-- --no-postgres]
+ * npm run bench [-- --quick] [-- --only list,cancel,big,import,workers,observability] [-- --no-postgres]
  *
  * Starts a raw node:http baseline and the built server (each pinned to core 0
  * where taskset exists), seeds data through the CLI, drives each scenario
@@ -551,6 +551,8 @@ async function main(): Promise<void> {
   }
   await ours.stop();
 
+  if (runs('observability')) await observabilityRows(env, listAccount.key);
+
   // Not a target with a figure: left out of --quick, which must stay under a minute.
   if (!QUICK && runs('workers') && baseline !== undefined) {
     const two = await startOurs(env, ['--workers', '2'], `${SERVER_CORE},${CLIENT_CORE}`);
@@ -619,6 +621,93 @@ async function main(): Promise<void> {
     ...rows.map((r) => `| ${r.scenario} | ${fmt(r.rps)} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.cpuUs, 1)} | ${fmt(r.rssMb)} | ${fmt(r.ratio, 2)} | ${r.note ?? ''} |`),
   ];
   process.stdout.write(`\n${info}\n\n${table.join('\n')}\n`);
+}
+
+/** A configuration of our server compared with the others in the same rounds. */
+interface Variant {
+  name: string;
+  server: Server;
+}
+
+/** Per variant: each round's load, run in turn with the others, the order rotating each round. */
+async function interleaved(variants: Variant[], run: (variant: Variant, round: number) => Promise<Load>): Promise<Map<string, Load[]>> {
+  const loads = new Map<string, Load[]>(variants.map((v) => [v.name, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let i = 0; i < variants.length; i++) {
+      const variant = variants[(i + round) % variants.length];
+      if (variant !== undefined) loads.get(variant.name)?.push(await run(variant, round));
+    }
+  }
+  return loads;
+}
+
+/**
+ * Issue 20: what metrics and tracing cost. The same server three ways on one
+ * database: both off (METRICS_PORT=off, no OTEL variable), metrics on (the
+ * default) and tracing on (spans exported to an OTLP/HTTP sink in this
+ * process, metrics off), measured in interleaved rounds (the order rotating)
+ * so that the machine's drift falls on each alike; each row's ratio is the
+ * median of its per-round ratios to the "both off" run of the same round.
+ */
+async function observabilityRows(env: Record<string, string>, listKey: string): Promise<void> {
+  const sink = http.createServer((req, res) => {
+    req.resume().on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+  });
+  await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
+  const sinkUrl = `http://127.0.0.1:${(sink.address() as { port: number }).port}`;
+  const variants: Variant[] = [
+    { name: 'both off', server: await startOurs({ ...env, METRICS_PORT: 'off' }) },
+    { name: 'metrics on (default)', server: await startOurs({ ...env, METRICS_PORT: '0' }) },
+    { name: 'tracing on', server: await startOurs({ ...env, METRICS_PORT: 'off', OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl }) },
+  ];
+  const auth = { authorization: `Bearer ${listKey}` };
+  const block = QUICK ? 40_000 : 100_000;
+  const account = JSON.parse(cli(env, ['accounts', 'create', '--name', 'bench-observability', '--json'])) as { id: number };
+  const cancelKey = (JSON.parse(cli(env, ['keys', 'create', '--account', String(account.id), '--json'])) as { key: string }).key;
+  // One block of pending orders per variant and round: a cancel run cannot be repeated on the same orders.
+  const firstId = (variant: number, round: number) => 500_000_001 + (variant * ROUNDS + round) * block;
+  const orders = path.join(work, 'observability.ndjson');
+  for (let v = 0; v < variants.length; v++) {
+    for (let round = 0; round < ROUNDS; round++) {
+      writeFileSync(orders, ndjson(block, firstId(v, round)));
+      cli(env, ['orders', 'import', '--account', String(account.id), orders]);
+    }
+  }
+  for (const { server } of variants) await load(`${server.url}/v1/store/orders`, { connections: 50, headers: auth, seconds: WARMUP_S, warmUp: false });
+
+  const report = (what: string, loads: Map<string, Load[]>) => {
+    const off = loads.get('both off') ?? [];
+    for (const { name, server } of variants) {
+      const mine = loads.get(name) ?? [];
+      const ratios = mine.map((l, i) => l.rps / (off[i]?.rps ?? NaN));
+      const cpu = median(mine.map((l) => l.cpuUs ?? NaN));
+      const non2xx = mine.reduce((sum, l) => sum + l.non2xx, 0);
+      rows.push({
+        scenario: `${what}, SQLite, ${name}`,
+        rps: median(mine.map((l) => l.rps)),
+        p50: median(mine.map((l) => l.p50)),
+        p99: median(mine.map((l) => l.p99)),
+        cpuUs: cpu,
+        rssMb: peakMb(server.pid),
+        ratio: median(ratios),
+        note: `× both off in the same rounds: ${ratios.map((r) => r.toFixed(2)).join('/')}; CPU per request ${(median(off.map((l) => l.cpuUs ?? NaN)) / cpu).toFixed(2)}× both off's${non2xx > 0 ? `, ${non2xx} non-2xx` : ''}`,
+      });
+    }
+  };
+  const variantIndex = (variant: Variant) => variants.indexOf(variant);
+  report(
+    'GET /v1/store/orders, 100 orders',
+    await interleaved(variants, (v) => load(`${v.server.url}/v1/store/orders`, { connections: 50, headers: auth, seconds: ROUND_S, warmUp: false, pid: v.server.pid })),
+  );
+  const cancelScript = path.join(work, 'cancel.lua');
+  report(
+    'DELETE cancel, durable, 64 clients',
+    await interleaved(variants, (v, round) =>
+      load(`${v.server.url}/`, { connections: 64, headers: { authorization: `Bearer ${cancelKey}` }, script: cancelScript, scriptArgs: [String(firstId(variantIndex(v), round) - 1)], seconds: ROUND_S, pid: v.server.pid }),
+    ),
+  );
+  for (const { server } of variants) await server.stop();
+  await new Promise<void>((resolve) => sink.close(() => resolve()));
 }
 
 await main();

@@ -6,7 +6,7 @@ import ts from 'typescript';
 import { pino } from 'pino';
 import { buildApp } from '../src/hosts/store/store-app.js';
 import { buildQuickstartApp } from '../src/hosts/quickstart/quickstart-app.js';
-import { createServices } from '../src/composition.js';
+import { createOutages, createServices } from '../src/composition.js';
 import type { Services } from '../src/services.js';
 import { loadConfig, type Config } from '../src/config/config.js';
 import { createRateLimiter } from '../src/http/rate-limit.js';
@@ -67,7 +67,11 @@ async function generateDocuments<Name extends string>(
 /** The store host's documents: v1 (/openapi.json) and v2 beta (/v2/openapi.json). */
 export function generateStoreOpenApiJson(): Promise<{ v1: string; v2: string }> {
   return generateDocuments(
-    (services, storage, config) => buildApp({ logger: pino({ level: 'silent' }), services, storage, config, rateLimiter: createRateLimiter(config.limits.rateLimit), httpMetrics: unscrapedHttpMetrics() }),
+    (services, storage, config) => {
+      const logger = pino({ level: 'silent' });
+      const outages = createOutages({ storage, metrics: createServiceMetrics(new Registry()) }, logger);
+      return buildApp({ logger, services, storage, config, rateLimiter: createRateLimiter(config.limits.rateLimit), httpMetrics: unscrapedHttpMetrics(), outages, tracing: null });
+    },
     { v1: 'swagger', v2: V2_DOCUMENT.decorator },
   );
 }
@@ -85,10 +89,13 @@ export async function generateOpenApiV2Json(): Promise<string> {
 /** The quickstart host's OpenAPI document. */
 export async function generateQuickstartOpenApiJson(): Promise<string> {
   const { document } = await generateDocuments(
-    (services, _storage, config) => {
+    (services, storage, config) => {
       if (config.quickstart === null) throw new Error('the default configuration enables the quickstart host');
+      const logger = pino({ level: 'silent' });
       return buildQuickstartApp({
-        logger: pino({ level: 'silent' }),
+        logger,
+        outages: createOutages({ storage, metrics: createServiceMetrics(new Registry()) }, logger),
+        tracing: null,
         services,
         config: config.quickstart,
         limits: config.limits,

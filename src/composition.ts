@@ -18,11 +18,13 @@ import { createPetsService } from './pets/pets-service.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { openStorage } from './storage/open-storage.js';
 import type { Services } from './services.js';
-import { createServiceMetrics, type ServiceMetrics } from './service-metrics.js';
+import { createServiceMetrics, UNCOUNTED_SERVICE_METRICS, type ServiceMetrics } from './service-metrics.js';
+import { createServiceTracing, tracedDelivery, type ServiceTracing } from './service-tracing.js';
 import { createSessionsService } from './users/sessions-service.js';
 import { createUsersService } from './users/users-service.js';
 import { createPasskeysService } from './users/passkeys-service.js';
 import type { Storage } from './storage/storage.js';
+import { createOutageLog, type OutageLog, type OutageLogger } from './shared/outage-log.js';
 
 export interface Container {
   readonly config: Config;
@@ -38,13 +40,25 @@ export interface Container {
  */
 export function createServices(
   storage: Storage,
-  config: Pick<Config, 'environment' | 'cursorSecrets' | 'pets' | 'portal' | 'audit'>,
+  config: Pick<Config, 'environment' | 'cursorSecrets' | 'pets' | 'portal' | 'audit' | 'tracing'>,
   clock: Clock,
   metrics: ServiceMetrics,
 ): Services {
   metrics.pool(storage);
+  return config.tracing === null ? buildServices(storage, config, clock, metrics) : buildServices(storage, config, clock, metrics, createServiceTracing(storage.kind));
+}
+
+function buildServices(
+  untraced: Storage,
+  config: Pick<Config, 'environment' | 'cursorSecrets' | 'pets' | 'portal' | 'audit'>,
+  clock: Clock,
+  metrics: ServiceMetrics,
+  tracing?: ServiceTracing,
+): Services {
+  const storage = tracing === undefined ? untraced : tracing.storage(untraced);
   // One group commit per storage: v1 and v2 cancels that arrive together share a commit.
-  const changeStatus = createGroupedStatusChanges(metrics.groupCommits(storage.orders));
+  const grouped = metrics.groupCommitWaits(createGroupedStatusChanges(metrics.groupCommits(storage.orders)));
+  const changeStatus = tracing === undefined ? grouped : tracing.changeStatus(grouped);
   // One batch of version reads per turn for every listing, v1 and v2.
   const readVersion = createVersionReads(storage.orders);
   const accounts = createAccountsService({ accountsRepository: storage.accounts, clock });
@@ -80,10 +94,12 @@ export function createServices(
   };
 }
 
-/** The composition root shared by the server and the CLI. */
-export function createContainer(config: Config, { clock = systemClock, registry }: { clock?: Clock; registry: Registry }): Container {
+/**
+ * The composition root shared by the server and the CLI. `registry`: where the service metrics go; null where nobody scrapes them (METRICS_PORT=off, the CLI), so none are recorded.
+ */
+export function createContainer(config: Config, { clock = systemClock, registry }: { clock?: Clock; registry: Registry | null }): Container {
   const storage = openStorage(config.database);
-  const metrics = createServiceMetrics(registry);
+  const metrics = registry === null ? UNCOUNTED_SERVICE_METRICS : createServiceMetrics(registry);
   const services = createServices(storage, config, clock, metrics);
   return {
     config,
@@ -106,18 +122,18 @@ export function createContainer(config: Config, { clock = systemClock, registry 
 export function createMessagesDispatcher(
   container: Pick<Container, 'config' | 'storage' | 'services' | 'metrics'>,
   logger: Logger,
+  outages: OutageLog,
   clock: Clock = systemClock,
 ): MessageDispatcher {
   const { messages } = container.config;
+  const delivery =
+    messages.webhookUrl === undefined ? recordOnlyDelivery : createWebhookDelivery({ url: messages.webhookUrl, timeoutMs: messages.webhookTimeoutMs });
   const dispatcher = createMessageDispatcher({
     messagesRepository: container.storage.messages,
-    delivery: container.metrics.deliveries(
-      messages.webhookUrl === undefined
-        ? recordOnlyDelivery
-        : createWebhookDelivery({ url: messages.webhookUrl, timeoutMs: messages.webhookTimeoutMs }),
-    ),
+    delivery: container.metrics.deliveries(container.config.tracing === null ? delivery : tracedDelivery(delivery)),
     clock,
     logger,
+    outages,
     config: messages,
   });
   container.services.messages.onQueued(() => dispatcher.wake());
@@ -138,4 +154,27 @@ export function createMetricsRegistry({ clusterWorker }: { clusterWorker: boolea
     AggregatorRegistry.setRegistries([registry]);
   }
   return registry;
+}
+
+/** How often an outage is summarized in the log, and the least time between two "database unreachable" lines. */
+const OUTAGE_SUMMARY_INTERVAL_MS = 60_000;
+/** How often a down database is asked whether it is back, so that its return is noticed without traffic. */
+const OUTAGE_PROBE_INTERVAL_MS = 1000;
+
+/**
+ * The process's one outage log (shared/outage-log.ts) over the container's
+ * storage: it probes the database while it is down and sets the
+ * `store_database_up` gauge.
+ */
+export function createOutages(
+  container: { storage: Pick<Storage, 'ping'>; metrics: Pick<ServiceMetrics, 'databaseUp'> },
+  logger: { child(bindings: Record<string, unknown>): OutageLogger },
+): OutageLog {
+  return createOutageLog({
+    logger: logger.child({ component: 'outages' }),
+    probe: () => container.storage.ping(),
+    onChange: container.metrics.databaseUp(),
+    summaryIntervalMs: OUTAGE_SUMMARY_INTERVAL_MS,
+    probeIntervalMs: OUTAGE_PROBE_INTERVAL_MS,
+  });
 }

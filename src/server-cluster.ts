@@ -1,10 +1,11 @@
 import cluster, { type Worker } from 'node:cluster';
 import { Writable } from 'node:stream';
-import { AggregatorRegistry, Registry } from 'prom-client';
+import { AggregatorRegistry } from 'prom-client';
 import type { Config } from './config/config.js';
 import { createContainer } from './composition.js';
 import { startMetricsListener, type MetricsListener } from './http/metrics-listener.js';
 import { greeting, runServer, type Listening } from './server.js';
+import type { ProcessTracing } from './server-tracing.js';
 
 /**
  * `serve --workers N`: with N > 1, a primary process migrates the database
@@ -14,9 +15,13 @@ import { greeting, runServer, type Listening } from './server.js';
  * in every worker, exactly as across any processes.
  * SIGTERM/SIGINT to the primary drains every worker gracefully.
  */
-export async function serve(config: Config, { workers }: { workers: number }, stderr: NodeJS.WritableStream = process.stderr): Promise<void> {
+export async function serve(
+  config: Config,
+  { workers, tracing }: { workers: number; tracing?: ProcessTracing },
+  stderr: NodeJS.WritableStream = process.stderr,
+): Promise<void> {
   if (workers <= 1) {
-    await runServer(config, stderr);
+    await runServer(config, stderr, tracing === undefined ? {} : { tracing });
     return;
   }
   if (cluster.isWorker) {
@@ -27,7 +32,7 @@ export async function serve(config: Config, { workers }: { workers: number }, st
     process.on('SIGINT', () => undefined);
     let listening: Listening;
     try {
-      listening = await runServer(config, new Writable({ write: (_chunk, _encoding, done) => done() }), { signals: ['SIGTERM'], clusterWorker: true });
+      listening = await runServer(config, new Writable({ write: (_chunk, _encoding, done) => done() }), { signals: ['SIGTERM'], clusterWorker: true, ...(tracing === undefined ? {} : { tracing }) });
     } catch (error) {
       // A worker that cannot start must end (its IPC channel would keep it
       // alive); the primary reports the first failure and stops.
@@ -42,7 +47,7 @@ export async function serve(config: Config, { workers }: { workers: number }, st
 
 async function runPrimary(config: Config, count: number, stderr: NodeJS.WritableStream): Promise<void> {
   // The primary only migrates: its services are never scraped (the workers' are, through the aggregator).
-  const container = createContainer(config, { registry: new Registry() });
+  const container = createContainer(config, { registry: null });
   try {
     await container.storage.migrate();
   } finally {

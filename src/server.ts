@@ -1,9 +1,9 @@
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './hosts/store/store-app.js';
-import { createContainer, createMessagesDispatcher, createMetricsRegistry } from './composition.js';
+import { createContainer, createMessagesDispatcher, createMetricsRegistry, createOutages } from './composition.js';
 import type { Config } from './config/config.js';
-import { createHttpMetrics } from './http/http-metrics.js';
+import { createHttpMetrics, UNCOUNTED_HTTP_METRICS } from './http/http-metrics.js';
 import { createLogger, prettyDestination } from './http/logging.js';
 import { startMetricsListener, type MetricsListener } from './http/metrics-listener.js';
 import { createRateLimiter } from './http/rate-limit.js';
@@ -12,6 +12,7 @@ import { buildPortalApp } from './hosts/portal/portal-app.js';
 import { systemClock } from './shared/clock.js';
 import { listenOn } from './server-listen.js';
 import { portalOrigin } from './hosts/portal/portal-origin.js';
+import type { ProcessTracing } from './server-tracing.js';
 
 /**
  * Runs the store host, the quickstart host (unless QUICKSTART_PORT=off) and
@@ -25,12 +26,23 @@ import { portalOrigin } from './hosts/portal/portal-origin.js';
 export async function runServer(
   config: Config,
   stderr: NodeJS.WritableStream = process.stderr,
-  { signals, clusterWorker = false }: { signals?: readonly NodeJS.Signals[]; clusterWorker?: boolean } = {},
+  {
+    signals,
+    clusterWorker = false,
+    tracing,
+  }: {
+    signals?: readonly NodeJS.Signals[];
+    clusterWorker?: boolean;
+    /** Started by cli/main.ts before anything loads pg (server-tracing.ts); undefined while tracing is off. */
+    tracing?: ProcessTracing;
+  } = {},
 ): Promise<Listening> {
   // A person at a terminal reads the lines; anything else (a file, a pipe, a log shipper) parses JSON.
-  const logger = createLogger(config.logLevel, process.stdout.isTTY === true ? prettyDestination() : undefined);
-  const registry = createMetricsRegistry({ clusterWorker });
-  const httpMetrics = createHttpMetrics(registry);
+  const logger = createLogger(config.logLevel, process.stdout.isTTY === true ? prettyDestination() : undefined, { traced: tracing !== undefined });
+  const httpTracing = tracing?.http ?? null;
+  // METRICS_PORT=off: nothing is measured at all (no registry, no listener per response), rather than recorded for nobody.
+  const registry = config.metrics === null ? null : createMetricsRegistry({ clusterWorker });
+  const httpMetrics = registry === null ? UNCOUNTED_HTTP_METRICS : createHttpMetrics(registry);
   const container = createContainer(config, { registry });
   const migration = await container.storage.migrate();
   if (migration.applied.length > 0) logger.info({ applied: migration.applied }, 'database migrated');
@@ -38,16 +50,17 @@ export async function runServer(
   // One rate limiter for both hosts: a key (or client address) has one budget per process.
   const { limits } = config;
   const rateLimiter = createRateLimiter(limits.rateLimit);
-  const app = await buildApp({ logger, services: container.services, storage: container.storage, rateLimiter, config, httpMetrics });
+  const outages = createOutages(container, logger);
+  const app = await buildApp({ logger, services: container.services, storage: container.storage, rateLimiter, config, httpMetrics, outages, tracing: httpTracing });
   const quickstart: FastifyInstance | undefined =
     config.quickstart === null
       ? undefined
-      : await buildQuickstartApp({ logger, services: container.services, limits, rateLimiter, config: config.quickstart, httpMetrics });
+      : await buildQuickstartApp({ logger, services: container.services, limits, rateLimiter, config: config.quickstart, httpMetrics, outages, tracing: httpTracing });
   let address: string | undefined;
   const portal: FastifyInstance | undefined =
     config.portal.port === null
       ? undefined
-      : await buildPortalApp({ logger, services: container.services, config, storeAddress: () => address, rateLimiter, httpMetrics, clock: systemClock });
+      : await buildPortalApp({ logger, services: container.services, config, storeAddress: () => address, rateLimiter, httpMetrics, clock: systemClock, outages, tracing: httpTracing });
 
   let quickstartAddress: string | undefined;
   let portalAddress: string | undefined;
@@ -62,13 +75,13 @@ export async function runServer(
     if (quickstart !== undefined && config.quickstart !== null) {
       quickstartAddress = await listenOn(quickstart, config.host, config.quickstart.port, 'QUICKSTART_PORT');
     }
-    if (config.metrics !== null && !clusterWorker) metricsListener = await startMetricsListener(registry, config.metrics.host, config.metrics.port);
+    if (registry !== null && config.metrics !== null && !clusterWorker) metricsListener = await startMetricsListener(registry, config.metrics.host, config.metrics.port);
   } catch (error) {
     await Promise.all([app.close(), quickstart?.close(), portal?.close()]);
     await container.close();
     throw error;
   }
-  const dispatcher = createMessagesDispatcher(container, logger);
+  const dispatcher = createMessagesDispatcher(container, logger, outages);
   container.services.keyUsage.start(limits.keyUsageFlushMs, (err) => logger.warn({ err }, 'could not record API key usage'));
   // The change an entry describes has committed already: a lost entry is logged, with what it said.
   container.services.audit.onRecordFailed((err, entry) => logger.error({ err, audit: entry }, 'could not write an audit trail entry'));
@@ -80,7 +93,10 @@ export async function runServer(
     else logger.info({ signal }, 'shutting down');
     await Promise.all([app.close(), quickstart?.close(), portal?.close(), metricsListener?.close()]);
     await dispatcher.stop();
+    outages.stop();
     await container.close();
+    // The spans of the last requests are exported before the process ends.
+    await tracing?.shutdown().catch((error: unknown) => logger.warn({ err: error }, 'could not export the last spans'));
   });
   dispatcher.start();
   const listening: Listening = {

@@ -1,6 +1,8 @@
+import { performance } from 'node:perf_hooks';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { ApiKeysRepository } from './api-keys/api-keys-repository.js';
 import type { MessageDelivery } from './messages/messages-delivery.js';
+import type { ChangeStatus } from './orders/order-status-changes.js';
 import type { OrdersRepository } from './orders/orders-repository.js';
 import type { Storage } from './storage/storage.js';
 
@@ -12,12 +14,16 @@ import type { Storage } from './storage/storage.js';
 export interface ServiceMetrics {
   /** Group commits: batch sizes, and each cancel's result. */
   groupCommits(orders: Pick<OrdersRepository, 'changeStatusMany'>): Pick<OrdersRepository, 'changeStatusMany'>;
+  /** `store_group_commit_wait_seconds`: how long each status change waits for its batch to commit. */
+  groupCommitWaits(changeStatus: ChangeStatus): ChangeStatus;
   /** API key lookups as requests make them (`cache`) and as they reach the database (`database`, the cache's misses). */
   keyLookups(repository: ApiKeysRepository, source: 'cache' | 'database'): ApiKeysRepository;
   /** Message delivery attempts by outcome. */
   deliveries(delivery: MessageDelivery): MessageDelivery;
   /** The database pool's connections in use and requests waiting for one (PostgreSQL only). */
   pool(storage: Pick<Storage, 'connections'>): void;
+  /** `store_database_up`: 1 while the database answers, 0 during an outage (set by the outage log). */
+  databaseUp(): (up: boolean) => void;
 }
 
 export function createServiceMetrics(registry: Registry): ServiceMetrics {
@@ -46,8 +52,22 @@ export function createServiceMetrics(registry: Registry): ServiceMetrics {
     labelNames: ['outcome'] as const,
     registers,
   });
+  const waits = new Histogram({
+    name: 'store_group_commit_wait_seconds',
+    help: 'Time a status change (a cancel) waits from its call until its batch is committed (group commit).',
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers,
+  });
   for (const result of Object.values(cancelResults)) result.inc(0);
   return {
+    groupCommitWaits: (changeStatus) => async (change) => {
+      const started = performance.now();
+      try {
+        return await changeStatus(change);
+      } finally {
+        waits.observe((performance.now() - started) / 1000);
+      }
+    },
     groupCommits: (orders) => ({
       async changeStatusMany(changes) {
         batchSizes.observe(changes.length);
@@ -88,6 +108,11 @@ export function createServiceMetrics(registry: Registry): ServiceMetrics {
         },
       };
     },
+    databaseUp() {
+      const gauge = new Gauge({ name: 'store_database_up', help: 'Whether the database answers (1) or an outage is under way (0).', registers });
+      gauge.set(1);
+      return (up) => gauge.set(up ? 1 : 0);
+    },
     pool(storage) {
       if (storage.connections() === undefined) return;
       new Gauge({
@@ -105,3 +130,17 @@ export function createServiceMetrics(registry: Registry): ServiceMetrics {
     },
   };
 }
+
+/**
+ * The service metrics of a process that serves none (METRICS_PORT=off, the
+ * CLI, a cluster's primary): every collaborator is handed over as it is, so
+ * nothing is counted into a registry nobody reads.
+ */
+export const UNCOUNTED_SERVICE_METRICS: ServiceMetrics = {
+  groupCommits: (orders) => orders,
+  groupCommitWaits: (changeStatus) => changeStatus,
+  keyLookups: (repository) => repository,
+  deliveries: (delivery) => delivery,
+  pool: () => undefined,
+  databaseUp: () => () => undefined,
+};

@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { Registry } from 'prom-client';
 import { createContainer, type Container } from '../composition.js';
 import { ConfigError, loadConfig, type Config } from '../config/config.js';
 import { parseCommandLine, UsageError, type ParsedCommandLine } from './cli-args.js';
@@ -107,7 +106,7 @@ export async function runCli(argv: readonly string[], io: CliIo, serve: ServeFun
   let container: Container;
   try {
     // A command's metrics are never scraped: it ends before any scrape could come.
-    container = createContainer(config, { registry: new Registry() });
+    container = createContainer(config, { registry: null });
     // The change has happened: a lost audit entry is a warning, not the command's failure.
     container.services.audit.onRecordFailed((error) => io.stderr.write(`warning: could not write the audit trail entry: ${oneLine(error)}\n`));
   } catch (error) {

@@ -1,3 +1,5 @@
+// First: tracing (when on) must start before anything imports pg, which its instrumentation patches as it loads.
+import { processTracing } from '../server-tracing.js';
 import { serve } from '../server-cluster.js';
 import { runCli } from './cli.js';
 
@@ -23,8 +25,10 @@ function onInterrupt(listener: () => void): () => void {
 const code = await runCli(
   process.argv.slice(2),
   { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd(), onInterrupt },
-  (config, options) => serve(config, options),
+  (config, options) => serve(config, processTracing === undefined ? options : { ...options, tracing: processTracing }),
 );
+// A command's spans (an import's) are exported before the process ends (serve does it when it stops); not after a Ctrl-C, which wants out now.
+if (process.argv[2] !== 'serve' && code !== 130) await processTracing?.shutdown().catch(() => undefined);
 // serve keeps running until a signal; every other command ends here.
 if (process.argv[2] !== 'serve' || code !== 0) process.exitCode = code;
 // An interrupted import may leave a read of standard input pending, which would keep the process alive.

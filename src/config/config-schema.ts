@@ -7,9 +7,9 @@ import {
   parseBaseUrl,
   parseDatabaseUrl,
   parseInstant,
-  parsePortalUrl,
   parseVersionedBaseUrl,
 } from './config-formats.js';
+import { audit, portal, tracing } from './config-schema-services.js';
 
 /**
  * Every environment variable the program reads, defined once: the section
@@ -250,46 +250,8 @@ const limits = Type.Object(
   { title: 'Limits' },
 );
 
-const portal = Type.Object(
-  {
-    PORTAL_PORT: Type.Union([Type.Integer({ minimum: 0, maximum: 65535 }), Type.Literal('off')], {
-      default: 3002,
-      description: 'The self-service portal\'s port (docs/portal.md), on the same `HOST` (`0` picks a free one); `off` disables the portal',
-    }),
-    PORTAL_PUBLIC_URL: Type.Optional(
-      Type.Refine(
-        Type.String({
-          description:
-            'Where browsers reach the portal (absolute http(s), no path, query or fragment): links, the Origin check and cookies use it; `https` makes the session cookie `Secure` and `__Host-` prefixed. ' +
-            'Unset: `http://localhost:<port>` when `HOST` is a loopback address, else `http://<HOST>:<port>`',
-        }),
-        (url) => parsePortalUrl(url) !== undefined,
-        () => 'PORTAL_PUBLIC_URL must be an absolute http(s) URL without path, query or fragment, e.g. https://portal.store.example.com',
-      ),
-    ),
-    PORTAL_SIGNUP: Type.Enum(['open', 'closed'], {
-      default: 'open',
-      description: '`open`: anyone may create an account at `/sign-up`; `closed`: only with a link from `store-orders users invite`',
-    }),
-    PORTAL_SESSION_IDLE_MINUTES: Type.Integer({ minimum: 1, maximum: 1440, default: 30, description: 'A portal session unused this long ends' }),
-    PORTAL_SESSION_ABSOLUTE_HOURS: Type.Integer({ minimum: 1, maximum: 720, default: 12, description: 'A portal session ends this long after sign-in, however active' }),
-    PORTAL_THROTTLE_PER_EMAIL: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 5, description: 'Failed sign-ins one email may take per throttle window, per process' }),
-    PORTAL_THROTTLE_PER_ADDRESS: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 30, description: 'Failed sign-ins, sign-ups and password resets one client address may make per throttle window, per process' }),
-    PORTAL_THROTTLE_WINDOW_MINUTES: Type.Integer({ minimum: 1, maximum: 1440, default: 15, description: 'The sign-in throttle\'s window' }),
-  },
-  { title: 'Portal' },
-);
-
-const audit = Type.Object(
-  {
-    AUDIT_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 36_500, default: 90, description: 'How long audit trail entries are kept; older ones are deleted in the background by the server' }),
-    AUDIT_PRUNE_INTERVAL_MS: Type.Integer({ minimum: 1000, maximum: 86_400_000, default: 3_600_000, description: 'How often the server deletes audit trail entries past their retention' }),
-  },
-  { title: 'Audit trail' },
-);
-
 /** The whole environment: one object per section, one property per variable, in the order problems are reported. */
-export const CONFIG_SCHEMA = Type.Object({ server, database, api, quickstart, metrics, messages, limits, portal, audit });
+export const CONFIG_SCHEMA = Type.Object({ server, database, api, quickstart, metrics, messages, limits, portal, audit, tracing });
 
 /** The environment as read: every value typed and within its bounds (or its default, when it was refused). */
 export type EnvironmentValues = Static<typeof CONFIG_SCHEMA>;

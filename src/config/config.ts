@@ -79,6 +79,8 @@ export interface Config {
   /** The Prometheus metrics listener; null when METRICS_PORT=off. */
   readonly metrics: MetricsConfig | null;
   readonly messages: MessagesConfig;
+  /** OpenTelemetry tracing; null (the default) when off. */
+  readonly tracing: TracingConfig | null;
   /** Rate limits, timeouts, connection and load bounds (limits.ts). */
   readonly limits: Limits;
   /**
@@ -100,6 +102,33 @@ export interface AuditConfig {
   readonly retentionDays: number;
   /** How often the server prunes. */
   readonly pruneIntervalMs: number;
+}
+
+export interface TracingConfig {
+  /** Where spans are POSTed (OTLP/HTTP, JSON). */
+  readonly tracesUrl: string;
+  readonly serviceName: string;
+}
+
+/** The OTLP/HTTP default when OTEL_TRACES_EXPORTER=otlp names no endpoint (the specification's). */
+const DEFAULT_OTLP_ENDPOINT = 'http://localhost:4318';
+
+/**
+ * Tracing is off unless an OTLP endpoint is set or OTEL_TRACES_EXPORTER=otlp
+ * (unlike the OpenTelemetry SDKs, whose exporter defaults to otlp: a server
+ * that nobody asked to trace does not try to reach a collector).
+ */
+function tracingFrom(tracing: EnvironmentValues['tracing']): TracingConfig | null {
+  const endpoint = tracing.OTEL_EXPORTER_OTLP_ENDPOINT;
+  const tracesEndpoint = tracing.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+  const on =
+    tracing.OTEL_SDK_DISABLED !== 'true' &&
+    tracing.OTEL_TRACES_EXPORTER !== 'none' &&
+    (tracing.OTEL_TRACES_EXPORTER === 'otlp' || endpoint !== undefined || tracesEndpoint !== undefined);
+  if (!on) return null;
+  // The specification: the signal's endpoint is used as is; the base endpoint gets the signal's path.
+  const tracesUrl = tracesEndpoint ?? `${(endpoint ?? DEFAULT_OTLP_ENDPOINT).replace(/\/+$/, '')}/v1/traces`;
+  return { tracesUrl, serviceName: tracing.OTEL_SERVICE_NAME };
 }
 
 export interface PetsLifecycleConfig {
@@ -191,7 +220,7 @@ function crossVariableProblems({ values, problems, given }: EnvironmentReading):
 }
 
 /** The Config shape the rest of the program reads, from values the schema has accepted. */
-function assemble({ server, database, api, quickstart, metrics, messages, limits, portal, audit }: EnvironmentValues, cwd: string): Config {
+function assemble({ server, database, api, quickstart, metrics, messages, limits, portal, audit, tracing }: EnvironmentValues, cwd: string): Config {
   const url = parseDatabaseUrl(database.DATABASE_URL);
   if (url.kind === 'invalid') throw new Error('DATABASE_URL was accepted by the schema but cannot be parsed.');
   const cursorSecret = api.CURSOR_SECRET;
@@ -221,6 +250,7 @@ function assemble({ server, database, api, quickstart, metrics, messages, limits
       pollIntervalMs: messages.MESSAGES_POLL_INTERVAL_MS,
     },
     limits: limitsFrom(limits),
+    tracing: tracingFrom(tracing),
     // Spec section 1: the base address carries the version prefix /v1; the v2 document's servers are the same URLs with /v2.
     ...(api.PUBLIC_BASE_URL === undefined ? {} : { publicBaseUrl: checked(parseVersionedBaseUrl(api.PUBLIC_BASE_URL)) }),
     ...(api.STAGING_BASE_URL === undefined ? {} : { stagingBaseUrl: checked(parseVersionedBaseUrl(api.STAGING_BASE_URL)) }),

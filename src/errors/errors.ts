@@ -124,6 +124,18 @@ export class UnavailableError extends AppError {
   }
 }
 
+/**
+ * The database itself cannot be reached (down, restarting, out of
+ * connections, too slow): an outage rather than this request's fault, logged
+ * once per outage (shared/outage-log.ts) rather than once per request.
+ */
+export class DatabaseUnavailableError extends UnavailableError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'DatabaseUnavailableError';
+  }
+}
+
 export function errorRecord(code: ErrorCode, message: string): ErrorRecord {
   return { code, message, status: ERROR_STATUS[code] };
 }

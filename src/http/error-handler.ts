@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, errorRecord, InvalidInputError, UnavailableError, type ErrorCode, type ErrorRecord } from '../errors/errors.js';
+import { AppError, DatabaseUnavailableError, errorRecord, InvalidInputError, UnavailableError, type ErrorCode, type ErrorRecord } from '../errors/errors.js';
+import type { OutageLog } from '../shared/outage-log.js';
 import { recordErrorCode } from './http-metrics.js';
 import { JSON_CONTENT_TYPE } from './media-types.js';
 import { recordRoutes } from './route-table.js';
@@ -76,19 +77,33 @@ function toErrorResponse(error: unknown, inputs: RouteInputs = {}): ErrorRespons
   return { record: errorRecord('internal_error', 'An internal error occurred. It has been logged; retrying may help.'), headers: {} };
 }
 
-export function sendError(request: FastifyRequest, reply: FastifyReply, error: unknown, present: ErrorPresenter = presentJson): FastifyReply {
-  const { record, headers } = toErrorResponse(error, request.routeOptions.config.inputs);
-  if (record.status >= 500) request.log.error({ err: error }, 'request failed');
-  else request.log.info({ code: record.code }, 'request refused');
-  recordErrorCode(request.raw, record.code);
-  return present(request, reply, { record, headers, error });
+/** Answers a request with the Error record for `error` (the app's one error handler, see createErrorSender). */
+export type ErrorSender = (request: FastifyRequest, reply: FastifyReply, error: unknown) => FastifyReply;
+
+/**
+ * The error handler's answer and log line. Internal errors are logged with
+ * their stack; refusals the server chose (4xx, load shedding, shutting down,
+ * a rolled-back conflict) with their code only; an unreachable database goes
+ * to the outage log, which writes one line per outage, not one per request.
+ * `present` writes the answer: JSON Error records unless given (the portal
+ * writes HTML pages).
+ */
+export function createErrorSender(outages: Pick<OutageLog, 'databaseUnreachable'>, present: ErrorPresenter = presentJson): ErrorSender {
+  return (request, reply, error) => {
+    const { record, headers } = toErrorResponse(error, request.routeOptions.config.inputs);
+    if (error instanceof DatabaseUnavailableError) outages.databaseUnreachable(error, 'request');
+    else if (record.status >= 500 && !(error instanceof AppError)) request.log.error({ err: error }, 'request failed');
+    else request.log.info({ code: record.code }, 'request refused');
+    recordErrorCode(request.raw, record.code);
+    return present(request, reply, { record, headers, error });
+  };
 }
 
-/** Installs the one error handler and the 404/405 handler on the root instance; `present` writes them (JSON Error records unless given). */
-export function installErrorHandling(app: FastifyInstance, present: ErrorPresenter = presentJson): void {
+/** Installs the one error handler and the 404/405 handler on the root instance. */
+export function installErrorHandling(app: FastifyInstance, sendError: ErrorSender): void {
   const routes = recordRoutes(app);
 
-  app.setErrorHandler((error, request, reply) => sendError(request, reply, error, present));
+  app.setErrorHandler((error, request, reply) => sendError(request, reply, error));
 
   app.setNotFoundHandler((request, reply) => {
     const allowed = routes.methodsFor(request.url);
@@ -99,9 +114,8 @@ export function installErrorHandling(app: FastifyInstance, present: ErrorPresent
         new AppError('method_not_allowed', `${request.method} is not allowed here. Allowed: ${allowed.join(', ')}.`, {
           allow: allowed.join(', '),
         }),
-        present,
       );
     }
-    return sendError(request, reply, new AppError('route_not_found', 'No resource exists at this path.'), present);
+    return sendError(request, reply, new AppError('route_not_found', 'No resource exists at this path.'));
   });
 }

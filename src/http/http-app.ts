@@ -1,17 +1,18 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginCallback } from 'fastify';
 import type { Limits } from '../config/limits.js';
 import { AppError } from '../errors/errors.js';
-import { installErrorHandling, sendError, type ErrorPresenter } from './error-handler.js';
+import { createErrorSender, installErrorHandling, type ErrorPresenter } from './error-handler.js';
 import { hardenedServerOptions, installHardening } from './hardening.js';
 import type { RateLimiter } from './rate-limit.js';
 import { int64Keyword } from './int64-parameter.js';
-import { RequestLogLines } from './logging.js';
+import { logRequestReceived, RequestLogLines } from './logging.js';
 import { clientErrorWriter, installRawServerGuards } from './raw-responses.js';
 import { recordRoute, type HostHttpMetrics } from './http-metrics.js';
 import { requestIdFor } from './request-id.js';
 import { hostProblem, installBodyRule } from './request-shape.js';
 import { formatSchemaError } from './validation-errors.js';
+import type { OutageLog } from '../shared/outage-log.js';
 
 export interface HttpAppOptions {
   logger: FastifyBaseLogger;
@@ -37,6 +38,15 @@ export interface HttpAppOptions {
   metrics: HostHttpMetrics;
   /** How refusals and failures are written: JSON Error records unless given (the portal writes HTML pages). */
   present?: ErrorPresenter;
+  /** Where expected failures go (the database unreachable, clients gone) instead of a line with a stack per request. */
+  outages: OutageLog;
+  /** OpenTelemetry's Fastify instrumentation while tracing is on (server.ts), else null: then nothing of it runs. */
+  tracing: HttpTracing | null;
+}
+
+/** What a host needs of @fastify/otel: its plugin, registered before any hook or route. */
+export interface HttpTracing {
+  plugin(): FastifyPluginCallback;
 }
 
 /** A request handler in front of Fastify's: it answers, or calls `fastify` with the request untouched. */
@@ -50,7 +60,7 @@ export type PreRouting = (req: IncomingMessage, res: ServerResponse, fastify: (r
  * unauthenticated routes, security headers). Routes are added by the caller;
  * each host (store, quickstart) is one of these.
  */
-export async function createHttpApp({ logger, bodyLimit, ajv = {}, limits, rateLimiter, preRouting, metrics, present }: HttpAppOptions): Promise<FastifyInstance> {
+export async function createHttpApp({ logger, bodyLimit, ajv = {}, limits, rateLimiter, preRouting, metrics, present, outages, tracing }: HttpAppOptions): Promise<FastifyInstance> {
   const hardened = hardenedServerOptions(limits);
   // Node would answer a missing Host with a bare 400; onRequest answers with an Error record.
   const http = { ...hardened.http, requireHostHeader: false };
@@ -58,18 +68,19 @@ export async function createHttpApp({ logger, bodyLimit, ajv = {}, limits, rateL
   // Requests a pre-routing handler must leave to Fastify, whose hooks answer them.
   const fastifyOnly = (req: IncomingMessage): boolean =>
     closing || app.isUnderPressure() || hostProblem(req) !== undefined;
+  const sendError = createErrorSender(outages, present);
   const app = Fastify({
     ...hardened,
     loggerInstance: logger,
     genReqId: requestIdFor,
-    logController: new RequestLogLines({ requestIdLogLabel: 'requestId' }),
+    logController: new RequestLogLines({ requestIdLogLabel: 'requestId' }, outages, { incomingInHook: tracing !== null }),
     bodyLimit,
     // Our own onRequest hook answers with an Error record while closing.
     return503OnClosing: false,
     schemaErrorFormatter: formatSchemaError,
     ajv: { customOptions: { verbose: true, ...ajv }, plugins: [int64Keyword] },
     frameworkErrors: (error, request, reply) => {
-      sendError(request, reply, error, present);
+      sendError(request, reply, error);
     },
     clientErrorHandler: clientErrorWriter((status) => metrics.answeredRaw(status)),
     http,
@@ -88,6 +99,14 @@ export async function createHttpApp({ logger, bodyLimit, ajv = {}, limits, rateL
           },
         }),
   });
+  if (tracing !== null) {
+    // First, so that its server span (with the incoming traceparent) is active for every hook, handler and log line after it.
+    await app.register(tracing.plugin());
+    app.addHook('onRequest', (request, _reply, done) => {
+      logRequestReceived(request.log, request);
+      done();
+    });
+  }
   installRawServerGuards(app.server, (status) => metrics.answeredRaw(status));
   metrics.track(app.server);
 
@@ -112,7 +131,7 @@ export async function createHttpApp({ logger, bodyLimit, ajv = {}, limits, rateL
   });
   installBodyRule(app);
 
-  installErrorHandling(app, present);
+  installErrorHandling(app, sendError);
   await installHardening(app, { limits, rateLimiter });
   return app;
 }

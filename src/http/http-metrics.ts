@@ -135,3 +135,9 @@ export function createHttpMetrics(registry: Registry): HttpMetrics {
     },
   };
 }
+
+/** The HTTP metrics of a process that serves none (METRICS_PORT=off): no listener per response, nothing recorded. */
+export const UNCOUNTED_HTTP_METRICS: HttpMetrics = {
+  host: () => ({ track: () => undefined, answeredRaw: () => undefined }),
+  listingCache: () => undefined,
+};

@@ -4,6 +4,8 @@ import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyR
 import { pino, type DestinationStream, type Logger } from 'pino';
 import { looksLikeApiKey, redactApiKeys } from '../api-keys/api-key-format.js';
 import type { LogLevel } from '../config/config.js';
+import { isClientGone, type OutageLog } from '../shared/outage-log.js';
+import { activeTraceIds } from '../shared/tracing.js';
 
 /**
  * A request URL fit for a log line: query values are replaced (a caller may
@@ -53,10 +55,12 @@ export function prettyDestination(): DestinationStream {
  * Authorization header and cookies are redacted even if a serializer were
  * to include headers.
  */
-export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {
+export function createLogger(level: LogLevel, destination?: DestinationStream, { traced = false }: { traced?: boolean } = {}): Logger {
   return pino(
     {
       level,
+      // Only while tracing is on: every line then carries the active span's trace_id and span_id.
+      ...(traced ? { mixin: activeTraceIds } : {}),
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'], censor: '[redacted]' },
       serializers: {
         req: (req: IncomingMessage & { id?: string }) => ({
@@ -90,17 +94,40 @@ export function logRequestCompleted(log: RequestLog, statusCode: number, respons
  * lines. Errors are logged as Fastify logs them.
  */
 export class RequestLogLines extends LogController {
+  private readonly incomingInHook: boolean;
+
+  /**
+   * With `incomingInHook` (tracing on), the first line is written by an
+   * onRequest hook after the tracing plugin's, so that it carries the
+   * request's trace id too; Fastify writes it before any hook runs.
+   */
+  constructor(
+    options: ConstructorParameters<typeof LogController>[0],
+    private readonly outages: Pick<OutageLog, 'clientGone'>,
+    { incomingInHook }: { incomingInHook: boolean },
+  ) {
+    super(options);
+    this.incomingInHook = incomingInHook;
+  }
+
   override incomingRequest(request: FastifyRequest): void {
-    if (this.isLogDisabled(request)) return;
+    if (this.incomingInHook || this.isLogDisabled(request)) return;
     logRequestReceived(request.log, request);
   }
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     if (error !== null && error !== undefined) {
-      super.requestCompleted(error, request, reply);
+      // A client that hung up is expected, and counted, not logged with a stack per request.
+      if (isClientGone(error)) this.outages.clientGone();
+      else super.requestCompleted(error, request, reply);
       return;
     }
     if (this.isLogDisabled(request)) return;
     logRequestCompleted(reply.log, reply.statusCode, reply.elapsedTime);
+  }
+
+  override streamError(error: Error, request: FastifyRequest, reply: FastifyReply): void {
+    if (isClientGone(error)) this.outages.clientGone();
+    else super.streamError(error, request, reply);
   }
 }

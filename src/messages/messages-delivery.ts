@@ -1,3 +1,4 @@
+import { injectTraceContext } from '../shared/tracing.js';
 import type { ClaimedMessage } from './messages-repository.js';
 
 /** Hands one message to its destination; throws DeliveryError when it should be retried. */
@@ -28,7 +29,8 @@ export const recordOnlyDelivery: MessageDelivery = {
  * POSTs `{id, accountId, message, createdAt}` as JSON to the webhook; any 2xx
  * is success, anything else (redirects included) or no answer within
  * `timeoutMs` is a failed attempt. Delivery is at least once, so each request
- * carries `Idempotency-Key: <message id>` for the receiver to drop repeats.
+ * carries `Idempotency-Key: <message id>` for the receiver to drop repeats,
+ * and, while tracing is on, the delivery span's `traceparent`.
  */
 export function createWebhookDelivery({ url, timeoutMs }: { url: string; timeoutMs: number }): MessageDelivery {
   return {
@@ -39,11 +41,11 @@ export function createWebhookDelivery({ url, timeoutMs }: { url: string; timeout
         response = await fetch(url, {
           method: 'POST',
           redirect: 'manual',
-          headers: {
+          headers: injectTraceContext({
             'content-type': 'application/json',
             'idempotency-key': message.id,
             'user-agent': 'store-orders-messages/1',
-          },
+          }),
           body: JSON.stringify({ id: message.id, accountId: message.accountId, message: message.message, createdAt: message.createdAt }),
           signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
         });

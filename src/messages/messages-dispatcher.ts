@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { MessagesConfig } from '../config/config.js';
+import { DatabaseUnavailableError } from '../errors/errors.js';
+import type { OutageLog } from '../shared/outage-log.js';
 import type { Clock } from '../shared/clock.js';
 import { DeliveryError, type MessageDelivery } from './messages-delivery.js';
 import type { ClaimedMessage, MessagesRepository } from './messages-repository.js';
@@ -14,6 +16,8 @@ export interface DispatcherDependencies {
   delivery: MessageDelivery;
   clock: Clock;
   logger: Logger;
+  /** Where an unreachable database is reported: once per outage, not once per poll. */
+  outages: Pick<OutageLog, 'databaseUnreachable'>;
   config: Pick<MessagesConfig, 'retryBaseMs' | 'retryMaxMs' | 'maxAttempts' | 'pollIntervalMs' | 'webhookTimeoutMs'>;
   /** In [0, 1); spreads retries of messages that failed together. */
   random?: () => number;
@@ -36,7 +40,7 @@ export function retryDelayMs(attempts: number, { retryBaseMs, retryMaxMs }: Pick
  * retried by whoever runs next; messages queued before a restart are simply
  * due and are picked up on the first poll.
  */
-export function createMessageDispatcher({ messagesRepository, delivery, clock, logger, config, random = Math.random }: DispatcherDependencies) {
+export function createMessageDispatcher({ messagesRepository, delivery, clock, logger, outages, config, random = Math.random }: DispatcherDependencies) {
   const claimant = randomUUID();
   const log = logger.child({ component: 'messages-dispatcher' });
   const inFlight = new AbortController();
@@ -96,7 +100,8 @@ export function createMessageDispatcher({ messagesRepository, delivery, clock, l
           limit: BATCH_SIZE,
         });
       } catch (error) {
-        log.error({ err: error }, 'could not claim messages; will try again');
+        if (error instanceof DatabaseUnavailableError) outages.databaseUnreachable(error, 'messages-dispatcher');
+        else log.error({ err: error }, 'could not claim messages; will try again');
         await idle(config.pollIntervalMs);
         continue;
       }
@@ -108,7 +113,8 @@ export function createMessageDispatcher({ messagesRepository, delivery, clock, l
         claimed.map((message) =>
           dispatch(message).catch((error: unknown) => {
             // Storage failed while settling: the claim lapses and the message is retried then.
-            log.error({ err: error, messageId: message.id }, 'could not record the delivery outcome');
+            if (error instanceof DatabaseUnavailableError) outages.databaseUnreachable(error, 'messages-dispatcher');
+            else log.error({ err: error, messageId: message.id }, 'could not record the delivery outcome');
           }),
         ),
       );

@@ -20,6 +20,7 @@ describe('configuration', () => {
       messages: { webhookTimeoutMs: 10000, retryBaseMs: 1000, retryMaxMs: 300000, maxAttempts: 10, pollIntervalMs: 1000 },
       // Spelled out in test/config/limits.test.ts.
       limits: DEFAULT_LIMITS,
+      tracing: null,
       // No publicBaseUrl or stagingBaseUrl: the documents name the address the server listens on (issue 19 #5).
       pets: { deprecatedAt: new Date('2026-07-01T00:00:00Z'), sunsetAt: new Date('2027-07-01T00:00:00Z') },
       // No publicUrl: the portal's origin is http://localhost:<port> on a loopback HOST (test/config/portal-config.test.ts).
@@ -103,6 +104,43 @@ describe('configuration edge cases', () => {
     const config = loadConfig({ PUBLIC_BASE_URL: 'https://api.shop.test/orders/v1/', STAGING_BASE_URL: 'http://staging.shop.test/v1' });
     assert.equal(config.publicBaseUrl, 'https://api.shop.test/orders/v1');
     assert.equal(config.stagingBaseUrl, 'http://staging.shop.test/v1');
+  });
+});
+
+describe('configuration: tracing (the OpenTelemetry variables)', () => {
+  const tracing = (env: Record<string, string>) => loadConfig(env, '/srv/app').tracing;
+
+  test('when no endpoint and no exporter is set, then tracing is off', () => {
+    assert.equal(tracing({ OTEL_SERVICE_NAME: 'shop' }), null);
+  });
+
+  test('when OTEL_EXPORTER_OTLP_ENDPOINT is set, then spans go to its /v1/traces, named by OTEL_SERVICE_NAME', () => {
+    assert.deepEqual(tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }), { tracesUrl: 'http://collector:4318/v1/traces', serviceName: 'store-orders' });
+    assert.deepEqual(tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://c.example/otlp', OTEL_SERVICE_NAME: 'shop' }), {
+      tracesUrl: 'https://c.example/otlp/v1/traces',
+      serviceName: 'shop',
+    });
+  });
+
+  test('when OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set, then it is used as is; OTEL_TRACES_EXPORTER=otlp alone uses the default endpoint', () => {
+    assert.equal(tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://b:9999/traces' })?.tracesUrl, 'http://b:9999/traces');
+    assert.equal(tracing({ OTEL_TRACES_EXPORTER: 'otlp' })?.tracesUrl, 'http://localhost:4318/v1/traces');
+  });
+
+  test('when OTEL_TRACES_EXPORTER=none or OTEL_SDK_DISABLED=true, then tracing is off whatever endpoint is set', () => {
+    assert.equal(tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_TRACES_EXPORTER: 'none' }), null);
+    assert.equal(tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_SDK_DISABLED: 'TRUE' }), null);
+  });
+
+  test('when an exporter, protocol or endpoint cannot be served, then the start is refused naming it', () => {
+    assert.throws(() => loadConfig({ OTEL_TRACES_EXPORTER: 'zipkin', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4317' }), (error: unknown) => {
+      assert.ok(error instanceof ConfigError);
+      assert.deepEqual(
+        error.problems.map((problem) => problem.split(' ')[0]),
+        ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_TRACES_EXPORTER', 'OTEL_EXPORTER_OTLP_PROTOCOL'],
+      );
+      return true;
+    });
   });
 });
 

@@ -14,6 +14,7 @@ import { openStorage } from '../../src/storage/open-storage.js';
 import { startEmbeddedPostgres } from '../support/embedded-postgres.js';
 import { runBin, startServer } from '../support/process.js';
 import { testServices } from '../support/container.js';
+import { scrape, total } from '../metrics/scrape.js';
 
 /** Generous: only a bound for a broken build, never a speed requirement. */
 const RECOVERY_DEADLINE_MS = 60_000;
@@ -80,6 +81,63 @@ describe('database outage (PostgreSQL)', () => {
     assert.equal(orders.status, 200);
     assert.match(await orders.text(), /"id":9007199254740993\b/);
     assert.ok(!/password|postgres:\/\//i.test(server.stdout() + server.stderr()), 'the database URL never reaches the logs');
+  });
+
+  test('when PostgreSQL is down under hundreds of requests, then the log says so in a handful of lines without stacks, and the gauge follows', async (t) => {
+    const postgres = await startEmbeddedPostgres({ restartable: true });
+    t.after(() => postgres.destroy());
+    const storage = openStorage({ kind: 'postgres', url: postgres.url, poolSize: 2 });
+    await storage.migrate();
+    const services = testServices(storage);
+    const account = await services.accounts.createAccount({ name: 'Main Street Pets' });
+    const { secret } = await services.apiKeys.createKey({ accountId: account.id });
+    await storage.close();
+    // The dispatcher polls every 50 ms: during the outage it fails as often as the requests do.
+    const server = await startServer(t, { DATABASE_URL: postgres.url, MESSAGES_POLL_INTERVAL_MS: '50', RATE_LIMIT_REQUESTS: '100000' });
+    const { metricsUrl } = server;
+    assert.ok(metricsUrl !== undefined);
+    assert.equal(total(await scrape(metricsUrl), 'store_database_up'), 1);
+    assert.equal((await get(`${server.baseUrl}/v1/store/orders`, secret)).status, 200);
+    const before = server.stdout().length;
+
+    await postgres.stop();
+    const auth = { authorization: `Bearer ${secret}` };
+    const statuses: number[] = [];
+    for (let round = 0; round < 30; round++) {
+      const replies = await Promise.all([
+        ...Array.from({ length: 8 }, () => fetch(`${server.baseUrl}/v1/store/orders`, { headers: auth })),
+        ...Array.from({ length: 4 }, (_, i) => fetch(`${server.baseUrl}/v1/store/orders/${round * 4 + i + 1}`, { method: 'DELETE', headers: auth })),
+        fetch(`${server.baseUrl}/readyz`),
+      ]);
+      for (const reply of replies) {
+        statuses.push(reply.status);
+        await reply.arrayBuffer();
+      }
+    }
+    assert.equal(statuses.length, 390);
+    assert.deepEqual(new Set(statuses), new Set([503]), 'every request during the outage is refused');
+    assert.equal(total(await scrape(metricsUrl), 'store_database_up'), 0);
+
+    await postgres.start();
+    const deadline = Date.now() + RECOVERY_DEADLINE_MS;
+    while (total(await scrape(metricsUrl), 'store_database_up') !== 1) {
+      assert.ok(Date.now() < deadline, 'the gauge did not say the database is back');
+      await sleep(100);
+    }
+    assert.equal((await get(`${server.baseUrl}/v1/store/orders`, secret)).status, 200);
+
+    const lines = server
+      .stdout()
+      .slice(before)
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as { level: number; msg: string });
+    // Each request's two access lines are the access log (LOG_LEVEL=warn drops them); everything else is counted.
+    const other = lines.filter((line) => line.msg !== 'incoming request' && line.msg !== 'request completed');
+    assert.ok(other.length <= 5, `a bounded handful of lines, got ${other.length}: ${other.map((line) => line.msg).join(' | ')}`);
+    assert.equal(other.filter((line) => line.msg.startsWith('database unreachable: ') && line.level === 50).length, 1);
+    assert.equal(other.filter((line) => line.msg.startsWith('database reachable again after ')).length, 1);
+    assert.ok(!server.stdout().slice(before).includes('"stack"'), 'no stack traces');
   });
 
   test('when PostgreSQL is unreachable at start, then serve exits 1 with one line and no password or stack trace', async () => {

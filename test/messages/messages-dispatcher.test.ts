@@ -11,6 +11,7 @@ import { createTenant, eventually, manualClock, startReceiver } from '../support
 import { testBackends } from '../support/storage.js';
 import { capturingLogger } from '../support/logs.js';
 import { testServices } from '../support/container.js';
+import { testOutages } from '../support/app.js';
 
 const RETRIES = { retryBaseMs: 1, retryMaxMs: 4, maxAttempts: 1000, pollIntervalMs: 10, webhookTimeoutMs: 5000 };
 
@@ -21,7 +22,7 @@ function startDispatcher(
   { clock = { now: () => new Date() }, config = RETRIES, random = () => 0.5 }: { clock?: Clock; config?: typeof RETRIES; random?: () => number } = {},
 ) {
   const { logger, logs } = capturingLogger();
-  const dispatcher = createMessageDispatcher({ messagesRepository: storage.messages, delivery, clock, logger, config, random });
+  const dispatcher = createMessageDispatcher({ messagesRepository: storage.messages, delivery, clock, logger, outages: testOutages(logger, storage), config, random });
   dispatcher.start();
   t.after(() => dispatcher.stop());
   return { dispatcher, logs };

@@ -34,6 +34,9 @@ for (const backend of testBackends()) {
       assert.equal(total(samples, 'store_order_cancels_total', { result: 'not_found' }), 1);
       assert.equal(total(samples, 'store_order_cancels_total', { result: 'not_pending' }), 0);
       assert.equal(total(samples, 'store_group_commit_batch_size_count'), 2);
+      // Each cancel's wait for its batch: two waits, each longer than nothing.
+      assert.equal(total(samples, 'store_group_commit_wait_seconds_count'), 2);
+      assert.ok(total(samples, 'store_group_commit_wait_seconds_sum') > 0);
       assert.equal(total(samples, 'store_message_delivery_attempts_total', { outcome: 'failed' }), 0);
       const lookups = total(samples, 'store_api_key_lookups_total', { source: 'cache' });
       const misses = total(samples, 'store_api_key_lookups_total', { source: 'database' });

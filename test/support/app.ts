@@ -8,7 +8,9 @@ import type { Config, DatabaseConfig, DeploymentEnvironment } from '../../src/co
 import type { Limits } from '../../src/config/limits.js';
 import { createHttpApp } from '../../src/http/http-app.js';
 import { createHttpMetrics, type HttpMetrics } from '../../src/http/http-metrics.js';
-import { createMetricsRegistry } from '../../src/composition.js';
+import { createMetricsRegistry, createOutages } from '../../src/composition.js';
+import { createServiceMetrics } from '../../src/service-metrics.js';
+import type { OutageLog } from '../../src/shared/outage-log.js';
 import { createRateLimiter, type RateLimiter } from '../../src/http/rate-limit.js';
 import { createListingResponses, type ListingOptions, type ListingResponses } from '../../src/orders/listing/listing-responses.js';
 import type { Clock } from '../../src/shared/clock.js';
@@ -48,13 +50,18 @@ export async function buildTestStoreApp({
   /** The process's HTTP metrics; a registry of the test's own when absent. */
   httpMetrics?: HttpMetrics;
 }): Promise<FastifyInstance> {
-  const dependencies: AppDependencies = { logger, services, storage, config, rateLimiter, httpMetrics };
+  const dependencies: AppDependencies = { logger, services, storage, config, rateLimiter, httpMetrics, outages: testOutages(logger, storage), tracing: null };
   if (fastLane && listing === undefined && observe === undefined) return buildApp(dependencies);
   const created = createListingResponses(services.orders, (hit) => httpMetrics.listingCache(hit), listing);
   const listings = observe === undefined ? created : observe(created);
   const app = await createHttpApp({ ...storeHttpOptions(dependencies), ...(fastLane ? { preRouting: v1ListingLane(dependencies, listings) } : {}) });
   await registerStoreRoutes(app, dependencies, listings);
   return app;
+}
+
+/** The outage log as server.ts creates it, over `storage`, its gauge in a registry of its own. */
+export function testOutages(logger: FastifyBaseLogger, storage: Pick<Storage, 'ping'>): OutageLog {
+  return createOutages({ storage, metrics: createServiceMetrics(createMetricsRegistry({ clusterWorker: false })) }, logger);
 }
 
 /** HTTP metrics over a registry of their own, as server.ts creates them. */

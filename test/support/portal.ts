@@ -14,7 +14,7 @@ import { createRateLimiter } from '../../src/http/rate-limit.js';
 import type { Services } from '../../src/services.js';
 import { openStorage } from '../../src/storage/open-storage.js';
 import type { Storage } from '../../src/storage/storage.js';
-import { testHttpMetrics } from './app.js';
+import { testHttpMetrics, testOutages } from './app.js';
 import { testConfig, testServices } from './container.js';
 import { capturingLogger } from './logs.js';
 import { manualClock } from './quickstart.js';
@@ -82,6 +82,8 @@ export async function createTestPortal(
       rateLimiter: createRateLimiter(config.limits.rateLimit),
       httpMetrics: testHttpMetrics(),
       clock,
+      outages: testOutages(logger, over),
+      tracing: null,
     });
     t.after(() => app.close());
     return { app, services };

@@ -15,7 +15,7 @@ import type { Storage } from '../../src/storage/storage.js';
 import { testConfig, testServices } from './container.js';
 import type { TestBackend } from './storage.js';
 import { capturingLogger } from './logs.js';
-import { testHttpMetrics } from './app.js';
+import { testHttpMetrics, testOutages } from './app.js';
 
 export interface TestQuickstartApp {
   app: FastifyInstance;
@@ -73,6 +73,8 @@ export async function createTestQuickstartApp(
     rateLimiter: rateLimiter ?? createRateLimiter(hostLimits.rateLimit),
     config: config ?? quickstartConfigOf(base),
     httpMetrics: testHttpMetrics(),
+    outages: testOutages(logger, storage),
+    tracing: null,
   });
   t.after(() => app.close());
   let tenants = 0;

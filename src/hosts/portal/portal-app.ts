@@ -3,10 +3,11 @@ import formbody from '@fastify/formbody';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Config, PortalConfig } from '../../config/config.js';
 import type { Services } from '../../services.js';
-import { createHttpApp } from '../../http/http-app.js';
+import { createHttpApp, type HttpTracing } from '../../http/http-app.js';
 import type { HttpMetrics } from '../../http/http-metrics.js';
 import type { RateLimiter } from '../../http/rate-limit.js';
 import type { Clock } from '../../shared/clock.js';
+import type { OutageLog } from '../../shared/outage-log.js';
 import { createSignInThrottle } from '../../users/sign-in-throttle.js';
 import type { ApiAddresses, PortalContext } from './portal-context.js';
 import { portalOrigin } from './portal-origin.js';
@@ -37,6 +38,10 @@ export interface PortalAppDependencies {
   httpMetrics: HttpMetrics;
   /** The sign-in throttle's time (tests move it). */
   clock: Clock;
+  /** Where expected failures go (the database unreachable), shared with the API hosts. */
+  outages: OutageLog;
+  /** @fastify/otel while tracing is on, else null. */
+  tracing: HttpTracing | null;
 }
 
 /** Forms are small: this bounds what a client can make the portal read. */
@@ -48,7 +53,7 @@ const BODY_LIMIT_BYTES = 64 * 1024;
  * and a server-side session, never with an API key (the API hosts, in turn,
  * never read the session cookie). It never listens; server.ts does.
  */
-export async function buildPortalApp({ logger, services, config, storeAddress, rateLimiter, httpMetrics, clock }: PortalAppDependencies): Promise<FastifyInstance> {
+export async function buildPortalApp({ logger, services, config, storeAddress, rateLimiter, httpMetrics, clock, outages, tracing }: PortalAppDependencies): Promise<FastifyInstance> {
   const render = createPageRenderer({ cache: true });
   const app = await createHttpApp({
     logger: logger.child({ host: 'portal' }),
@@ -57,6 +62,8 @@ export async function buildPortalApp({ logger, services, config, storeAddress, r
     rateLimiter,
     metrics: httpMetrics.host('portal'),
     present: htmlErrorPresenter(render),
+    outages,
+    tracing,
   });
   app.decorateRequest('signedIn', undefined);
   const origin = () => portalOrigin(config.portal, config.host, app.server);

@@ -3,13 +3,14 @@ import type { Services } from '../../services.js';
 import type { Limits } from '../../config/limits.js';
 import type { QuickstartConfig } from '../../config/config.js';
 import { requireApiKey } from '../../http/authentication.js';
-import { createHttpApp } from '../../http/http-app.js';
+import { createHttpApp, type HttpTracing } from '../../http/http-app.js';
 import type { HttpMetrics } from '../../http/http-metrics.js';
 import type { RateLimiter } from '../../http/rate-limit.js';
 import { registerMessagesRoutes } from '../../messages/messages-routes.js';
 import { MESSAGES_BODY_LIMIT_BYTES } from '../../messages/messages-schemas.js';
 import { registerOpenApi, registerOpenApiRoute } from '../../openapi/openapi-document.js';
 import { quickstartOpenApiOptions } from './quickstart-openapi.js';
+import type { OutageLog } from '../../shared/outage-log.js';
 
 export interface QuickstartAppDependencies {
   logger: FastifyBaseLogger;
@@ -22,6 +23,10 @@ export interface QuickstartAppDependencies {
   config: Pick<QuickstartConfig, 'publicUrl'>;
   /** The process's HTTP metrics; this host's series carry `server="quickstart"`. */
   httpMetrics: HttpMetrics;
+  /** The process's log of expected failures, shared with the store host. */
+  outages: OutageLog;
+  /** @fastify/otel while tracing is on, else null. */
+  tracing: HttpTracing | null;
 }
 
 /**
@@ -36,6 +41,8 @@ export async function buildQuickstartApp({
   rateLimiter,
   config,
   httpMetrics,
+  outages,
+  tracing,
 }: QuickstartAppDependencies): Promise<FastifyInstance> {
   const app = await createHttpApp({
     logger: logger.child({ host: 'quickstart' }),
@@ -46,6 +53,8 @@ export async function buildQuickstartApp({
     limits,
     rateLimiter,
     metrics: httpMetrics.host('quickstart'),
+    outages,
+    tracing,
   });
   // Before any route: the generator collects routes as they are added.
   await registerOpenApi(app, quickstartOpenApiOptions(config));

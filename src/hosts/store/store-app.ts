@@ -6,7 +6,7 @@ import { requireApiKey } from '../../http/authentication.js';
 import { announceDeprecation } from '../../http/deprecation.js';
 import { strongEtag } from '../../http/conditional-get.js';
 import { createFastLane } from '../../http/fast-lane.js';
-import { createHttpApp, type HttpAppOptions, type PreRouting } from '../../http/http-app.js';
+import { createHttpApp, type HttpAppOptions, type HttpTracing, type PreRouting } from '../../http/http-app.js';
 import type { HttpMetrics } from '../../http/http-metrics.js';
 import type { RateLimiter } from '../../http/rate-limit.js';
 import { registerDocsPage } from '../../openapi/docs-page.js';
@@ -18,6 +18,7 @@ import { registerOrdersV2Routes } from '../../orders/v2/orders-v2-routes.js';
 import { registerAuditRoutes } from '../../audit/audit-routes.js';
 import { PETS_DEPRECATION_DOCUMENTATION } from '../../pets/pets-schemas.js';
 import { refuseAfterSunset, registerPetsRoutes } from '../../pets/pets-routes.js';
+import type { OutageLog } from '../../shared/outage-log.js';
 import type { Storage } from '../../storage/storage.js';
 
 export interface AppDependencies {
@@ -30,6 +31,10 @@ export interface AppDependencies {
   rateLimiter: RateLimiter;
   /** The process's HTTP metrics; this host's series carry `server="store"`. */
   httpMetrics: HttpMetrics;
+  /** The process's log of expected failures (one per process: an outage is one state). */
+  outages: OutageLog;
+  /** @fastify/otel while tracing is on, else null. With it, the v1 listing has no fast lane: every request gets its server span. */
+  tracing: HttpTracing | null;
 }
 
 const V1_PREFIX = '/v1';
@@ -44,14 +49,17 @@ const BODY_LIMIT_BYTES = 1024 * 1024;
  */
 export async function buildApp(dependencies: AppDependencies): Promise<FastifyInstance> {
   const listings = createListingResponses(dependencies.services.orders, (hit) => dependencies.httpMetrics.listingCache(hit));
-  const app = await createHttpApp({ ...storeHttpOptions(dependencies), preRouting: v1ListingLane(dependencies, listings) });
+  const app = await createHttpApp({
+    ...storeHttpOptions(dependencies),
+    ...(dependencies.tracing === null ? { preRouting: v1ListingLane(dependencies, listings) } : {}),
+  });
   await registerStoreRoutes(app, dependencies, listings);
   return app;
 }
 
 /** The store host's plumbing options (http/http-app.ts), before any pre-routing handler. */
-export function storeHttpOptions({ logger, config, rateLimiter, httpMetrics }: AppDependencies): HttpAppOptions {
-  return { logger, bodyLimit: BODY_LIMIT_BYTES, limits: config.limits, rateLimiter, metrics: httpMetrics.host('store') };
+export function storeHttpOptions({ logger, config, rateLimiter, httpMetrics, outages, tracing }: AppDependencies): HttpAppOptions {
+  return { logger, bodyLimit: BODY_LIMIT_BYTES, limits: config.limits, rateLimiter, metrics: httpMetrics.host('store'), outages, tracing };
 }
 
 /** The fast lane of the v1 listing, answering from the same listings as its route. */
@@ -73,7 +81,7 @@ export function v1ListingLane({ logger, services, rateLimiter }: AppDependencies
 /** Every route of the store host, on `app` as createHttpApp built it; the listings serve v1 and v2 alike. */
 export async function registerStoreRoutes(
   app: FastifyInstance,
-  { services, storage, config, rateLimiter }: AppDependencies,
+  { services, storage, config, rateLimiter, outages }: AppDependencies,
   listings: ListingResponses,
 ): Promise<void> {
   // Before any route: the generators collect routes as they are added. One
@@ -88,7 +96,7 @@ export async function registerStoreRoutes(
       { name: 'v2 (beta)', url: V2_DOCUMENT.path },
     ],
   });
-  registerHealthRoutes(app, { storage });
+  registerHealthRoutes(app, { storage, outages });
   await app.register(
     async (v1) => {
       requireApiKey(v1, services.apiKeys, { rateLimiter, keyUsage: services.keyUsage });

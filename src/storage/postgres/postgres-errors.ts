@@ -1,4 +1,4 @@
-import { UnavailableError } from '../../errors/errors.js';
+import { DatabaseUnavailableError, UnavailableError } from '../../errors/errors.js';
 
 /** The SQLSTATE of an error the server reported, e.g. "23505". */
 export function sqlState(error: unknown): string | undefined {
@@ -68,7 +68,7 @@ export function toStorageError(error: unknown): unknown {
   if (isTransactionConflict(error)) return new TransactionConflictError();
   if (isUnavailable(error)) {
     // The cause is kept for operators (the CLI says why it cannot connect); clients only ever see the message.
-    return new UnavailableError('The database is not reachable; retry the request shortly.', { cause: error });
+    return new DatabaseUnavailableError('The database is not reachable; retry the request shortly.', { cause: error });
   }
   return error;
 }

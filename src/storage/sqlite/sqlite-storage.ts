@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { SqliteSynchronous } from '../../config/config.js';
 import { readMigrations } from '../migration-files.js';
-import { UnavailableError } from '../../errors/errors.js';
+import { DatabaseUnavailableError } from '../../errors/errors.js';
 import type { MigrationReport, Storage } from '../storage.js';
 import { createSqliteAccountsRepository } from './sqlite-accounts-repository.js';
 import { createSqliteApiKeysRepository } from './sqlite-api-keys-repository.js';
@@ -91,7 +91,7 @@ function toSqliteStorageError(error: unknown): unknown {
   const closed = error instanceof TypeError && /database connection is not open/.test(error.message);
   if (closed || code === 'SQLITE_BUSY' || code?.startsWith('SQLITE_BUSY_') || code === 'SQLITE_LOCKED') {
     // The cause is kept for operators (the CLI says why it cannot connect); clients only ever see the message.
-    return new UnavailableError('The database is busy or unavailable; retry the request shortly.', { cause: error });
+    return new DatabaseUnavailableError('The database is busy or unavailable; retry the request shortly.', { cause: error });
   }
   return error;
 }

@@ -1,0 +1,66 @@
+import { context, propagation, SpanStatusCode, trace, type Attributes, type Link, type Span } from '@opentelemetry/api';
+
+/** Our spans' instrumentation scope. */
+const TRACER_NAME = 'store-orders';
+
+/**
+ * The active span's ids for a log line (pino `mixin`), as the OpenTelemetry
+ * log data model names them: `trace_id`, `span_id`. Installed only while
+ * tracing is on (http/logging.ts), so a line costs nothing more otherwise.
+ */
+export function activeTraceIds(): { trace_id?: string; span_id?: string } {
+  const span = trace.getActiveSpan();
+  if (span === undefined) return {};
+  const { traceId, spanId } = span.spanContext();
+  return { trace_id: traceId, span_id: spanId };
+}
+
+/**
+ * Adds the active trace context (`traceparent`, and `tracestate` when there
+ * is one) to the headers of an outgoing request, so that the receiver's spans
+ * join the trace that caused it (webhook deliveries). Leaves them untouched
+ * when tracing is off: without a registered propagator this does nothing.
+ */
+export function injectTraceContext(headers: Record<string, string>): Record<string, string> {
+  propagation.inject(context.active(), headers);
+  return headers;
+}
+
+function failed(span: Span, error: unknown): void {
+  span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+  if (error instanceof Error) span.recordException(error);
+}
+
+/**
+ * Runs `work` in a span of its own (a child of the active one), ended when
+ * its result settles; a failure marks the span as an error. Synchronous work
+ * is measured too. Only called where tracing is on (the composition root
+ * wraps collaborators with it then), so it is not on any path otherwise.
+ */
+export function inSpan<T>(name: string, { attributes, links }: { attributes: Attributes; links?: Link[] }, work: () => T): T {
+  return trace.getTracer(TRACER_NAME).startActiveSpan(name, { attributes, ...(links === undefined ? {} : { links }) }, (span) => {
+    let result: T;
+    try {
+      result = work();
+    } catch (error) {
+      failed(span, error);
+      span.end();
+      throw error;
+    }
+    if (!(result instanceof Promise)) {
+      span.end();
+      return result;
+    }
+    return result.then(
+      (value: unknown) => {
+        span.end();
+        return value;
+      },
+      (error: unknown) => {
+        failed(span, error);
+        span.end();
+        throw error;
+      },
+    ) as T;
+  });
+}
