@@ -13,7 +13,6 @@ import { JSON_CONTENT_TYPE } from './media-types.js';
 import { logRequestCompleted, logRequestReceived } from './logging.js';
 import { rateLimitHeaderPairs, type RateLimiter } from './rate-limit.js';
 import { requestIdFor } from './request-id.js';
-import { recordRoute } from './http-metrics.js';
 
 /** What the lane may answer with: the representation's strong ETag and its bytes when they are in memory. */
 export interface InMemoryRepresentation {
@@ -68,7 +67,7 @@ function mayHaveBody(req: IncomingMessage): boolean {
  */
 export function createFastLane({ url, scope, apiKeys, keyUsage, rateLimiter, logger, open }: FastLaneOptions): PreRouting {
   /** Answers and returns true, or returns false having done nothing. */
-  async function answer(req: IncomingMessage, res: ServerResponse, startedAt: number | undefined): Promise<boolean> {
+  async function answer(req: IncomingMessage, res: ServerResponse, answered: (res: ServerResponse, route: string) => void, startedAt: number | undefined): Promise<boolean> {
     const checked = await checkKey(req.rawHeaders, apiKeys, scope);
     if (!checked.ok || !checked.inScope) return false;
     const { principal } = checked;
@@ -81,7 +80,6 @@ export function createFastLane({ url, scope, apiKeys, keyUsage, rateLimiter, log
     keyUsage.touch(principal.keyId);
 
     const id = requestIdFor(req);
-    recordRoute(req, url);
     const limited = decision === undefined ? NO_RATE_LIMIT_HEADERS : rateLimitHeaderPairs(rateLimiter.policy, decision);
     if (notModified) {
       res.writeHead(304, ['x-request-id', id, ...limited, ...validatorHeaders(etag), ...SECURITY_HEADER_PAIRS]);
@@ -90,6 +88,7 @@ export function createFastLane({ url, scope, apiKeys, keyUsage, rateLimiter, log
       res.writeHead(200, ['x-request-id', id, ...limited, ...validatorHeaders(etag), ...CONTENT_TYPE_AND_SECURITY, 'content-length', String(body?.length ?? 0)]);
       res.end(body);
     }
+    answered(res, url);
     if (startedAt !== undefined) {
       const log = logger.child({ requestId: id });
       const statusCode = notModified ? 304 : 200;
@@ -99,14 +98,14 @@ export function createFastLane({ url, scope, apiKeys, keyUsage, rateLimiter, log
     return true;
   }
 
-  return (req, res, fastify) => {
+  return (req, res, fastify, answered) => {
     if (req.method !== 'GET' || req.url !== url || mayHaveBody(req)) {
       fastify(req, res);
       return;
     }
-    answer(req, res, LOGS_REQUESTS.has(logger.level) ? performance.now() : undefined).then(
-      (answered) => {
-        if (!answered) fastify(req, res);
+    answer(req, res, answered, LOGS_REQUESTS.has(logger.level) ? performance.now() : undefined).then(
+      (done) => {
+        if (!done) fastify(req, res);
       },
       () => {
         // Nothing was sent (writing cannot fail before headers are out): the route answers, with the Error record the failure deserves.

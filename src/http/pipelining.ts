@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 
 /*
@@ -11,29 +11,26 @@ import type { Duplex } from 'node:stream';
  */
 
 const OWED = Symbol('responses owed');
-/** The set of responses owed on a connection, kept on the socket and on each of its responses. */
-type Owed = Set<ServerResponse>;
+/** The responses of a connection in request order, from the oldest that may not be closed yet. */
+type Owed = ServerResponse[];
 type Tracked = { [OWED]?: Owed };
 
-/** Shared by every response: no closure or promise per request on the hot path. */
-function settled(this: ServerResponse & Tracked): void {
-  this[OWED]?.delete(this);
-}
-
-/** Tracks, per connection, the responses not yet written (one shared `close` listener per response). */
-export function trackResponsesOwed(server: Server): void {
-  server.on('request', (req: IncomingMessage, res: ServerResponse & Tracked) => {
-    const socket = req.socket as Duplex & Tracked;
-    let owed = socket[OWED];
-    if (owed === undefined) {
-      owed = new Set();
-      socket[OWED] = owed;
-    }
-    owed.add(res);
-    res[OWED] = owed;
-    // 'close' follows 'finish' (the response handed to the socket) or an abort, once.
-    res.on('close', settled);
-  });
+/**
+ * Notes a response the connection owes, in request order. No listener: a
+ * response is settled once Node has closed it (`destroyed`, set as its
+ * 'close' is emitted), and Node closes them in order, so the settled ones
+ * are a prefix, dropped here as the next request comes (on a keep-alive
+ * connection, the one before it).
+ */
+export function oweResponse(req: IncomingMessage, res: ServerResponse): void {
+  const socket = req.socket as Duplex & Tracked;
+  const owed = socket[OWED];
+  if (owed === undefined) {
+    socket[OWED] = [res];
+    return;
+  }
+  while (owed.length > 0 && owed[0]?.destroyed === true) owed.shift();
+  owed.push(res);
 }
 
 /**
@@ -43,7 +40,7 @@ export function trackResponsesOwed(server: Server): void {
  * answer is the error itself, so it is not waited for.
  */
 export function afterEarlierResponses(socket: Duplex, write: () => void): void {
-  const earlier = [...((socket as Duplex & Tracked)[OWED] ?? [])].filter((res) => res.req.complete).map((res) => once(res, 'close'));
+  const earlier = ((socket as Duplex & Tracked)[OWED] ?? []).filter((res) => !res.destroyed && res.req.complete).map((res) => once(res, 'close'));
   if (earlier.length === 0) write();
   else void Promise.allSettled(earlier).then(write);
 }
