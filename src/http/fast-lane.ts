@@ -5,8 +5,8 @@ import type { ApiKeyScope } from '../api-keys/api-key-scopes.js';
 import type { ApiKeyPrincipal } from '../api-keys/api-keys-repository.js';
 import type { KeyUsageRecorder } from '../api-keys/api-key-usage.js';
 import type { ApiKeysService } from '../api-keys/api-keys-service.js';
-import { checkKey } from './authentication.js';
-import { clientHasCurrent, validatorHeaders } from './conditional-get.js';
+import { bearerKey, principalInScope } from './authentication.js';
+import { clientHasCurrent, strongEtag, validatorHeaders } from './conditional-get.js';
 import { SECURITY_HEADER_ENTRIES } from './hardening.js';
 import type { PreRouting } from './http-app.js';
 import { JSON_CONTENT_TYPE } from './media-types.js';
@@ -14,9 +14,9 @@ import { logRequestCompleted, logRequestReceived } from './logging.js';
 import { rateLimitHeaderPairs, type RateLimiter } from './rate-limit.js';
 import { requestIdFor } from './request-id.js';
 
-/** What the lane may answer with: the representation's strong ETag and its bytes when they are in memory. */
+/** What the lane may answer with: the representation's validator (its strong ETag's opaque part) and its bytes when they are in memory. */
 export interface InMemoryRepresentation {
-  readonly etag: string;
+  readonly validator: string;
   readonly cached: Buffer | undefined;
 }
 
@@ -51,7 +51,7 @@ function mayHaveBody(req: IncomingMessage): boolean {
  * object) costs more than the answer itself. It answers only when the answer
  * is already in memory, and then exactly as the route would (the same headers
  * in the same order, the same log lines, through the same helpers:
- * checkKey, the rate limiter, the validator and security headers, the request
+ * checkKey's halves, the rate limiter, the validator and security headers, the request
  * log lines; test/http/fast-lane.test.ts compares the two):
  *
  * - the key is valid and holds the route's scope;
@@ -68,10 +68,13 @@ function mayHaveBody(req: IncomingMessage): boolean {
 export function createFastLane({ url, scope, apiKeys, keyUsage, rateLimiter, logger, open }: FastLaneOptions): PreRouting {
   /** Answers and returns true, or returns false having done nothing. */
   async function answer(req: IncomingMessage, res: ServerResponse, answered: (res: ServerResponse, route: string) => void, startedAt: number | undefined): Promise<boolean> {
-    const checked = await checkKey(req.rawHeaders, apiKeys, scope);
-    if (!checked.ok || !checked.inScope) return false;
-    const { principal } = checked;
-    const { etag, cached: body } = await open(principal);
+    // checkKey's steps, in its synchronous halves: one promise fewer per request.
+    const token = bearerKey(req.rawHeaders);
+    if (token === undefined) return false;
+    const principal = principalInScope(await apiKeys.authenticate(token), scope);
+    if (principal === undefined) return false;
+    const { validator, cached: body } = await open(principal);
+    const etag = strongEtag(validator);
     const notModified = clientHasCurrent(req.headers['if-none-match'], etag);
     if (!notModified && body === undefined) return false;
     // Counted only once the lane is sure to answer; a refused count changes no budget, so Fastify's 429 counts it again harmlessly.
