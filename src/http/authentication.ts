@@ -113,7 +113,7 @@ export interface CheckedKey {
  * authenticated through the key cache (revocation, expiry and scopes apply),
  * and whether it holds `scope` (never, when no scope is named).
  */
-export async function checkKey(
+async function checkKey(
   rawHeaders: readonly string[],
   apiKeys: Pick<ApiKeysService, 'authenticate'>,
   scope: ApiKeyScope | undefined,
