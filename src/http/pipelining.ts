@@ -11,18 +11,22 @@ import type { Duplex } from 'node:stream';
  */
 
 const OWED = Symbol('responses owed');
-/** The responses of a connection in request order, from the oldest that may not be closed yet. */
+/** The responses of a connection queued behind its current one, in request order, from the oldest that may not be closed yet. */
 type Owed = ServerResponse[];
-type Tracked = { [OWED]?: Owed };
+/** `_httpMessage` is Node's own: the response the socket is writing now (as its clientError handler reads it). */
+type Tracked = { [OWED]?: Owed; _httpMessage?: ServerResponse | null };
 
 /**
- * Notes a response the connection owes, in request order. No listener: a
- * response is settled once Node has closed it (`destroyed`, set as its
- * 'close' is emitted), and Node closes them in order, so the settled ones
- * are a prefix, dropped here as the next request comes (on a keep-alive
- * connection, the one before it).
+ * Notes a response the connection owes. The usual one is the connection's
+ * current response (Node gave it the socket at once), readable later as the
+ * socket's `_httpMessage`: nothing is kept for it, so it dies young. Only a
+ * response queued behind an earlier one (pipelining) is kept, with no
+ * listener: a response is settled once Node has closed it (`destroyed`, set
+ * as its 'close' is emitted), and Node closes them in order, so the settled
+ * ones are a prefix, dropped as the next queued one comes.
  */
 export function oweResponse(req: IncomingMessage, res: ServerResponse): void {
+  if (res.socket !== null) return;
   const socket = req.socket as Duplex & Tracked;
   const owed = socket[OWED];
   if (owed === undefined) {
@@ -40,7 +44,9 @@ export function oweResponse(req: IncomingMessage, res: ServerResponse): void {
  * answer is the error itself, so it is not waited for.
  */
 export function afterEarlierResponses(socket: Duplex, write: () => void): void {
-  const earlier = ((socket as Duplex & Tracked)[OWED] ?? []).filter((res) => !res.destroyed && res.req.complete).map((res) => once(res, 'close'));
+  const { _httpMessage: current, [OWED]: queued = [] } = socket as Duplex & Tracked;
+  const owed = new Set(current === undefined || current === null ? queued : [current, ...queued]);
+  const earlier = [...owed].filter((res) => !res.destroyed && res.req.complete).map((res) => once(res, 'close'));
   if (earlier.length === 0) write();
   else void Promise.allSettled(earlier).then(write);
 }
