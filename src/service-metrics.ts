@@ -26,6 +26,29 @@ export interface ServiceMetrics {
   databaseUp(): (up: boolean) => void;
 }
 
+/**
+ * A counter with one label whose values are known up front, counted in plain
+ * numbers (a step is one addition, where prom-client's inc() builds a label
+ * hash) and added to the prom-client counter at each scrape (its collect).
+ */
+function plainCounter<V extends string>(registry: Registry, { name, help, labelName, values }: { name: string; help: string; labelName: string; values: readonly V[] }): Record<V, number> {
+  const counts = Object.fromEntries(values.map((value) => [value, 0])) as Record<V, number>;
+  const exported = { ...counts };
+  new Counter({
+    name,
+    help,
+    labelNames: [labelName],
+    registers: [registry],
+    collect() {
+      for (const value of values) {
+        this.inc({ [labelName]: value }, counts[value] - exported[value]);
+        exported[value] = counts[value];
+      }
+    },
+  });
+  return counts;
+}
+
 export function createServiceMetrics(registry: Registry): ServiceMetrics {
   const registers = [registry];
   const batchSizes = new Histogram({
@@ -34,17 +57,13 @@ export function createServiceMetrics(registry: Registry): ServiceMetrics {
     buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
     registers,
   });
-  const cancels = new Counter({ name: 'store_order_cancels_total', help: 'Cancels decided, by result.', labelNames: ['result'] as const, registers });
-  const cancelResults = {
-    cancelled: cancels.labels({ result: 'cancelled' }),
-    not_found: cancels.labels({ result: 'not_found' }),
-    not_pending: cancels.labels({ result: 'not_pending' }),
-  };
-  const lookups = new Counter({
+  // Counted per request (each cancel, each key lookup): plain numbers, added to their counters at each scrape.
+  const cancelResults = plainCounter(registry, { name: 'store_order_cancels_total', help: 'Cancels decided, by result.', labelName: 'result', values: ['cancelled', 'not_found', 'not_pending'] });
+  const lookups = plainCounter(registry, {
     name: 'store_api_key_lookups_total',
     help: 'API key lookups: source="cache" every lookup a request makes, source="database" those the cache missed.',
-    labelNames: ['source'] as const,
-    registers,
+    labelName: 'source',
+    values: ['cache', 'database'],
   });
   const deliveries = new Counter({
     name: 'store_message_delivery_attempts_total',
@@ -58,7 +77,6 @@ export function createServiceMetrics(registry: Registry): ServiceMetrics {
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers,
   });
-  for (const result of Object.values(cancelResults)) result.inc(0);
   return {
     groupCommitWaits: (changeStatus) => async (change) => {
       const started = performance.now();
@@ -74,18 +92,16 @@ export function createServiceMetrics(registry: Registry): ServiceMetrics {
         const results = await orders.changeStatusMany(changes);
         results.forEach((result, i) => {
           if (changes[i]?.to !== 'cancelled') return;
-          (result.changed ? cancelResults.cancelled : result.current === undefined ? cancelResults.not_found : cancelResults.not_pending).inc();
+          cancelResults[result.changed ? 'cancelled' : result.current === undefined ? 'not_found' : 'not_pending']++;
         });
         return results;
       },
     }),
     keyLookups(repository, source) {
-      const counted = lookups.labels({ source });
-      counted.inc(0);
       return {
         ...repository,
         findActiveByHash(hash) {
-          counted.inc();
+          lookups[source]++;
           return repository.findActiveByHash(hash);
         },
       };

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiKeyScope } from '../api-keys/api-key-scopes.js';
 import type { KeyUsageRecorder } from '../api-keys/api-key-usage.js';
 import type { ApiKeyPrincipal } from '../api-keys/api-keys-repository.js';
-import type { ApiKeysService } from '../api-keys/api-keys-service.js';
+import type { ApiKeysService, Authentication } from '../api-keys/api-keys-service.js';
 import { AppError } from '../errors/errors.js';
 import { enforceRateLimit, type RateLimiter } from './rate-limit.js';
 
@@ -113,7 +113,7 @@ export interface CheckedKey {
  * authenticated through the key cache (revocation, expiry and scopes apply),
  * and whether it holds `scope` (never, when no scope is named).
  */
-export async function checkKey(
+async function checkKey(
   rawHeaders: readonly string[],
   apiKeys: Pick<ApiKeysService, 'authenticate'>,
   scope: ApiKeyScope | undefined,
@@ -124,6 +124,23 @@ export async function checkKey(
   if (!result.ok) return { ok: false, error: invalidKey(result.message, result.code) };
   const { principal } = result;
   return { ok: true, principal, inScope: scope !== undefined && principal.scopes.includes(scope) };
+}
+
+/**
+ * checkKey in two synchronous halves around the caller's own
+ * `apiKeys.authenticate(token)`, for a fast path that needs no explanation
+ * of a refusal (it hands those to the route): the token of the one
+ * Authorization header, and the principal if it authenticated and holds
+ * `scope`. No promise or record of its own per request.
+ */
+export function bearerKey(rawHeaders: readonly string[]): string | undefined {
+  const token = bearerToken(rawHeaders);
+  return typeof token === 'string' ? token : undefined;
+}
+
+/** See bearerKey. */
+export function principalInScope(result: Authentication, scope: ApiKeyScope): ApiKeyPrincipal | undefined {
+  return result.ok && result.principal.scopes.includes(scope) ? result.principal : undefined;
 }
 
 /** The authenticated principal of a request on a protected route. */

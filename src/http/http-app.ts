@@ -10,6 +10,7 @@ import { logRequestReceived, RequestLogLines } from './logging.js';
 import { clientErrorWriter, installRawServerGuards } from './raw-responses.js';
 import { recordRoute, type HostHttpMetrics } from './http-metrics.js';
 import { requestIdFor } from './request-id.js';
+import { oweResponse } from './pipelining.js';
 import { hostProblem, installBodyRule } from './request-shape.js';
 import { formatSchemaError } from './validation-errors.js';
 import type { OutageLog } from '../shared/outage-log.js';
@@ -49,8 +50,17 @@ export interface HttpTracing {
   plugin(): FastifyPluginCallback;
 }
 
-/** A request handler in front of Fastify's: it answers, or calls `fastify` with the request untouched. */
-export type PreRouting = (req: IncomingMessage, res: ServerResponse, fastify: (req: IncomingMessage, res: ServerResponse) => void) => void;
+/**
+ * A request handler in front of Fastify's: it answers and then calls
+ * `answered` with the route it answered for (the host's metrics), or calls
+ * `fastify` with the request untouched.
+ */
+export type PreRouting = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  fastify: (req: IncomingMessage, res: ServerResponse) => void,
+  answered: (res: ServerResponse, route: string) => void,
+) => void;
 
 /**
  * The plumbing every host shares: request ids (header and log label), pino
@@ -84,20 +94,25 @@ export async function createHttpApp({ logger, bodyLimit, ajv = {}, limits, rateL
     },
     clientErrorHandler: clientErrorWriter((status) => metrics.answeredRaw(status)),
     http,
-    ...(preRouting === undefined
-      ? {}
-      : {
-          // The server Fastify would create (lib/server.js), with preRouting in front of its handler.
-          serverFactory: (fastify: (req: IncomingMessage, res: ServerResponse) => void) => {
-            const server = createServer(http, (req, res) => {
-              if (fastifyOnly(req)) fastify(req, res);
-              else preRouting(req, res, fastify);
-            });
-            server.keepAliveTimeout = hardened.keepAliveTimeout;
-            server.requestTimeout = hardened.requestTimeout;
-            return server;
-          },
-        }),
+    // The server Fastify would create (lib/server.js), with the bookkeeping
+    // every request needs done inline in its one handler (no further
+    // 'request' listener) and preRouting, if any, in front of Fastify's.
+    serverFactory: (fastify: (req: IncomingMessage, res: ServerResponse) => void) => {
+      const followed = (req: IncomingMessage, res: ServerResponse): void => {
+        metrics.follow(res);
+        fastify(req, res);
+      };
+      const answered = (res: ServerResponse, route: string): void => metrics.answered(res, route);
+      const server = createServer(http, (req, res) => {
+        oweResponse(req, res);
+        metrics.begin(res);
+        if (preRouting === undefined || fastifyOnly(req)) followed(req, res);
+        else preRouting(req, res, followed, answered);
+      });
+      server.keepAliveTimeout = hardened.keepAliveTimeout;
+      server.requestTimeout = hardened.requestTimeout;
+      return server;
+    },
   });
   if (tracing !== null) {
     // First, so that its server span (with the incoming traceparent) is active for every hook, handler and log line after it.
@@ -108,7 +123,6 @@ export async function createHttpApp({ logger, bodyLimit, ajv = {}, limits, rateL
     });
   }
   installRawServerGuards(app.server, (status) => metrics.answeredRaw(status));
-  metrics.track(app.server);
 
   app.addHook('preClose', async () => {
     closing = true;

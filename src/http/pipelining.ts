@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 
 /*
@@ -11,29 +11,30 @@ import type { Duplex } from 'node:stream';
  */
 
 const OWED = Symbol('responses owed');
-/** The set of responses owed on a connection, kept on the socket and on each of its responses. */
-type Owed = Set<ServerResponse>;
-type Tracked = { [OWED]?: Owed };
+/** The responses of a connection queued behind its current one, in request order, from the oldest that may not be closed yet. */
+type Owed = ServerResponse[];
+/** `_httpMessage` is Node's own: the response the socket is writing now (as its clientError handler reads it). */
+type Tracked = { [OWED]?: Owed; _httpMessage?: ServerResponse | null };
 
-/** Shared by every response: no closure or promise per request on the hot path. */
-function settled(this: ServerResponse & Tracked): void {
-  this[OWED]?.delete(this);
-}
-
-/** Tracks, per connection, the responses not yet written (one shared `close` listener per response). */
-export function trackResponsesOwed(server: Server): void {
-  server.on('request', (req: IncomingMessage, res: ServerResponse & Tracked) => {
-    const socket = req.socket as Duplex & Tracked;
-    let owed = socket[OWED];
-    if (owed === undefined) {
-      owed = new Set();
-      socket[OWED] = owed;
-    }
-    owed.add(res);
-    res[OWED] = owed;
-    // 'close' follows 'finish' (the response handed to the socket) or an abort, once.
-    res.on('close', settled);
-  });
+/**
+ * Notes a response the connection owes. The usual one is the connection's
+ * current response (Node gave it the socket at once), readable later as the
+ * socket's `_httpMessage`: nothing is kept for it, so it dies young. Only a
+ * response queued behind an earlier one (pipelining) is kept, with no
+ * listener: a response is settled once Node has closed it (`destroyed`, set
+ * as its 'close' is emitted), and Node closes them in order, so the settled
+ * ones are a prefix, dropped as the next queued one comes.
+ */
+export function oweResponse(req: IncomingMessage, res: ServerResponse): void {
+  if (res.socket !== null) return;
+  const socket = req.socket as Duplex & Tracked;
+  const owed = socket[OWED];
+  if (owed === undefined) {
+    socket[OWED] = [res];
+    return;
+  }
+  while (owed.length > 0 && owed[0]?.destroyed === true) owed.shift();
+  owed.push(res);
 }
 
 /**
@@ -43,7 +44,9 @@ export function trackResponsesOwed(server: Server): void {
  * answer is the error itself, so it is not waited for.
  */
 export function afterEarlierResponses(socket: Duplex, write: () => void): void {
-  const earlier = [...((socket as Duplex & Tracked)[OWED] ?? [])].filter((res) => res.req.complete).map((res) => once(res, 'close'));
+  const { _httpMessage: current, [OWED]: queued = [] } = socket as Duplex & Tracked;
+  const owed = new Set(current === undefined || current === null ? queued : [current, ...queued]);
+  const earlier = [...owed].filter((res) => !res.destroyed && res.req.complete).map((res) => once(res, 'close'));
   if (earlier.length === 0) write();
   else void Promise.allSettled(earlier).then(write);
 }

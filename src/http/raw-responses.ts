@@ -3,7 +3,7 @@ import { STATUS_CODES, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { errorRecord, type ErrorRecord } from '../errors/errors.js';
 import { JSON_CONTENT_TYPE } from './media-types.js';
-import { afterEarlierResponses, trackResponsesOwed } from './pipelining.js';
+import { afterEarlierResponses } from './pipelining.js';
 
 /** What every raw Error record carries besides its body (the hooks that add them to Fastify replies never see these). */
 const RAW_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' } as const;
@@ -64,10 +64,8 @@ function writeClientErrorNow(error: Error & { code?: string }, socket: Duplex): 
 /**
  * Requests Node answers itself unless told otherwise: an unsupported
  * `Expect` (417) and `CONNECT` (400: no proxying here). Both get Error records.
- * Also counts the responses each connection owes, for writeClientError.
  */
 export function installRawServerGuards(server: Server, answered: (status: number) => void): void {
-  trackResponsesOwed(server);
   server.on('checkExpectation', (_request, response) => {
     const body = JSON.stringify(errorRecord('expectation_failed', 'Only "Expect: 100-continue" is supported.'));
     response.writeHead(417, {

@@ -13,7 +13,8 @@ export function hostProblem(req: IncomingMessage): string | undefined {
   let hosts = 0;
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i];
-    if (name !== undefined && name.length === 4 && name.toLowerCase() === 'host') hosts += 1;
+    // The usual spellings first: lower-casing makes a string per request.
+    if (name === 'Host' || name === 'host' || (name !== undefined && name.length === 4 && name.toLowerCase() === 'host')) hosts += 1;
   }
   if (hosts > 1) return 'A request must carry exactly one Host header.';
   if (hosts === 0 && req.httpVersion === '1.1') return 'HTTP/1.1 requests must carry a Host header.';

@@ -4,7 +4,8 @@
  * collaborators, no registry.
  */
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
 import { describe, test } from 'node:test';
 import { createContainer, createMetricsRegistry } from '../../src/composition.js';
 import { createHttpMetrics, UNCOUNTED_HTTP_METRICS } from '../../src/http/http-metrics.js';
@@ -14,13 +15,20 @@ import { testConfig } from '../support/container.js';
 import { databaseUrlOf } from './scrape.js';
 
 describe('metrics off', () => {
-  test('when the HTTP metrics are the uncounted ones, then tracking a server adds no listener to it (the counted ones add one)', () => {
-    const untracked = createServer();
-    UNCOUNTED_HTTP_METRICS.host('store').track(untracked);
-    assert.equal(untracked.listenerCount('request'), 0);
-    const tracked = createServer();
-    createHttpMetrics(createMetricsRegistry({ clusterWorker: false })).host('store').track(tracked);
-    assert.equal(tracked.listenerCount('request'), 1);
+  test('when the HTTP metrics are the uncounted ones, then following a response adds no listener and marks nothing on it (the counted ones do both)', () => {
+    const responseOf = () => new ServerResponse(new IncomingMessage(new Socket()));
+    const untracked = responseOf();
+    const uncounted = UNCOUNTED_HTTP_METRICS.host('store');
+    uncounted.begin(untracked);
+    uncounted.follow(untracked);
+    assert.equal(untracked.listenerCount('close'), 0);
+    assert.deepEqual(Object.getOwnPropertySymbols(untracked).filter((symbol) => symbol.description === 'started_at'), []);
+    const tracked = responseOf();
+    const counted = createHttpMetrics(createMetricsRegistry({ clusterWorker: false })).host('store');
+    const before = tracked.listenerCount('close');
+    counted.begin(tracked);
+    counted.follow(tracked);
+    assert.equal(tracked.listenerCount('close'), before + 1);
   });
 
   test('when a container has no registry (METRICS_PORT=off, the CLI), then its collaborators are handed over unwrapped', async (t) => {

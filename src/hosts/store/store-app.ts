@@ -4,7 +4,6 @@ import type { Config } from '../../config/config.js';
 import { registerHealthRoutes } from '../../health/health-routes.js';
 import { requireApiKey } from '../../http/authentication.js';
 import { announceDeprecation } from '../../http/deprecation.js';
-import { strongEtag } from '../../http/conditional-get.js';
 import { createFastLane } from '../../http/fast-lane.js';
 import { createHttpApp, type HttpAppOptions, type HttpTracing, type PreRouting } from '../../http/http-app.js';
 import type { HttpMetrics } from '../../http/http-metrics.js';
@@ -71,10 +70,7 @@ export function v1ListingLane({ logger, services, rateLimiter }: AppDependencies
     keyUsage: services.keyUsage,
     rateLimiter,
     logger,
-    open: async ({ accountId }) => {
-      const listing = await listings.openV1(accountId);
-      return { etag: strongEtag(listing.validator), cached: listing.cached };
-    },
+    open: ({ accountId }) => listings.openV1(accountId),
   });
 }
 

@@ -49,6 +49,8 @@ export interface SerializedPage {
 
 interface Kept extends SerializedPage {
   readonly key: string;
+  /** A v1 listing's answer, made once: a cached answer allocates nothing per request. */
+  readonly opened?: OpenedListing;
 }
 
 /**
@@ -68,6 +70,16 @@ export function createListingResponses(
   // The key counts too: an empty page under a long query is mostly key.
   const cache = new Lru<string, Kept>(cacheBytes, (kept) => kept.key.length + kept.body.length + (kept.link?.length ?? 0));
   const keyOf = (accountId: number, validator: string, query: string) => `${accountId}\n${validator}\n${query}`;
+  // The orders service hands out one listing object per account and version: its key is built (and hashed) once.
+  const v1Keys = new WeakMap<ActiveOrdersListing, string>();
+  const v1KeyOf = (listing: ActiveOrdersListing): string => {
+    let key = v1Keys.get(listing);
+    if (key === undefined) {
+      key = keyOf(listing.accountId, listing.validator, '');
+      v1Keys.set(listing, key);
+    }
+    return key;
+  };
 
   async function* stream(first: ListedOrder[], pages: AsyncGenerator<ListedOrder[]>): AsyncGenerator<Buffer> {
     yield arrayPart(first, true);
@@ -89,7 +101,8 @@ export function createListingResponses(
     if (orders.length > wholeLimit) return Readable.from(stream(orders, pages), { objectMode: false });
     await pages.return(undefined);
     const body = Buffer.from(serializeOrders(orders));
-    cache.set(key, { key, body, link: undefined });
+    const bytes = Promise.resolve(body);
+    cache.set(key, { key, body, link: undefined, opened: { validator: listing.validator, cached: body, body: () => bytes } });
     return body;
   }
 
@@ -97,11 +110,11 @@ export function createListingResponses(
     /** The v1 listing of the account: its validator at once, its body from memory or built on demand. */
     async openV1(accountId: number): Promise<OpenedListing> {
       const listing = await ordersService.openListing(accountId);
-      const key = keyOf(accountId, listing.validator, '');
-      const kept = cache.get(key);
+      const key = v1KeyOf(listing);
+      const kept = cache.get(key)?.opened;
       if (kept !== undefined) {
         observeCache(true);
-        return { validator: listing.validator, cached: kept.body, body: () => Promise.resolve(kept.body) };
+        return kept;
       }
       return { validator: listing.validator, cached: undefined, body: () => build(listing, key) };
     },
