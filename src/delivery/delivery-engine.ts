@@ -1,0 +1,149 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Clock } from '../shared/clock.js';
+import { DeliveryError } from './delivery-error.js';
+import type { AttemptRecord, ClaimedItem, DeliveryQueue } from './delivery-queue.js';
+
+/** A claim outlives the slowest possible attempt by this much before another process may retry it. */
+const CLAIM_MARGIN_MS = 60_000;
+
+/** Hands one item to its destination; throws DeliveryError when the attempt failed. */
+export interface Sender<T> {
+  deliver(item: T, signal: AbortSignal): Promise<AttemptRecord | void>;
+}
+
+export interface DeliveryEngineDependencies<T extends ClaimedItem> {
+  /** Names the engine in logs ("messages", "webhooks"). */
+  name: string;
+  queue: DeliveryQueue<T>;
+  sender: Sender<T>;
+  clock: Clock;
+  logger: Logger;
+  config: { pollIntervalMs: number; attemptTimeoutMs: number; batchSize: number };
+  /** The delay before the next attempt after `attempts` failed ones, or undefined to give up. `random` is in [0, 1). */
+  retryDelayMs(attempts: number, random: number): number | undefined;
+  random: () => number;
+}
+
+/**
+ * Moves a delivery queue on: claims due items (a lease, so several processes
+ * on one database share the work and never hold one item at once), delivers
+ * them, and records a success, a retry time or giving up. A claim lapses if
+ * its holder dies, so a crashed process's items are retried by whoever runs
+ * next. Ordering, where a queue has it, is the queue's claim's business: it
+ * only offers an item whose predecessors are settled.
+ */
+export function createDeliveryEngine<T extends ClaimedItem>({ name, queue, sender, clock, logger, config, retryDelayMs, random }: DeliveryEngineDependencies<T>) {
+  const claimant = randomUUID();
+  const log = logger.child({ component: `${name}-delivery` });
+  const inFlight = new AbortController();
+  let stopping = false;
+  let woken = false;
+  let wakeUp: (() => void) | undefined;
+  let running: Promise<void> | undefined;
+
+  function idle(ms: number): Promise<void> {
+    if (woken || stopping) {
+      woken = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wakeUp = undefined;
+        woken = false;
+        resolve();
+      }
+      wakeUp = done;
+    });
+  }
+
+  async function dispatch(item: T): Promise<void> {
+    const settlement = { id: item.id, claimant };
+    const started = performance.now();
+    try {
+      const record = await sender.deliver(item, inFlight.signal);
+      const durationMs = Math.round(performance.now() - started);
+      await queue.markSent({ ...settlement, durationMs, ...record, at: clock.now().toISOString() });
+      log.debug({ id: item.id, attempts: item.attempts }, 'delivered');
+    } catch (error) {
+      if (inFlight.signal.aborted) {
+        await queue.release({ ...settlement, at: clock.now().toISOString() });
+        return;
+      }
+      const durationMs = Math.round(performance.now() - started);
+      const known = error instanceof DeliveryError ? error : undefined;
+      if (known === undefined) log.error({ err: error, id: item.id }, 'delivery failed unexpectedly');
+      const reason = known?.message ?? 'Delivery failed unexpectedly.';
+      const now = clock.now();
+      const gone = known?.statusCode === 410;
+      const scheduled = gone ? undefined : retryDelayMs(item.attempts, random());
+      const delay = scheduled === undefined ? undefined : Math.max(scheduled, known?.retryAfterMs ?? 0);
+      const retryAt = delay === undefined ? undefined : new Date(now.getTime() + delay).toISOString();
+      await queue.markAttemptFailed({
+        ...settlement,
+        at: now.toISOString(),
+        error: reason,
+        durationMs,
+        ...(known?.statusCode === undefined ? {} : { statusCode: known.statusCode }),
+        ...(retryAt === undefined ? {} : { retryAt }),
+        ...(gone ? { gone } : {}),
+      });
+      if (retryAt === undefined) log.warn({ id: item.id, attempts: item.attempts, reason }, 'delivery given up');
+      else log.info({ id: item.id, attempts: item.attempts, reason, retryAt }, 'delivery failed; will retry');
+    }
+  }
+
+  async function loop(): Promise<void> {
+    while (!stopping) {
+      let claimed: T[];
+      try {
+        const now = clock.now();
+        claimed = await queue.claimDue({
+          claimant,
+          now: now.toISOString(),
+          claimedUntil: new Date(now.getTime() + config.attemptTimeoutMs + CLAIM_MARGIN_MS).toISOString(),
+          limit: config.batchSize,
+        });
+      } catch (error) {
+        log.error({ err: error }, 'could not claim deliveries; will try again');
+        await idle(config.pollIntervalMs);
+        continue;
+      }
+      if (claimed.length === 0) {
+        await idle(config.pollIntervalMs);
+        continue;
+      }
+      await Promise.all(
+        claimed.map((item) =>
+          dispatch(item).catch((error: unknown) => {
+            // Storage failed while settling: the claim lapses and the item is retried then.
+            log.error({ err: error, id: item.id }, 'could not record the delivery outcome');
+          }),
+        ),
+      );
+    }
+  }
+
+  return {
+    start(): void {
+      if (running !== undefined) return;
+      running = loop();
+    },
+    /** Looks for due items now instead of at the next poll. */
+    wake(): void {
+      woken = true;
+      wakeUp?.();
+    },
+    /** Stops claiming, interrupts deliveries in flight (they are released, not counted) and waits for the loop to end. */
+    async stop(): Promise<void> {
+      stopping = true;
+      inFlight.abort();
+      wakeUp?.();
+      await running;
+    },
+  };
+}
+
+export type DeliveryEngine = ReturnType<typeof createDeliveryEngine>;
