@@ -19,6 +19,11 @@ import { openStorage } from './storage/open-storage.js';
 import type { Services } from './services.js';
 import { createServiceMetrics, type ServiceMetrics } from './service-metrics.js';
 import type { Storage } from './storage/storage.js';
+import { createWebhookDispatcher } from './webhooks/webhook-dispatcher.js';
+import { createSecretBox } from './webhooks/webhook-secrets.js';
+import { createWebhookSender } from './webhooks/webhook-sender.js';
+import { createUrlPolicy, systemResolver } from './webhooks/webhook-url-policy.js';
+import { createWebhooksService } from './webhooks/webhooks-service.js';
 
 export interface Container {
   readonly config: Config;
@@ -34,7 +39,7 @@ export interface Container {
  */
 export function createServices(
   storage: Storage,
-  config: Pick<Config, 'environment' | 'cursorSecrets' | 'pets'>,
+  config: Pick<Config, 'environment' | 'cursorSecrets' | 'pets' | 'webhooks'>,
   clock: Clock,
   metrics: ServiceMetrics,
 ): Services {
@@ -62,6 +67,12 @@ export function createServices(
     }),
     pets: createPetsService({ petsRepository: storage.pets, clock, lifecycle: config.pets }),
     messages: createMessagesService({ messagesRepository: storage.messages, clock }),
+    webhooks: createWebhooksService({
+      webhooksRepository: storage.webhooks,
+      policy: createUrlPolicy(config.webhooks, systemResolver),
+      secretBox: createSecretBox({ configuredKey: config.webhooks.secretsKey, secretsRepository: storage.secrets, clock }),
+      clock,
+    }),
   };
 }
 
@@ -106,6 +117,35 @@ export function createMessagesDispatcher(
   });
   container.services.messages.onQueued(() => dispatcher.wake());
   return dispatcher;
+}
+
+/**
+ * The background engine delivering webhooks over the container's storage,
+ * woken whenever this process makes deliveries due (a redelivery, an
+ * endpoint enabled again); otherwise it polls.
+ */
+export function createWebhooksDispatcher(
+  container: Pick<Container, 'config' | 'storage' | 'services'>,
+  logger: Logger,
+  clock: Clock = systemClock,
+): { start(): void; wake(): void; stop(): Promise<void> } {
+  const { webhooks } = container.config;
+  const sender = createWebhookSender({
+    policy: createUrlPolicy(webhooks, systemResolver),
+    secretBox: createSecretBox({ configuredKey: webhooks.secretsKey, secretsRepository: container.storage.secrets, clock }),
+    clock,
+    timeoutMs: webhooks.timeoutMs,
+  });
+  const engine = createWebhookDispatcher({ webhooksRepository: container.storage.webhooks, sender, clock, logger, config: webhooks });
+  container.services.webhooks.onQueued(() => engine.wake());
+  return {
+    start: engine.start,
+    wake: engine.wake,
+    async stop() {
+      await engine.stop();
+      sender.close();
+    },
+  };
 }
 
 /**

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { parseBaseUrl, parseDatabaseUrl, parseInstant, parseVersionedBaseUrl } from './config-formats.js';
+import { parseBaseUrl, parseDatabaseUrl, parseInstant, parseRetrySchedule, parseVersionedBaseUrl } from './config-formats.js';
 import type { EnvironmentValues } from './config-schema.js';
 import { deepFreeze } from './deep-freeze.js';
 import { readEnvironment, type Env, type EnvironmentReading } from './env-reader.js';
@@ -56,6 +56,18 @@ export interface MessagesConfig {
   readonly pollIntervalMs: number;
 }
 
+export interface WebhooksConfig {
+  readonly allowHttp: boolean;
+  /** CIDR ranges (or addresses) endpoints may reach although the SSRF rules refuse them. */
+  readonly allowedNetworks: readonly string[];
+  readonly timeoutMs: number;
+  /** Delay before each retry, in ms; after the last the delivery is given up. */
+  readonly retryScheduleMs: readonly number[];
+  readonly pollIntervalMs: number;
+  /** Encrypts signing secrets at rest; undefined: a key generated once and kept in the database. Never logged. */
+  readonly secretsKey?: string;
+}
+
 export interface Config {
   readonly host: string;
   readonly port: number;
@@ -76,6 +88,7 @@ export interface Config {
   /** The Prometheus metrics listener; null when METRICS_PORT=off. */
   readonly metrics: MetricsConfig | null;
   readonly messages: MessagesConfig;
+  readonly webhooks: WebhooksConfig;
   /** Rate limits, timeouts, connection and load bounds (limits.ts). */
   readonly limits: Limits;
   /**
@@ -169,7 +182,7 @@ function crossVariableProblems({ values, problems, given }: EnvironmentReading):
 }
 
 /** The Config shape the rest of the program reads, from values the schema has accepted. */
-function assemble({ server, database, api, quickstart, metrics, messages, limits }: EnvironmentValues, cwd: string): Config {
+function assemble({ server, database, api, quickstart, metrics, messages, limits, webhooks }: EnvironmentValues, cwd: string): Config {
   const url = parseDatabaseUrl(database.DATABASE_URL);
   if (url.kind === 'invalid') throw new Error('DATABASE_URL was accepted by the schema but cannot be parsed.');
   const cursorSecret = api.CURSOR_SECRET;
@@ -199,6 +212,14 @@ function assemble({ server, database, api, quickstart, metrics, messages, limits
       pollIntervalMs: messages.MESSAGES_POLL_INTERVAL_MS,
     },
     limits: limitsFrom(limits),
+    webhooks: {
+      allowHttp: webhooks.WEBHOOK_ALLOW_HTTP === 'true',
+      allowedNetworks: webhooks.WEBHOOK_ALLOWED_NETWORKS,
+      timeoutMs: webhooks.WEBHOOK_TIMEOUT_MS,
+      retryScheduleMs: checked(parseRetrySchedule(webhooks.WEBHOOK_RETRY_SCHEDULE)),
+      pollIntervalMs: webhooks.WEBHOOK_POLL_INTERVAL_MS,
+      ...(webhooks.WEBHOOK_SECRETS_KEY === undefined ? {} : { secretsKey: webhooks.WEBHOOK_SECRETS_KEY }),
+    },
     // Spec section 1: the base address carries the version prefix /v1; the v2 document's servers are the same URLs with /v2.
     ...(api.PUBLIC_BASE_URL === undefined ? {} : { publicBaseUrl: checked(parseVersionedBaseUrl(api.PUBLIC_BASE_URL)) }),
     ...(api.STAGING_BASE_URL === undefined ? {} : { stagingBaseUrl: checked(parseVersionedBaseUrl(api.STAGING_BASE_URL)) }),

@@ -18,6 +18,8 @@ export const ERROR_STATUS = {
   api_key_not_found: 404,
   pet_not_found: 404,
   message_not_found: 404,
+  webhook_endpoint_not_found: 404,
+  event_not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,
   expectation_failed: 417,

@@ -184,6 +184,9 @@ export function storeV2OpenApiOptions(config: ServerUrls): OpenApiOptions {
       url: v2BaseUrl(server.url),
       description: server.url === V1_PATH ? server.description : server.description.replace(/\)$/, ', with /v2 for /v1)'),
     })),
-    tags: [{ name: 'orders', description: 'The store\'s orders, with their status (beta).' }],
+    tags: [
+      { name: 'orders', description: 'The store\'s orders, with their status (beta).' },
+      { name: 'webhooks', description: 'Webhook endpoints: signed events POSTed to your URL, with their delivery log (beta).' },
+    ],
   };
 }

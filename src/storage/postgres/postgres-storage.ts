@@ -17,6 +17,7 @@ import {
   STATEMENT_TIMEOUT_MS,
   types,
 } from './postgres-pool.js';
+import { createPostgresWebhooksRepository } from './postgres-webhooks-repository.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations/postgres/', import.meta.url));
 
@@ -48,6 +49,7 @@ export function openPostgresStorage(
     secrets: createPostgresSecretsRepository(sql),
     pets: createPostgresPetsRepository(sql),
     messages: createPostgresMessagesRepository(sql),
+    webhooks: createPostgresWebhooksRepository(sql),
     migrate: async () => {
       // Its own connection, without the request timeouts: it may wait for
       // another process's migrations and a migration may run long.

@@ -13,6 +13,7 @@ import { createSqliteOrdersRepository } from './sqlite-orders-repository.js';
 import { createSqliteSecretsRepository } from './sqlite-secrets-repository.js';
 import { createSqlitePetsRepository } from './sqlite-pets-repository.js';
 import { Database } from './sqlite-driver.js';
+import { createSqliteWebhooksRepository } from './sqlite-webhooks-repository.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations/sqlite/', import.meta.url));
 /*
@@ -44,6 +45,7 @@ export function openSqliteStorage(file: string, { synchronous = 'full' }: { sync
     secrets: mapUnavailable(createSqliteSecretsRepository(db)),
     pets: mapUnavailable(createSqlitePetsRepository(db)),
     messages: mapUnavailable(createSqliteMessagesRepository(db)),
+    webhooks: mapUnavailable(createSqliteWebhooksRepository(db)),
     migrate: async () => {
       db.pragma(`busy_timeout = ${MIGRATION_BUSY_TIMEOUT_MS}`);
       try {
