@@ -5,6 +5,7 @@ import type { MessagesRepository } from '../messages/messages-repository.js';
 import type { OrdersRepository } from '../orders/orders-repository.js';
 import type { SecretsRepository } from '../secrets/secrets-repository.js';
 import type { PetsRepository } from '../pets/pets-repository.js';
+import type { EventsRepository } from '../events/events-repository.js';
 
 export interface MigrationReport {
   /** Migrations applied by this call, e.g. ["0001-initial"]. */
@@ -22,6 +23,8 @@ export interface Storage {
   readonly secrets: SecretsRepository;
   readonly pets: PetsRepository;
   readonly messages: MessagesRepository;
+  /** The outbox of order and message events, read by the feed; written only inside the orders and messages adapters' transactions. */
+  readonly events: EventsRepository;
   /** Creates or upgrades the schema; safe to call from several processes at once. */
   migrate(): Promise<MigrationReport>;
   /** Resolves when the database answers a trivial query. */
