@@ -5,6 +5,7 @@ import type { MessagesRepository } from '../messages/messages-repository.js';
 import type { OrdersRepository } from '../orders/orders-repository.js';
 import type { SecretsRepository } from '../secrets/secrets-repository.js';
 import type { PetsRepository } from '../pets/pets-repository.js';
+import type { EventsRepository } from '../events/events-repository.js';
 import type { WebhooksRepository } from '../webhooks/webhooks-repository.js';
 
 export interface MigrationReport {
@@ -23,6 +24,8 @@ export interface Storage {
   readonly secrets: SecretsRepository;
   readonly pets: PetsRepository;
   readonly messages: MessagesRepository;
+  /** The outbox of order and message events, read by the feed; written only inside the orders and messages adapters' transactions. */
+  readonly events: EventsRepository;
   readonly webhooks: WebhooksRepository;
   /** Creates or upgrades the schema; safe to call from several processes at once. */
   migrate(): Promise<MigrationReport>;

@@ -10,6 +10,7 @@ import { createPostgresMessagesRepository } from './postgres-messages-repository
 import { createPostgresOrdersRepository } from './postgres-orders-repository.js';
 import { createPostgresSecretsRepository } from './postgres-secrets-repository.js';
 import { createPostgresPetsRepository } from './postgres-pets-repository.js';
+import { createPostgresEventsRepository } from './postgres-events.js';
 import {
   applyStatementTimeout,
   CONNECT_TIMEOUT_MS,
@@ -48,7 +49,8 @@ export function openPostgresStorage(
     orders: createPostgresOrdersRepository(sql, transaction),
     secrets: createPostgresSecretsRepository(sql),
     pets: createPostgresPetsRepository(sql),
-    messages: createPostgresMessagesRepository(sql),
+    messages: createPostgresMessagesRepository(sql, transaction),
+    events: createPostgresEventsRepository(sql),
     webhooks: createPostgresWebhooksRepository(sql),
     migrate: async () => {
       // Its own connection, without the request timeouts: it may wait for

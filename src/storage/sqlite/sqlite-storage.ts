@@ -12,6 +12,7 @@ import { createSqliteMessagesRepository } from './sqlite-messages-repository.js'
 import { createSqliteOrdersRepository } from './sqlite-orders-repository.js';
 import { createSqliteSecretsRepository } from './sqlite-secrets-repository.js';
 import { createSqlitePetsRepository } from './sqlite-pets-repository.js';
+import { createSqliteEventsRepository } from './sqlite-events.js';
 import { Database } from './sqlite-driver.js';
 import { createSqliteWebhooksRepository } from './sqlite-webhooks-repository.js';
 
@@ -45,6 +46,7 @@ export function openSqliteStorage(file: string, { synchronous = 'full' }: { sync
     secrets: mapUnavailable(createSqliteSecretsRepository(db)),
     pets: mapUnavailable(createSqlitePetsRepository(db)),
     messages: mapUnavailable(createSqliteMessagesRepository(db)),
+    events: mapUnavailable(createSqliteEventsRepository(db)),
     webhooks: mapUnavailable(createSqliteWebhooksRepository(db)),
     migrate: async () => {
       db.pragma(`busy_timeout = ${MIGRATION_BUSY_TIMEOUT_MS}`);

@@ -1,0 +1,24 @@
+-- Order and message events (issue 18): the transactional outbox. Each row is
+-- written in the same transaction as the change it reports.
+
+-- The last event position given out per account. Taken and bumped under the
+-- account's write lock in the event's own transaction, so an account's
+-- positions commit in increasing order and the feed (GET /v2/events) can
+-- page by position without ever skipping a late commit.
+ALTER TABLE accounts ADD COLUMN events_position INTEGER NOT NULL DEFAULT 0;
+
+-- payload is the Event record's JSON text, exactly as it is sent.
+-- subject ("order:<id>", "message:<id>") orders one subject's deliveries.
+CREATE TABLE events (
+  account_id INTEGER NOT NULL REFERENCES accounts (id),
+  position   INTEGER NOT NULL,
+  id         TEXT    NOT NULL UNIQUE,
+  type       TEXT    NOT NULL,
+  subject    TEXT    NOT NULL,
+  created_at TEXT    NOT NULL,
+  payload    TEXT    NOT NULL,
+  PRIMARY KEY (account_id, position)
+) STRICT;
+
+-- Retention: pruning deletes the oldest events across accounts.
+CREATE INDEX events_created_at ON events (created_at);
