@@ -30,6 +30,17 @@ inserted AS (
   SELECT e.account_id, b.base + row_number() OVER (PARTITION BY e.account_id ORDER BY e.ord), e.id, e.type, e.subject, e.created_at, e.payload
   FROM e JOIN bumped b ON b.id = e.account_id
   RETURNING 1
+),
+-- The webhook fan-out: a delivery per event and enabled endpoint of its
+-- account subscribed to its type, in the same transaction (seq in event order).
+delivered AS (
+  INSERT INTO webhook_deliveries (endpoint_id, event_id, subject, status, created_at, next_attempt_at)
+  SELECT w.id, e.id, e.subject, 'pending', e.created_at, e.created_at
+  FROM e JOIN bumped b ON b.id = e.account_id
+  JOIN webhook_endpoints w ON w.account_id = e.account_id AND w.status = 'enabled'
+    AND (w.event_types IS NULL OR (' ' || w.event_types || ' ') LIKE '% ' || e.type || ' %')
+  ORDER BY e.ord, w.id
+  RETURNING 1
 )
 SELECT count(*)::integer AS n FROM inserted`;
 

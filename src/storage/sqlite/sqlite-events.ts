@@ -2,6 +2,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { EventPageQuery, EventsRepository, NewEvent, StoredEvent } from '../../events/events-repository.js';
 import type { EventType } from '../../events/event-types.js';
 import { statementCache, type Prepare } from './sqlite-util.js';
+import { insertWebhookDeliveries } from './sqlite-webhook-fan-out.js';
 
 const INSERT_HEAD = 'INSERT INTO events (account_id, position, id, type, subject, created_at, payload) VALUES';
 const INSERT_TUPLE = '(?, ?, ?, ?, ?, ?, ?)';
@@ -39,6 +40,7 @@ export function insertEvents(sql: Prepare, events: readonly NewEvent[]): void {
     sql(INSERT_CHUNK_SQL).run(events.slice(start, start + INSERT_CHUNK).flatMap(args));
   }
   for (const event of events.slice(start)) sql(`${INSERT_HEAD} ${INSERT_TUPLE}`).run(...args(event));
+  insertWebhookDeliveries(sql, counts.keys(), events);
 }
 
 interface EventRow {
