@@ -206,8 +206,8 @@ export const updateEndpointSchema = {
   body: Type.Object(
     {
       url: Type.Optional(UrlSchema),
-      eventTypes: Type.Optional(Type.Union([EventTypesSchema, Type.Null()], { description: 'The event types to receive; null: every type.' })),
-      description: Type.Optional(Type.Union([DescriptionSchema, Type.Null()], { description: 'A note for people; null removes it.' })),
+      eventTypes: Type.Optional(Type.Union([Type.Null(), EventTypesSchema], { description: 'The event types to receive; null: every type.' })),
+      description: Type.Optional(Type.Union([Type.Null(), DescriptionSchema], { description: 'A note for people; null removes it.' })),
       status: Type.Optional(Type.String({ enum: [...WEBHOOK_ENDPOINT_STATUSES], maxLength: 8, description: 'enabled or disabled.' })),
     },
     { title: 'UpdateWebhookEndpointRequest', additionalProperties: false, examples: [{ status: 'disabled' }] },

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { TestContext } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { createWebhooksDispatcher } from '../../src/composition.js';
-import type { Config } from '../../src/config/config.js';
+import type { Config, DatabaseConfig } from '../../src/config/config.js';
 import type { Services } from '../../src/services.js';
 import type { Clock } from '../../src/shared/clock.js';
 import type { Storage } from '../../src/storage/storage.js';
@@ -75,6 +75,8 @@ export interface WebhooksHarness {
   storage: Storage;
   services: Services;
   config: Config;
+  /** The test's fresh database (config.database is the default one). */
+  database: DatabaseConfig;
   logs: string[];
   tenant(name?: string): Promise<{ accountId: number; auth: { authorization: string } }>;
   /** Starts a delivery engine over `storage` (the harness's own by default), stopped when the test ends. */
@@ -83,7 +85,7 @@ export interface WebhooksHarness {
 
 /** The store host and services over a fresh database, configured by `env`. */
 export async function webhooksHarness(t: TestContext, backend: TestBackend, env: Record<string, string> = LOOPBACK_ENV, clock?: Clock): Promise<WebhooksHarness> {
-  const { storage } = await backend.freshDatabase(t);
+  const { storage, config: database } = await backend.freshDatabase(t);
   const config = testConfig(env);
   const services = testServices(storage, { config, ...(clock === undefined ? {} : { clock }) });
   const { logger, logs } = capturingLogger();
@@ -95,6 +97,7 @@ export async function webhooksHarness(t: TestContext, backend: TestBackend, env:
     storage,
     services,
     config,
+    database,
     logs,
     async tenant(name = `Store ${++tenants}`) {
       const { account, auth } = await createTenant(services, name);

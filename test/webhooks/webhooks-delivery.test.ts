@@ -184,7 +184,7 @@ for (const backend of testBackends()) {
       const receiver = await startHookReceiver(t);
       const endpoint = await createEndpoint(h, auth, { url: receiver.url, eventTypes: ['order.created'] });
       for (let i = 0; i < 40; i++) await h.services.orders.createOrder({ accountId });
-      const second = openStorage(h.storage.kind === 'sqlite' ? { kind: 'sqlite', path: (h.config.database as { path: string }).path } : h.config.database);
+      const second = openStorage(h.database);
       t.after(() => second.close());
       h.startEngine();
       h.startEngine({ storage: second });
