@@ -17,9 +17,8 @@ import {
   WEBHOOKS_BODY_LIMIT_BYTES,
   WEBHOOKS_LIMIT_MAX,
   type PageQuery,
-  type WebhookDeliveryRecord,
-  type WebhookEndpointRecord,
 } from './webhooks-schemas.js';
+import type { WebhookDeliveryRecord, WebhookEndpointRecord } from './webhook-record-schemas.js';
 import type { WebhooksService } from './webhooks-service.js';
 
 const SCOPE = 'webhooks:manage';

@@ -20,6 +20,14 @@ describe('configuration', () => {
       messages: { webhookTimeoutMs: 10000, retryBaseMs: 1000, retryMaxMs: 300000, maxAttempts: 10, pollIntervalMs: 1000 },
       // Spelled out in test/config/limits.test.ts.
       limits: DEFAULT_LIMITS,
+      webhooks: {
+        allowHttp: false,
+        allowedNetworks: [],
+        timeoutMs: 15000,
+        // 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h.
+        retryScheduleMs: [5000, 300000, 1800000, 7200000, 18000000, 36000000, 36000000],
+        pollIntervalMs: 1000,
+      },
       // No publicBaseUrl or stagingBaseUrl: the documents name the address the server listens on (issue 19 #5).
       pets: { deprecatedAt: new Date('2026-07-01T00:00:00Z'), sunsetAt: new Date('2027-07-01T00:00:00Z') },
     });
@@ -37,6 +45,32 @@ describe('configuration', () => {
     assert.equal(config.logLevel, 'warn');
     assert.equal(config.environment, 'staging');
     assert.equal(config.shutdownGraceMs, 500);
+  });
+
+  test('when the webhook variables are set, then they are parsed; a bad schedule or network is refused without echoing the secrets key', () => {
+    const config = loadConfig({
+      WEBHOOK_ALLOW_HTTP: 'TRUE',
+      WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8, fd00::/8,10.0.0.1',
+      WEBHOOK_RETRY_SCHEDULE: '500ms,2s,1m',
+      WEBHOOK_TIMEOUT_MS: '2000',
+      WEBHOOK_SECRETS_KEY: 'k'.repeat(40),
+    });
+    assert.equal(config.webhooks.allowHttp, true);
+    assert.deepEqual(config.webhooks.allowedNetworks, ['127.0.0.0/8', 'fd00::/8', '10.0.0.1']);
+    assert.deepEqual(config.webhooks.retryScheduleMs, [500, 2000, 60000]);
+    assert.equal(config.webhooks.timeoutMs, 2000);
+    assert.equal(config.webhooks.secretsKey, 'k'.repeat(40));
+    assert.throws(
+      () => loadConfig({ WEBHOOK_RETRY_SCHEDULE: '5s,soon', WEBHOOK_ALLOWED_NETWORKS: '10.0.0.0/33', WEBHOOK_SECRETS_KEY: 'short secret' }),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.match(error.message, /WEBHOOK_RETRY_SCHEDULE/);
+        assert.match(error.message, /WEBHOOK_ALLOWED_NETWORKS/);
+        assert.match(error.message, /WEBHOOK_SECRETS_KEY/);
+        assert.ok(!error.message.includes('short secret'));
+        return true;
+      },
+    );
   });
 
   test('when several values are invalid, then one ConfigError names every problem and never echoes DATABASE_URL', () => {

@@ -54,6 +54,6 @@ describe('documented 403 examples', () => {
         checked++;
       }
     }
-    assert.equal(checked, 8);
+    assert.equal(checked, 16);
   });
 });
