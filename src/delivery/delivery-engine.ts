@@ -9,7 +9,7 @@ const CLAIM_MARGIN_MS = 60_000;
 
 /** Hands one item to its destination; throws DeliveryError when the attempt failed. */
 export interface Sender<T> {
-  deliver(item: T, signal: AbortSignal): Promise<AttemptRecord | void>;
+  deliver(item: T, signal: AbortSignal): Promise<AttemptRecord>;
 }
 
 export interface DeliveryEngineDependencies<T extends ClaimedItem> {
@@ -146,4 +146,3 @@ export function createDeliveryEngine<T extends ClaimedItem>({ name, queue, sende
   };
 }
 
-export type DeliveryEngine = ReturnType<typeof createDeliveryEngine>;

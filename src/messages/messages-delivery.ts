@@ -1,10 +1,11 @@
 import { DeliveryError, describeRequestFailure } from '../delivery/delivery-error.js';
+import type { AttemptRecord } from '../delivery/delivery-queue.js';
 import type { ClaimedMessage } from './messages-repository.js';
 
 /** Hands one message to its destination; throws DeliveryError when it should be retried. */
 export interface MessageDelivery {
   readonly kind: 'webhook' | 'record-only';
-  deliver(message: ClaimedMessage, signal: AbortSignal): Promise<void>;
+  deliver(message: ClaimedMessage, signal: AbortSignal): Promise<AttemptRecord>;
 }
 
 /**
@@ -14,7 +15,9 @@ export interface MessageDelivery {
  */
 export const recordOnlyDelivery: MessageDelivery = {
   kind: 'record-only',
-  async deliver() {},
+  async deliver() {
+    return {};
+  },
 };
 
 /**
@@ -46,6 +49,7 @@ export function createWebhookDelivery({ url, timeoutMs }: { url: string; timeout
       // Read and drop the body so the connection can be reused.
       await response.arrayBuffer().catch(() => undefined);
       if (response.status < 200 || response.status > 299) throw new DeliveryError(`The webhook answered HTTP ${response.status}.`, { statusCode: response.status });
+      return { statusCode: response.status };
     },
   };
 }

@@ -9,10 +9,10 @@ import type { SecretBox } from './webhook-secrets.js';
 import { RefusedUrlError, type CheckedTarget, type UrlPolicy } from './webhook-url-policy.js';
 import type { ClaimedWebhookDelivery } from './webhooks-repository.js';
 
-export const WEBHOOK_USER_AGENT = 'store-orders-webhooks/1 (+https://github.com/store-orders)';
+const WEBHOOK_USER_AGENT = 'store-orders-webhooks/1 (+https://github.com/store-orders)';
 
 /** The Standard Webhooks headers of one delivery: one `v1,` signature per secret, space-separated. */
-export function signedHeaders(eventId: string, payload: string, secrets: readonly string[], at: Date): Record<string, string> {
+function signedHeaders(eventId: string, payload: string, secrets: readonly string[], at: Date): Record<string, string> {
   return {
     'webhook-id': eventId,
     'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),

@@ -6,7 +6,7 @@ import { RefusedUrlError, type UrlPolicy } from './webhook-url-policy.js';
 import type { WebhookDelivery, WebhookEndpoint, WebhookEndpointStatus, WebhooksRepository } from './webhooks-repository.js';
 
 /** How long deliveries keep carrying the old secret's signature after a rotation. */
-export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
 export interface EndpointInput {
   url: string;

@@ -63,7 +63,7 @@ export async function startHookReceiver(t: TestContext, respond: (request: Deliv
 }
 
 /** Loopback allowed (the receiver), http allowed, a short retry schedule. */
-export const LOOPBACK_ENV = {
+const LOOPBACK_ENV = {
   WEBHOOK_ALLOW_HTTP: 'true',
   WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
   WEBHOOK_RETRY_SCHEDULE: '100ms,100ms,100ms',
@@ -86,7 +86,8 @@ export interface WebhooksHarness {
 /** The store host and services over a fresh database, configured by `env`. */
 export async function webhooksHarness(t: TestContext, backend: TestBackend, env: Record<string, string> = LOOPBACK_ENV, clock?: Clock): Promise<WebhooksHarness> {
   const { storage, config: database } = await backend.freshDatabase(t);
-  const config = testConfig(env);
+  // Tests poll over HTTP: no rate limit.
+  const config = testConfig({ RATE_LIMIT_REQUESTS: '0', ...env });
   const services = testServices(storage, { config, ...(clock === undefined ? {} : { clock }) });
   const { logger, logs } = capturingLogger();
   const app = await buildTestStoreApp({ logger, services, storage, config });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createWebhooksDispatcher } from '../../src/composition.js';
+import { scheduledRetryDelayMs } from '../../src/webhooks/webhook-dispatcher.js';
 import { createUrlPolicy, RefusedUrlError, type Resolver } from '../../src/webhooks/webhook-url-policy.js';
 import { sqliteBackend } from '../support/storage.js';
 import { capturingLogger } from '../support/logs.js';
@@ -82,4 +83,12 @@ test('when an endpoint URL became refused after it was created, then the deliver
   });
   assert.match(String(delivery.error), /loopback/);
   assert.equal(receiver.received.length, 0);
+});
+
+test('when the retry schedule is read, then each delay is its entry ±20 % and the delivery is given up after the last', () => {
+  const schedule = [5000, 300_000, 36_000_000];
+  assert.deepEqual([1, 2, 3].map((n) => scheduledRetryDelayMs(schedule, n, 0)), [4000, 240_000, 28_800_000]);
+  assert.deepEqual([1, 2, 3].map((n) => scheduledRetryDelayMs(schedule, n, 0.5)), [5000, 300_000, 36_000_000]);
+  assert.equal(scheduledRetryDelayMs(schedule, 1, 0.999_999), 6000);
+  assert.equal(scheduledRetryDelayMs(schedule, 4, 0.5), undefined);
 });
