@@ -19,10 +19,10 @@ import { openStorage } from './storage/open-storage.js';
 import type { Services } from './services.js';
 import { createServiceMetrics, type ServiceMetrics } from './service-metrics.js';
 import type { Storage } from './storage/storage.js';
-import { createWebhookDispatcher } from './webhooks/webhook-dispatcher.js';
-import { createSecretBox } from './webhooks/webhook-secrets.js';
-import { createWebhookSender } from './webhooks/webhook-sender.js';
-import { createUrlPolicy, systemResolver } from './webhooks/webhook-url-policy.js';
+import { createWebhookDispatcher } from './webhooks/delivery/webhook-dispatcher.js';
+import { createSecretBox } from './webhooks/security/webhook-secrets.js';
+import { createWebhookSender } from './webhooks/delivery/webhook-sender.js';
+import { createUrlPolicy, systemResolver } from './webhooks/security/webhook-url-policy.js';
 import { createWebhooksService } from './webhooks/webhooks-service.js';
 
 export interface Container {

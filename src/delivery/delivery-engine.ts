@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../shared/clock.js';
 import { DeliveryError } from './delivery-error.js';
-import type { AttemptRecord, ClaimedItem, DeliveryQueue } from './delivery-queue.js';
+import type { AttemptRecord, ClaimedItem, DeliveryQueue, Outcome } from './delivery-queue.js';
 
 /** A claim outlives the slowest possible attempt by this much before another process may retry it. */
 const CLAIM_MARGIN_MS = 60_000;
@@ -59,18 +59,18 @@ export function createDeliveryEngine<T extends ClaimedItem>({ name, queue, sende
     });
   }
 
-  async function dispatch(item: T): Promise<void> {
+  /** One attempt; its outcome, or undefined when shutdown interrupted it (then it is released). */
+  async function attempt(item: T): Promise<Outcome | undefined> {
     const settlement = { id: item.id, claimant };
     const started = performance.now();
     try {
       const record = await sender.deliver(item, inFlight.signal);
       const durationMs = Math.round(performance.now() - started);
-      await queue.markSent({ ...settlement, durationMs, ...record, at: clock.now().toISOString() });
-      log.debug({ id: item.id, attempts: item.attempts }, 'delivered');
+      return { sent: true, settlement: { ...settlement, durationMs, ...record, at: clock.now().toISOString() } };
     } catch (error) {
       if (inFlight.signal.aborted) {
         await queue.release({ ...settlement, at: clock.now().toISOString() });
-        return;
+        return undefined;
       }
       const durationMs = Math.round(performance.now() - started);
       const known = error instanceof DeliveryError ? error : undefined;
@@ -81,17 +81,32 @@ export function createDeliveryEngine<T extends ClaimedItem>({ name, queue, sende
       const scheduled = gone ? undefined : retryDelayMs(item.attempts, random());
       const delay = scheduled === undefined ? undefined : Math.max(scheduled, known?.retryAfterMs ?? 0);
       const retryAt = delay === undefined ? undefined : new Date(now.getTime() + delay).toISOString();
-      await queue.markAttemptFailed({
-        ...settlement,
-        at: now.toISOString(),
-        error: reason,
-        durationMs,
-        ...(known?.statusCode === undefined ? {} : { statusCode: known.statusCode }),
-        ...(retryAt === undefined ? {} : { retryAt }),
-        ...(gone ? { gone } : {}),
-      });
       if (retryAt === undefined) log.warn({ id: item.id, attempts: item.attempts, reason }, 'delivery given up');
       else log.info({ id: item.id, attempts: item.attempts, reason, retryAt }, 'delivery failed; will retry');
+      return {
+        sent: false,
+        settlement: {
+          ...settlement,
+          at: now.toISOString(),
+          error: reason,
+          durationMs,
+          ...(known?.statusCode === undefined ? {} : { statusCode: known.statusCode }),
+          ...(retryAt === undefined ? {} : { retryAt }),
+          ...(gone ? { gone } : {}),
+        },
+      };
+    }
+  }
+
+  /** Records a batch's outcomes: in one step where the queue can (one commit, not one per delivery). */
+  async function settle(outcomes: readonly Outcome[]): Promise<void> {
+    if (queue.settleMany !== undefined) {
+      await queue.settleMany(outcomes);
+      return;
+    }
+    for (const outcome of outcomes) {
+      if (outcome.sent) await queue.markSent(outcome.settlement);
+      else await queue.markAttemptFailed(outcome.settlement);
     }
   }
 
@@ -115,14 +130,19 @@ export function createDeliveryEngine<T extends ClaimedItem>({ name, queue, sende
         await idle(config.pollIntervalMs);
         continue;
       }
-      await Promise.all(
+      const outcomes = await Promise.all(
         claimed.map((item) =>
-          dispatch(item).catch((error: unknown) => {
-            // Storage failed while settling: the claim lapses and the item is retried then.
-            log.error({ err: error, id: item.id }, 'could not record the delivery outcome');
+          attempt(item).catch((error: unknown) => {
+            // Storage failed while releasing: the claim lapses and the item is retried then.
+            log.error({ err: error, id: item.id }, 'could not release a delivery');
+            return undefined;
           }),
         ),
       );
+      await settle(outcomes.filter((outcome) => outcome !== undefined)).catch((error: unknown) => {
+        // Storage failed while settling: the claims lapse and the items are retried then.
+        log.error({ err: error }, 'could not record delivery outcomes');
+      });
     }
   }
 

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { AppError, ValidationError } from '../errors/errors.js';
 import type { Clock } from '../shared/clock.js';
-import { newSigningSecret, type SecretBox } from './webhook-secrets.js';
-import { RefusedUrlError, type UrlPolicy } from './webhook-url-policy.js';
+import { newSigningSecret, type SecretBox } from './security/webhook-secrets.js';
+import { RefusedUrlError, type UrlPolicy } from './security/webhook-url-policy.js';
 import type { WebhookDelivery, WebhookEndpoint, WebhookEndpointStatus, WebhooksRepository } from './webhooks-repository.js';
 
 /** How long deliveries keep carrying the old secret's signature after a rotation. */

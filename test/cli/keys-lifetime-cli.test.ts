@@ -20,7 +20,7 @@ describe('operator CLI: key lifetime, scopes and rotation', () => {
 
     const at = await cli.run('keys', 'create', '--account', '1', '--expires-at', '2099-01-01T00:00:00+01:00', '--json');
     assert.equal(json(at.stdout).expiresAt, '2098-12-31T23:00:00.000Z');
-    assert.deepEqual(json(at.stdout).scopes, ['orders:read', 'orders:write', 'pets:read', 'messages:write']);
+    assert.deepEqual(json(at.stdout).scopes, ['orders:read', 'orders:write', 'pets:read', 'messages:write', 'webhooks:manage']);
 
     const listed = await cli.run('keys', 'list', '--account', '1', '--json');
     assert.ok(!listed.stdout.includes(String(key.key)));

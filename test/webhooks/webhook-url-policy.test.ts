@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createWebhooksDispatcher } from '../../src/composition.js';
-import { scheduledRetryDelayMs } from '../../src/webhooks/webhook-dispatcher.js';
-import { createUrlPolicy, RefusedUrlError, type Resolver } from '../../src/webhooks/webhook-url-policy.js';
+import { scheduledRetryDelayMs } from '../../src/webhooks/delivery/webhook-dispatcher.js';
+import { createUrlPolicy, RefusedUrlError, type Resolver } from '../../src/webhooks/security/webhook-url-policy.js';
 import { sqliteBackend } from '../support/storage.js';
 import { capturingLogger } from '../support/logs.js';
 import { eventually } from '../support/quickstart.js';

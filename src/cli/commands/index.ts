@@ -8,6 +8,7 @@ import { ordersImportCommand } from './orders-import.js';
 import { ordersCommands } from './orders.js';
 import { petsCommands } from './pets.js';
 import { serveCommand } from './serve.js';
+import { webhooksCommands } from './webhooks.js';
 
 /** Every command, in the order `store-orders --help` lists them. */
 export const COMMANDS: readonly CliCommand[] = [
@@ -19,5 +20,6 @@ export const COMMANDS: readonly CliCommand[] = [
   ...ordersCommands,
   ordersImportCommand,
   ...petsCommands,
+  ...webhooksCommands,
   demoCommand,
 ];

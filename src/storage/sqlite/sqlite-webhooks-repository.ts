@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { NotFoundError } from '../../errors/errors.js';
+import type { Outcome } from '../../delivery/delivery-queue.js';
 import type { WebhooksRepository } from '../../webhooks/webhooks-repository.js';
 import { sqliteConstraint, statementCache } from './sqlite-util.js';
 import {
@@ -73,6 +74,23 @@ export function createSqliteWebhooksRepository(db: Database.Database): WebhooksR
     if (settled === undefined) return false;
     sql('UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL').run(settled.endpoint_id);
     return true;
+  });
+
+  const settleMany = db.transaction((outcomes: readonly Outcome[]) => {
+    for (const { sent, settlement } of outcomes) {
+      if (sent) succeed(settlement.id, settlement.claimant, settlement.at, settlement.statusCode ?? null, settlement.durationMs ?? null);
+      else
+        fail(
+          settlement.id,
+          settlement.claimant,
+          settlement.at,
+          settlement.error,
+          settlement.statusCode ?? null,
+          settlement.durationMs ?? null,
+          settlement.retryAt,
+          settlement.gone === true,
+        );
+    }
   });
 
   const redeliver = db.transaction((accountId: number, eventId: string, endpointId: string | undefined, now: string): number | undefined => {
@@ -168,6 +186,9 @@ export function createSqliteWebhooksRepository(db: Database.Database): WebhooksR
     },
     async markAttemptFailed({ id, claimant, at, error, statusCode, durationMs, retryAt, gone }) {
       return fail.immediate(id, claimant, at, error, statusCode ?? null, durationMs ?? null, retryAt, gone === true);
+    },
+    async settleMany(outcomes) {
+      settleMany.immediate(outcomes);
     },
     async release({ id, claimant, at }) {
       const result = sql(

@@ -101,7 +101,7 @@ for (const backend of testBackends()) {
 
       assert.deepEqual(await services.apiKeys.authenticate(secret), {
         ok: true,
-        principal: { keyId: apiKey.id, accountId: account.id, scopes: ['orders:read', 'orders:write', 'pets:read', 'messages:write'] },
+        principal: { keyId: apiKey.id, accountId: account.id, scopes: ['orders:read', 'orders:write', 'pets:read', 'messages:write', 'webhooks:manage'] },
       });
       assert.equal(await services.apiKeys.revokeKey(apiKey.id), 'revoked');
       assert.equal(await services.apiKeys.revokeKey(apiKey.id), 'already_revoked');

@@ -2,12 +2,12 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { DeliveryError, describeRequestFailure, parseRetryAfter } from '../delivery/delivery-error.js';
-import type { Sender } from '../delivery/delivery-engine.js';
-import type { Clock } from '../shared/clock.js';
-import type { SecretBox } from './webhook-secrets.js';
-import { RefusedUrlError, type CheckedTarget, type UrlPolicy } from './webhook-url-policy.js';
-import type { ClaimedWebhookDelivery } from './webhooks-repository.js';
+import { DeliveryError, describeRequestFailure, parseRetryAfter } from '../../delivery/delivery-error.js';
+import type { Sender } from '../../delivery/delivery-engine.js';
+import type { Clock } from '../../shared/clock.js';
+import type { SecretBox } from '../security/webhook-secrets.js';
+import { RefusedUrlError, type CheckedTarget, type UrlPolicy } from '../security/webhook-url-policy.js';
+import type { ClaimedWebhookDelivery } from '../webhooks-repository.js';
 
 const WEBHOOK_USER_AGENT = 'store-orders-webhooks/1 (+https://github.com/store-orders)';
 

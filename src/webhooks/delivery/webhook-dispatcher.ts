@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
-import type { WebhooksConfig } from '../config/config.js';
-import { createDeliveryEngine, type Sender } from '../delivery/delivery-engine.js';
-import type { Clock } from '../shared/clock.js';
-import type { ClaimedWebhookDelivery, WebhooksRepository } from './webhooks-repository.js';
+import type { WebhooksConfig } from '../../config/config.js';
+import { createDeliveryEngine, type Sender } from '../../delivery/delivery-engine.js';
+import type { Clock } from '../../shared/clock.js';
+import type { ClaimedWebhookDelivery, WebhooksRepository } from '../webhooks-repository.js';
 
 /** Deliveries one engine claims and sends at once. */
 const BATCH_SIZE = 64;

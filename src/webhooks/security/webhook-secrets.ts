@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import type { SecretsRepository } from '../secrets/secrets-repository.js';
-import type { Clock } from '../shared/clock.js';
+import type { SecretsRepository } from '../../secrets/secrets-repository.js';
+import type { Clock } from '../../shared/clock.js';
 
 /** The database-held key's name, used when WEBHOOK_SECRETS_KEY is not configured. */
 const KEY_SECRET_NAME = 'webhook-secrets-key';
