@@ -56,7 +56,7 @@ test('when the receiver answers a redirect, then it is not followed and the atte
   await receiver.next(1);
   const delivery = await eventually(async () => {
     const page = await h.app.inject({ method: 'GET', url: `/v2/webhook-endpoints/${id}/deliveries`, headers: auth });
-    const [first] = page.json<{ data: { statusCode: number | null; error: string | null }[] }>().data;
+    const [first] = page.statusCode === 200 ? page.json<{ data: { statusCode: number | null; error: string | null }[] }>().data : [];
     return first?.statusCode === null || first === undefined ? undefined : first;
   });
   assert.equal(delivery.statusCode, 307);
@@ -78,7 +78,7 @@ test('when an endpoint URL became refused after it was created, then the deliver
   t.after(() => engine.stop());
   const delivery = await eventually(async () => {
     const page = await permissive.app.inject({ method: 'GET', url: `/v2/webhook-endpoints/${id}/deliveries`, headers: auth });
-    const [first] = page.json<{ data: { error: string | null }[] }>().data;
+    const [first] = page.statusCode === 200 ? page.json<{ data: { error: string | null }[] }>().data : [];
     return first?.error === null || first === undefined ? undefined : first;
   });
   assert.match(String(delivery.error), /loopback/);

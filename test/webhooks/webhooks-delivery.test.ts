@@ -51,7 +51,7 @@ for (const backend of testBackends()) {
       // The log shows the delivery as succeeded.
       await eventually(async () => {
         const page = await h.app.inject({ method: 'GET', url: `/v2/webhook-endpoints/${endpoint.id}/deliveries`, headers: auth });
-        const [first] = page.json<{ data: { status: string; statusCode: number; eventId: string; nextAttemptAt: null }[] }>().data;
+        const [first] = page.statusCode === 200 ? page.json<{ data: { status: string; statusCode: number; eventId: string; nextAttemptAt: null }[] }>().data : [];
         return first?.status === 'succeeded' ? first : undefined;
       });
     });
@@ -121,7 +121,7 @@ for (const backend of testBackends()) {
       const got = await eventually(async () => {
         const response = await h.app.inject({ method: 'GET', url: `/v2/webhook-endpoints/${endpoint.id}`, headers: auth });
         const body = response.json<{ status: string; disabledReason: string | null }>();
-        return body.status === 'disabled' ? body : undefined;
+        return response.statusCode === 200 && body.status === 'disabled' ? body : undefined;
       });
       assert.match(String(got.disabledReason), /410/);
       await h.services.orders.createOrder({ accountId });
@@ -142,7 +142,7 @@ for (const backend of testBackends()) {
       type Page = { data: { status: string; eventId: string; attempts: number; statusCode: number; error: string; nextAttemptAt: string | null; durationMs: number }[] };
       const failed = await eventually(async () => {
         const page = await h.app.inject({ method: 'GET', url: `/v2/webhook-endpoints/${endpoint.id}/deliveries`, headers: auth });
-        const [first] = page.json<Page>().data;
+        const [first] = page.statusCode === 200 ? page.json<Page>().data : [];
         return first?.status === 'failed' ? first : undefined;
       });
       assert.equal(failed.attempts, 4);
