@@ -14,6 +14,8 @@ import { createGroupedStatusChanges } from './orders/order-status-changes.js';
 import { createOrdersService } from './orders/v1/orders-service.js';
 import { createOrdersV2Service } from './orders/v2/orders-v2-service.js';
 import { createPetsService } from './pets/pets-service.js';
+import { createEventsService } from './events/events-service.js';
+import { createEventsPruner, type EventsPruner } from './events/events-pruner.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { openStorage } from './storage/open-storage.js';
 import type { Services } from './services.js';
@@ -34,7 +36,7 @@ export interface Container {
  */
 export function createServices(
   storage: Storage,
-  config: Pick<Config, 'environment' | 'cursorSecrets' | 'pets'>,
+  config: Pick<Config, 'environment' | 'cursorSecrets' | 'pets' | 'events'>,
   clock: Clock,
   metrics: ServiceMetrics,
 ): Services {
@@ -43,6 +45,8 @@ export function createServices(
   const changeStatus = createGroupedStatusChanges(metrics.groupCommits(storage.orders));
   // One batch of version reads per turn for every listing, v1 and v2.
   const readVersion = createVersionReads(storage.orders);
+  // One signing key for every v2 cursor (orders and events): each binds its listing in the digest.
+  const cursors = createCursorCodec({ secrets: config.cursorSecrets, secretsRepository: storage.secrets, clock });
   return {
     accounts: createAccountsService({ accountsRepository: storage.accounts, clock }),
     apiKeys: createApiKeysService({
@@ -57,11 +61,12 @@ export function createServices(
       ordersRepository: storage.orders,
       changeStatus,
       readVersion,
-      cursors: createCursorCodec({ secrets: config.cursorSecrets, secretsRepository: storage.secrets, clock }),
+      cursors,
       clock,
     }),
     pets: createPetsService({ petsRepository: storage.pets, clock, lifecycle: config.pets }),
     messages: createMessagesService({ messagesRepository: storage.messages, clock }),
+    events: createEventsService({ eventsRepository: storage.events, cursors, clock, retentionDays: config.events.retentionDays }),
   };
 }
 
@@ -106,6 +111,15 @@ export function createMessagesDispatcher(
   });
   container.services.messages.onQueued(() => dispatcher.wake());
   return dispatcher;
+}
+
+/** The background pruning of events past their retention (EVENTS_RETENTION_DAYS), every EVENTS_PRUNE_INTERVAL_MS. */
+export function createBackgroundEventsPruner(container: Pick<Container, 'config' | 'services'>, logger: Logger): EventsPruner {
+  return createEventsPruner({
+    eventsService: container.services.events,
+    intervalMs: container.config.events.pruneIntervalMs,
+    onError: (err) => logger.warn({ err }, 'could not prune expired events'),
+  });
 }
 
 /**

@@ -2,6 +2,7 @@ import { accountsCommands } from './accounts.js';
 import { backupCommands } from './backup.js';
 import type { CliCommand } from './command.js';
 import { demoCommand } from './demo.js';
+import { eventsCommands } from './events.js';
 import { keysCommands } from './keys.js';
 import { migrateCommand } from './migrate.js';
 import { ordersImportCommand } from './orders-import.js';
@@ -19,5 +20,6 @@ export const COMMANDS: readonly CliCommand[] = [
   ...ordersCommands,
   ordersImportCommand,
   ...petsCommands,
+  ...eventsCommands,
   demoCommand,
 ];
