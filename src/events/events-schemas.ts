@@ -167,6 +167,10 @@ export const getEventSchema = {
       examples: [EVENT_EXAMPLES['order.cancelled']],
     }),
     ...commonErrorResponses('events:read'),
+    400: errorResponse('The eventId is longer than 64 characters (validation_failed).', {
+      code: 'validation_failed',
+      message: 'Path parameter eventId is not valid. Expected: The event id, e.g. from the feed or a webhook delivery.',
+    }),
     404: errorResponse("No such event for this account (missing, pruned, or another account's: the same answer) (event_not_found).", {
       code: 'event_not_found',
       message: `Event ${EVENT_ID_EXAMPLE} was not found.`,

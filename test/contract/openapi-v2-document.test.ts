@@ -80,7 +80,7 @@ describe('the committed OpenAPI document of v2 (beta)', () => {
     assert.deepEqual(doc.servers.map((s) => s.url), ['https://store.example.com/v2', 'https://staging.store.example.com/v2']);
     assert.match(doc.servers[0]?.description ?? '', /Production/);
     assert.match(doc.servers[1]?.description ?? '', /Staging/);
-    assert.deepEqual(Object.keys(doc.paths), ['/store/orders', '/store/orders/{orderId}']);
+    assert.deepEqual(Object.keys(doc.paths), ['/store/orders', '/store/orders/{orderId}', '/events', '/events/{eventId}']);
     // v1 keeps its spec-mandated shape (section 1): servers ending in /v1, the same relative paths.
     for (const server of v1.servers) assert.match(server.url, /\/v1$/);
   });
@@ -106,9 +106,11 @@ describe('the committed OpenAPI document of v2 (beta)', () => {
         ['get', '/store/orders', 'listOrdersV2', 'beta', ['orders']],
         ['get', '/store/orders/{orderId}', 'getOrderV2', 'beta', ['orders']],
         ['delete', '/store/orders/{orderId}', 'cancelOrderV2', 'beta', ['orders']],
+        ['get', '/events', 'listEvents', 'beta', ['events']],
+        ['get', '/events/{eventId}', 'getEvent', 'beta', ['events']],
       ],
     );
-    assert.deepEqual([...tags], ['orders']);
+    assert.deepEqual([...tags], ['orders', 'events']);
     for (const { op } of operations) for (const tag of op.tags as string[]) assert.ok(tags.has(tag), `tag ${tag} is defined`);
     const v1Ids = new Set(operationsOf(v1).map((o) => o.op.operationId));
     for (const { op } of operations) assert.ok(!v1Ids.has(op.operationId), `${String(op.operationId)} is not a v1 operationId`);

@@ -156,6 +156,8 @@ test('when Portman turns openapi-v2.json into contract and variation tests and n
     'List orders, filtered and paged (beta) -> 200',
     'Get one order (beta) -> 200',
     'Cancel an order (beta) -> 204',
+    'List events, oldest first (beta) -> 200',
+    'Get one event (beta) -> 200',
     'List orders, filtered and paged (beta)[WithoutAuthorization] -> 401',
     'List orders, filtered and paged (beta)[WithUnknownBearerKey] -> 401',
     'Get one order (beta)[WithoutAuthorization] -> 401',
@@ -172,5 +174,13 @@ test('when Portman turns openapi-v2.json into contract and variation tests and n
     'Cancel an order (beta)[UnknownOrder] -> 404',
     'Cancel an order (beta)[ShippedOrder] -> 409',
     'Cancel an order (beta)[CancelledOrder] -> 409',
+    'List events, oldest first (beta)[WithoutAuthorization] -> 401',
+    'List events, oldest first (beta)[WithUnknownBearerKey] -> 401',
+    'Get one event (beta)[WithoutAuthorization] -> 401',
+    'Get one event (beta)[WithUnknownBearerKey] -> 401',
+    'List events, oldest first (beta)[NextPage] -> 200',
+    'List events, oldest first (beta)[LimitOutOfRange] -> 400',
+    'List events, oldest first (beta)[OrdersCursor] -> 400',
+    'Get one event (beta)[UnknownEvent] -> 404',
   ]);
 });
