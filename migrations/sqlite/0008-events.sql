@@ -7,7 +7,9 @@
 -- page by position without ever skipping a late commit.
 ALTER TABLE accounts ADD COLUMN events_position INTEGER NOT NULL DEFAULT 0;
 
--- payload is the Event record's JSON text, exactly as it is sent.
+-- payload is the Event record's JSON text, exactly as it is sent. WITHOUT
+-- ROWID: rows live in the primary key's own B-tree (one tree fewer to write
+-- per event; an import writes one event per order).
 -- subject ("order:<id>", "message:<id>") orders one subject's deliveries.
 CREATE TABLE events (
   account_id INTEGER NOT NULL REFERENCES accounts (id),
@@ -18,7 +20,7 @@ CREATE TABLE events (
   created_at TEXT    NOT NULL,
   payload    TEXT    NOT NULL,
   PRIMARY KEY (account_id, position)
-) STRICT;
+) STRICT, WITHOUT ROWID;
 
 -- Retention: pruning deletes the oldest events across accounts.
 CREATE INDEX events_created_at ON events (created_at);
