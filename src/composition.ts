@@ -14,6 +14,8 @@ import { createGroupedStatusChanges } from './orders/order-status-changes.js';
 import { createOrdersService } from './orders/v1/orders-service.js';
 import { createOrdersV2Service } from './orders/v2/orders-v2-service.js';
 import { createPetsService } from './pets/pets-service.js';
+import { createEventsService } from './events/events-service.js';
+import { createEventsPruner, type EventsPruner } from './events/events-pruner.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { openStorage } from './storage/open-storage.js';
 import type { Services } from './services.js';
@@ -39,7 +41,7 @@ export interface Container {
  */
 export function createServices(
   storage: Storage,
-  config: Pick<Config, 'environment' | 'cursorSecrets' | 'pets' | 'webhooks'>,
+  config: Pick<Config, 'environment' | 'cursorSecrets' | 'pets' | 'events' | 'webhooks'>,
   clock: Clock,
   metrics: ServiceMetrics,
 ): Services {
@@ -48,6 +50,8 @@ export function createServices(
   const changeStatus = createGroupedStatusChanges(metrics.groupCommits(storage.orders));
   // One batch of version reads per turn for every listing, v1 and v2.
   const readVersion = createVersionReads(storage.orders);
+  // One signing key for every v2 cursor (orders and events): each binds its listing in the digest.
+  const cursors = createCursorCodec({ secrets: config.cursorSecrets, secretsRepository: storage.secrets, clock });
   return {
     accounts: createAccountsService({ accountsRepository: storage.accounts, clock }),
     apiKeys: createApiKeysService({
@@ -62,11 +66,12 @@ export function createServices(
       ordersRepository: storage.orders,
       changeStatus,
       readVersion,
-      cursors: createCursorCodec({ secrets: config.cursorSecrets, secretsRepository: storage.secrets, clock }),
+      cursors,
       clock,
     }),
     pets: createPetsService({ petsRepository: storage.pets, clock, lifecycle: config.pets }),
     messages: createMessagesService({ messagesRepository: storage.messages, clock }),
+    events: createEventsService({ eventsRepository: storage.events, cursors, clock, retentionDays: config.events.retentionDays }),
     webhooks: createWebhooksService({
       webhooksRepository: storage.webhooks,
       policy: createUrlPolicy(config.webhooks, systemResolver),
@@ -117,6 +122,15 @@ export function createMessagesDispatcher(
   });
   container.services.messages.onQueued(() => dispatcher.wake());
   return dispatcher;
+}
+
+/** The background pruning of events past their retention (EVENTS_RETENTION_DAYS), every EVENTS_PRUNE_INTERVAL_MS. */
+export function createBackgroundEventsPruner(container: Pick<Container, 'config' | 'services'>, logger: Logger): EventsPruner {
+  return createEventsPruner({
+    eventsService: container.services.events,
+    intervalMs: container.config.events.pruneIntervalMs,
+    onError: (err) => logger.warn({ err }, 'could not prune expired events'),
+  });
 }
 
 /**

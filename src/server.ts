@@ -1,7 +1,7 @@
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './hosts/store/store-app.js';
-import { createContainer, createMessagesDispatcher, createMetricsRegistry, createWebhooksDispatcher } from './composition.js';
+import { createBackgroundEventsPruner, createContainer, createMessagesDispatcher, createMetricsRegistry, createWebhooksDispatcher } from './composition.js';
 import type { Config } from './config/config.js';
 import { createHttpMetrics } from './http/http-metrics.js';
 import { createLogger, prettyDestination } from './http/logging.js';
@@ -57,6 +57,7 @@ export async function runServer(
     throw error;
   }
   const dispatcher = createMessagesDispatcher(container, logger);
+  const eventsPruner = createBackgroundEventsPruner(container, logger);
   const webhookDispatcher = createWebhooksDispatcher(container, logger);
   container.services.keyUsage.start(limits.keyUsageFlushMs, (err) => logger.warn({ err }, 'could not record API key usage'));
   // Registered only once listening: close-with-grace also acts on a normal exit.
@@ -66,9 +67,11 @@ export async function runServer(
     else logger.info({ signal }, 'shutting down');
     await Promise.all([app.close(), quickstart?.close(), metricsListener?.close()]);
     await Promise.all([dispatcher.stop(), webhookDispatcher.stop()]);
+    await eventsPruner.stop();
     await container.close();
   });
   dispatcher.start();
+  eventsPruner.start();
   webhookDispatcher.start();
   const listening: Listening = {
     address,

@@ -5,6 +5,7 @@ import type { MessagesService } from './messages/messages-service.js';
 import type { OrdersService } from './orders/v1/orders-service.js';
 import type { OrdersV2Service } from './orders/v2/orders-v2-service.js';
 import type { PetsService } from './pets/pets-service.js';
+import type { EventsService } from './events/events-service.js';
 import type { WebhooksService } from './webhooks/webhooks-service.js';
 
 /**
@@ -20,5 +21,6 @@ export interface Services {
   ordersV2: OrdersV2Service;
   pets: PetsService;
   messages: MessagesService;
+  events: EventsService;
   webhooks: WebhooksService;
 }

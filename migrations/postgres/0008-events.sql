@@ -23,3 +23,14 @@ CREATE TABLE events (
 
 -- Retention: pruning deletes the oldest events across accounts.
 CREATE INDEX events_created_at ON events (created_at);
+
+-- A key created without --scopes holds every scope (the service stores the
+-- full list); keys so created before events:read existed gain it. Matched by
+-- holding all four scopes of that time, in any order, so this commutes with
+-- other migrations that add scopes the same way.
+UPDATE api_keys SET scopes = scopes || ' events:read'
+WHERE (' ' || scopes || ' ') LIKE '% orders:read %'
+  AND (' ' || scopes || ' ') LIKE '% orders:write %'
+  AND (' ' || scopes || ' ') LIKE '% pets:read %'
+  AND (' ' || scopes || ' ') LIKE '% messages:write %'
+  AND (' ' || scopes || ' ') NOT LIKE '% events:read %';

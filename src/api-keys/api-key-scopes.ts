@@ -3,7 +3,7 @@
  * config `scope`); authentication checks it in one place. A key created
  * without --scopes gets all of them.
  */
-export const API_KEY_SCOPES = ['orders:read', 'orders:write', 'pets:read', 'messages:write', 'webhooks:manage'] as const;
+export const API_KEY_SCOPES = ['orders:read', 'orders:write', 'pets:read', 'messages:write', 'events:read', 'webhooks:manage'] as const;
 
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 

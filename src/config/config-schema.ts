@@ -132,6 +132,8 @@ const api = Type.Object(
       (text) => parseInstant(text) !== undefined,
       () => 'PETS_SUNSET_DATE must be an ISO 8601 date (2027-07-01) or date-time with a zone (2027-07-01T00:00:00Z)',
     ),
+    EVENTS_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 3650, default: 30, description: 'How long events (`GET /v2/events`) are kept; older ones are pruned in the background' }),
+    EVENTS_PRUNE_INTERVAL_MS: Type.Integer({ minimum: 10, maximum: 86_400_000, default: 3_600_000, description: 'How often the server prunes events older than `EVENTS_RETENTION_DAYS`' }),
   },
   { title: 'API' },
 );

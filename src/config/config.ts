@@ -100,6 +100,13 @@ export interface Config {
   readonly stagingBaseUrl?: string;
   /** The deprecated pet lookup's lifecycle: deprecated since, and gone from (sunset >= deprecation). */
   readonly pets: Readonly<PetsLifecycleConfig>;
+  /** The event feed's retention, and how often the server prunes it. */
+  readonly events: Readonly<EventsConfig>;
+}
+
+export interface EventsConfig {
+  retentionDays: number;
+  pruneIntervalMs: number;
 }
 
 export interface PetsLifecycleConfig {
@@ -224,6 +231,7 @@ function assemble({ server, database, api, quickstart, metrics, messages, limits
     ...(api.PUBLIC_BASE_URL === undefined ? {} : { publicBaseUrl: checked(parseVersionedBaseUrl(api.PUBLIC_BASE_URL)) }),
     ...(api.STAGING_BASE_URL === undefined ? {} : { stagingBaseUrl: checked(parseVersionedBaseUrl(api.STAGING_BASE_URL)) }),
     pets: { deprecatedAt: checked(parseInstant(api.PETS_DEPRECATION_DATE)), sunsetAt: checked(parseInstant(api.PETS_SUNSET_DATE)) },
+    events: { retentionDays: api.EVENTS_RETENTION_DAYS, pruneIntervalMs: api.EVENTS_PRUNE_INTERVAL_MS },
   };
 }
 

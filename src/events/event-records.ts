@@ -1,12 +1,34 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Message } from '../messages/messages-repository.js';
 import type { Order, OrderStatus } from '../orders/orders-repository.js';
 import type { MessageEventType, OrderEventType } from './event-types.js';
 import type { NewEvent } from './events-repository.js';
 
-/** A fresh event id: `evt_` and 128 random bits in hex. */
-export function newEventId(): string {
-  return `evt_${randomUUID().replaceAll('-', '')}`;
+/** 40 random bits drawn once per process: ids of different processes never share them (but with odds of 2^-40). */
+const PROCESS_PART = randomBytes(5).toString('hex');
+const ZEROS = '000000000000';
+let lastMs = -1;
+let prefix = '';
+/** Counts ids within the process, from a random start. */
+let counter = randomBytes(4).readUInt32BE(0);
+
+/**
+ * A fresh event id: `evt_`, the time in milliseconds (12 hex digits), the
+ * process's random part (10) and a counter (10). Unique: the counter never
+ * repeats within a process before 2^40 ids, and the table's unique index
+ * refuses (rolls back) the impossible repeat. Time first, so that ids written
+ * together sit side by side in the unique index (a group commit dirties a few
+ * index pages, not one per event), and cheap: an import makes a million.
+ */
+function newEventId(): string {
+  const now = Date.now();
+  if (now !== lastMs) {
+    lastMs = now;
+    prefix = `evt_${(ZEROS + now.toString(16)).slice(-12)}${PROCESS_PART}`;
+  }
+  counter = (counter + 1) % 0x100_0000_0000;
+  const count = counter.toString(16);
+  return prefix + ZEROS.slice(count.length + 2) + count;
 }
 
 /**

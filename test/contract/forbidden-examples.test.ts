@@ -54,6 +54,8 @@ describe('documented 403 examples', () => {
         checked++;
       }
     }
-    assert.equal(checked, 16);
+    // Every documented operation of every host (8 before the events feed added 2).
+    assert.equal(checked, hosts.reduce((n, host) => n + host.operations.length, 0));
+    assert.ok(checked >= 10, `${checked} operations checked`);
   });
 });

@@ -83,6 +83,8 @@ describe('the committed OpenAPI document of v2 (beta)', () => {
     assert.deepEqual(Object.keys(doc.paths), [
       '/store/orders',
       '/store/orders/{orderId}',
+      '/events',
+      '/events/{eventId}',
       '/webhook-endpoints',
       '/webhook-endpoints/{endpointId}',
       '/webhook-endpoints/{endpointId}/rotate-secret',
@@ -114,6 +116,8 @@ describe('the committed OpenAPI document of v2 (beta)', () => {
         ['get', '/store/orders', 'listOrdersV2', 'beta', ['orders']],
         ['get', '/store/orders/{orderId}', 'getOrderV2', 'beta', ['orders']],
         ['delete', '/store/orders/{orderId}', 'cancelOrderV2', 'beta', ['orders']],
+        ['get', '/events', 'listEvents', 'beta', ['events']],
+        ['get', '/events/{eventId}', 'getEvent', 'beta', ['events']],
         ['post', '/webhook-endpoints', 'createWebhookEndpoint', 'beta', ['webhooks']],
         ['get', '/webhook-endpoints', 'listWebhookEndpoints', 'beta', ['webhooks']],
         ['get', '/webhook-endpoints/{endpointId}', 'getWebhookEndpoint', 'beta', ['webhooks']],
@@ -124,7 +128,7 @@ describe('the committed OpenAPI document of v2 (beta)', () => {
         ['post', '/events/{eventId}/redeliver', 'redeliverEvent', 'beta', ['webhooks']],
       ],
     );
-    assert.deepEqual([...tags], ['orders', 'webhooks']);
+    assert.deepEqual([...tags], ['orders', 'events', 'webhooks']);
     for (const { op } of operations) for (const tag of op.tags as string[]) assert.ok(tags.has(tag), `tag ${tag} is defined`);
     const v1Ids = new Set(operationsOf(v1).map((o) => o.op.operationId));
     for (const { op } of operations) assert.ok(!v1Ids.has(op.operationId), `${String(op.operationId)} is not a v1 operationId`);

@@ -2,6 +2,7 @@ import { accountsCommands } from './accounts.js';
 import { backupCommands } from './backup.js';
 import type { CliCommand } from './command.js';
 import { demoCommand } from './demo.js';
+import { eventsCommands } from './events.js';
 import { keysCommands } from './keys.js';
 import { migrateCommand } from './migrate.js';
 import { ordersImportCommand } from './orders-import.js';
@@ -20,6 +21,7 @@ export const COMMANDS: readonly CliCommand[] = [
   ...ordersCommands,
   ordersImportCommand,
   ...petsCommands,
+  ...eventsCommands,
   ...webhooksCommands,
   demoCommand,
 ];

@@ -15,6 +15,7 @@ import { storeOpenApiOptions, storeV2OpenApiOptions, V2_DOCUMENT } from './store
 import { createListingResponses, type ListingResponses } from '../../orders/listing/listing-responses.js';
 import { registerOrdersRoutes, V1_LISTING } from '../../orders/v1/orders-routes.js';
 import { registerOrdersV2Routes } from '../../orders/v2/orders-v2-routes.js';
+import { registerEventsRoutes } from '../../events/events-routes.js';
 import { registerWebhooksRoutes } from '../../webhooks/webhooks-routes.js';
 import { PETS_DEPRECATION_DOCUMENTATION } from '../../pets/pets-schemas.js';
 import { refuseAfterSunset, registerPetsRoutes } from '../../pets/pets-routes.js';
@@ -100,6 +101,7 @@ export async function registerStoreRoutes(
     async (v2) => {
       requireApiKey(v2, services.apiKeys, { rateLimiter, keyUsage: services.keyUsage });
       registerOrdersV2Routes(v2, { ordersV2Service: services.ordersV2, listings });
+      registerEventsRoutes(v2, { eventsService: services.events });
     },
     { prefix: '/v2' },
   );

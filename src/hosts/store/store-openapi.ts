@@ -1,6 +1,8 @@
 import type { Config } from '../../config/config.js';
 import { ERROR_STATUS } from '../../errors/errors.js';
 import { STABILITY_LEVELS, STABILITY_MEANINGS, type OpenApiOptions } from '../../openapi/openapi-document.js';
+import { eventWebhooks } from '../../events/events-openapi.js';
+import { EVENT_TYPE_LIST } from '../../events/events-schemas.js';
 
 /** The repository's licence (LICENSE), stated in every document. */
 export const LICENSE = { name: 'MIT', url: 'https://spdx.org/licenses/MIT.html' } as const;
@@ -157,6 +159,16 @@ and matched throughout the walk exactly once.
 The listing carries a strong \`ETag\`; sending it back in \`If-None-Match\` answers 304 with no body while none of
 the account's orders has changed.
 
+## Events (beta)
+
+\`GET /events\` (scope \`events:read\`) is the account's feed of events, oldest first in the order they were committed;
+\`GET /events/{eventId}\` returns one. An event is written in the same transaction as the change it reports, so no
+change is committed without its event. Every page, the last included, carries a \`nextCursor\`: a client that walks to
+the end and resumes from its last cursor, however often, sees every event exactly once. Events are kept for 30 days by
+default. The event types (each described under \`webhooks\`, the requests sent to subscribed endpoints):
+
+${EVENT_TYPE_LIST}
+
 ## Error codes
 
 The closed set of \`code\` values (shared with version 1) and the HTTP status each comes with:
@@ -186,7 +198,9 @@ export function storeV2OpenApiOptions(config: ServerUrls): OpenApiOptions {
     })),
     tags: [
       { name: 'orders', description: 'The store\'s orders, with their status (beta).' },
+      { name: 'events', description: 'What changed, in commit order: the event feed and the webhook event types (beta).' },
       { name: 'webhooks', description: 'Webhook endpoints: signed events POSTed to your URL, with their delivery log (beta).' },
     ],
+    webhooks: eventWebhooks(),
   };
 }

@@ -79,7 +79,7 @@ export function createSqliteEventsRepository(db: BetterSqlite3.Database): Events
       return row && toStoredEvent(row);
     },
     async pruneBefore(before, limit) {
-      const result = sql('DELETE FROM events WHERE rowid IN (SELECT rowid FROM events WHERE created_at < ? ORDER BY created_at LIMIT ?)').run(before, limit);
+      const result = sql('DELETE FROM events WHERE (account_id, position) IN (SELECT account_id, position FROM events WHERE created_at < ? ORDER BY created_at LIMIT ?)').run(before, limit);
       return result.changes;
     },
   };

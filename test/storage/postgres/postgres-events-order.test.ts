@@ -70,6 +70,7 @@ test('when a second transaction writes events of the account while the first hol
   const probe = await openClient(t, url);
   const read = reader(storage);
 
+  const secondPid = (await second.sql<{ pid: number }>('SELECT pg_backend_pid() AS pid'))[0]?.pid;
   await first.client.query('BEGIN');
   await insertEvents(first.sql, [event(1n)]);
   await second.client.query('BEGIN');
@@ -78,7 +79,7 @@ test('when a second transaction writes events of the account while the first hol
   // The second waits on the account's row lock (the first has not committed).
   const waiting = async () =>
     Number(
-      (await probe.client.query<{ n: string }>('SELECT count(*) AS n FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = $2', [second.client.processID, 'Lock'])).rows[0]?.n,
+      (await probe.client.query<{ n: string }>('SELECT count(*) AS n FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = $2', [secondPid, 'Lock'])).rows[0]?.n,
     );
   for (let polls = 0; polls < 1000 && (await waiting()) === 0; polls++) await new Promise((resolve) => setTimeout(resolve, 10));
   assert.equal(await waiting(), 1, 'the second transaction waits for the first');
