@@ -165,7 +165,7 @@ test('when Portman turns openapi-v2.json into contract and variation tests and n
     'Update a webhook endpoint (beta) -> 200',
     'Rotate the signing secret (beta) -> 200',
     "List an endpoint's deliveries (beta) -> 200",
-    'Deliver an event again (beta) -> 404',
+    'Deliver an event again (beta) -> 202',
     'Delete a webhook endpoint (beta) -> 204',
     'List orders, filtered and paged (beta)[WithoutAuthorization] -> 401',
     'List orders, filtered and paged (beta)[WithUnknownBearerKey] -> 401',
