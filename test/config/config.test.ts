@@ -12,6 +12,7 @@ describe('configuration', () => {
       port: 3000,
       logLevel: 'info',
       environment: 'production',
+      events: { pruneIntervalMs: 3600000, retentionDays: 30 },
       shutdownGraceMs: 10000,
       database: { kind: 'sqlite', path: path.resolve('/srv/app', 'data/store.db'), synchronous: 'full' },
       cursorSecrets: [],
