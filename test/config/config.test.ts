@@ -22,6 +22,7 @@ describe('configuration', () => {
       limits: DEFAULT_LIMITS,
       // No publicBaseUrl or stagingBaseUrl: the documents name the address the server listens on (issue 19 #5).
       pets: { deprecatedAt: new Date('2026-07-01T00:00:00Z'), sunsetAt: new Date('2027-07-01T00:00:00Z') },
+      events: { retentionDays: 30, pruneIntervalMs: 3_600_000 },
     });
     assert.ok(Object.isFrozen(config));
   });
