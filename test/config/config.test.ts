@@ -12,7 +12,6 @@ describe('configuration', () => {
       port: 3000,
       logLevel: 'info',
       environment: 'production',
-      events: { pruneIntervalMs: 3600000, retentionDays: 30 },
       shutdownGraceMs: 10000,
       database: { kind: 'sqlite', path: path.resolve('/srv/app', 'data/store.db'), synchronous: 'full' },
       cursorSecrets: [],
@@ -31,6 +30,7 @@ describe('configuration', () => {
       },
       // No publicBaseUrl or stagingBaseUrl: the documents name the address the server listens on (issue 19 #5).
       pets: { deprecatedAt: new Date('2026-07-01T00:00:00Z'), sunsetAt: new Date('2027-07-01T00:00:00Z') },
+      events: { retentionDays: 30, pruneIntervalMs: 3_600_000 },
     });
     assert.ok(Object.isFrozen(config));
   });
