@@ -142,6 +142,7 @@ export function createWebhooksDispatcher(
   container: Pick<Container, 'config' | 'storage' | 'services'>,
   logger: Logger,
   clock: Clock = systemClock,
+  busy?: () => boolean,
 ): { start(): void; wake(): void; stop(): Promise<void> } {
   const { webhooks } = container.config;
   const sender = createWebhookSender({
@@ -150,7 +151,7 @@ export function createWebhooksDispatcher(
     clock,
     timeoutMs: webhooks.timeoutMs,
   });
-  const engine = createWebhookDispatcher({ webhooksRepository: container.storage.webhooks, sender, clock, logger, config: webhooks });
+  const engine = createWebhookDispatcher({ webhooksRepository: container.storage.webhooks, sender, clock, logger, config: webhooks, ...(busy === undefined ? {} : { busy }) });
   container.services.webhooks.onQueued(() => engine.wake());
   return {
     start: engine.start,

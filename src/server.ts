@@ -58,7 +58,16 @@ export async function runServer(
   }
   const dispatcher = createMessagesDispatcher(container, logger);
   const eventsPruner = createBackgroundEventsPruner(container, logger);
-  const webhookDispatcher = createWebhooksDispatcher(container, logger);
+  // Requests come first: while the store host is answering, webhook delivery takes a bounded share of the process.
+  let requestsSinceCheck = 0;
+  app.server.on('request', () => {
+    requestsSinceCheck++;
+  });
+  const webhookDispatcher = createWebhooksDispatcher(container, logger, undefined, () => {
+    const busy = requestsSinceCheck > 0;
+    requestsSinceCheck = 0;
+    return busy;
+  });
   container.services.keyUsage.start(limits.keyUsageFlushMs, (err) => logger.warn({ err }, 'could not record API key usage'));
   // Registered only once listening: close-with-grace also acts on a normal exit.
   const skip = signals === undefined ? [] : (['SIGINT', 'SIGTERM'] as const).filter((signal) => !signals.includes(signal));

@@ -23,6 +23,13 @@ export interface DeliveryEngineDependencies<T extends ClaimedItem> {
   /** The delay before the next attempt after `attempts` failed ones, or undefined to give up. `random` is in [0, 1). */
   retryDelayMs(attempts: number, random: number): number | undefined;
   random: () => number;
+  /**
+   * While `busy()` says the process is serving requests, the engine takes at
+   * most `share` of the time (it rests after each batch in proportion):
+   * deliveries lag during a burst and catch up after it, since they are
+   * already durable in the queue. Absent: the engine never rests while work is due.
+   */
+  yieldTo?: { busy(): boolean; share: number };
 }
 
 /**
@@ -33,7 +40,7 @@ export interface DeliveryEngineDependencies<T extends ClaimedItem> {
  * next. Ordering, where a queue has it, is the queue's claim's business: it
  * only offers an item whose predecessors are settled.
  */
-export function createDeliveryEngine<T extends ClaimedItem>({ name, queue, sender, clock, logger, config, retryDelayMs, random }: DeliveryEngineDependencies<T>) {
+export function createDeliveryEngine<T extends ClaimedItem>({ name, queue, sender, clock, logger, config, retryDelayMs, random, yieldTo }: DeliveryEngineDependencies<T>) {
   const claimant = randomUUID();
   const log = logger.child({ component: `${name}-delivery` });
   const inFlight = new AbortController();
@@ -113,6 +120,7 @@ export function createDeliveryEngine<T extends ClaimedItem>({ name, queue, sende
   async function loop(): Promise<void> {
     while (!stopping) {
       let claimed: T[];
+      const batchStarted = performance.now();
       try {
         const now = clock.now();
         claimed = await queue.claimDue({
@@ -143,6 +151,7 @@ export function createDeliveryEngine<T extends ClaimedItem>({ name, queue, sende
         // Storage failed while settling: the claims lapse and the items are retried then.
         log.error({ err: error }, 'could not record delivery outcomes');
       });
+      if (yieldTo?.busy() === true) await idle(((performance.now() - batchStarted) * (1 - yieldTo.share)) / yieldTo.share);
     }
   }
 

@@ -4,6 +4,9 @@ import { createDeliveryEngine, type Sender } from '../../delivery/delivery-engin
 import type { Clock } from '../../shared/clock.js';
 import type { ClaimedWebhookDelivery, WebhooksRepository } from '../webhooks-repository.js';
 
+/** The engine's share of the process while it serves requests (see yieldTo). */
+const SHARE_WHILE_BUSY = 0.1;
+
 /** Deliveries one engine claims and sends at once. */
 const BATCH_SIZE = 64;
 
@@ -25,6 +28,7 @@ export function createWebhookDispatcher({
   logger,
   config,
   random = Math.random,
+  busy,
 }: {
   webhooksRepository: WebhooksRepository;
   sender: Sender<ClaimedWebhookDelivery>;
@@ -32,6 +36,8 @@ export function createWebhookDispatcher({
   logger: Logger;
   config: Pick<WebhooksConfig, 'retryScheduleMs' | 'timeoutMs' | 'pollIntervalMs'>;
   random?: () => number;
+  /** Whether the process served requests since the last call; undefined: never yield. */
+  busy?: () => boolean;
 }) {
   return createDeliveryEngine({
     name: 'webhooks',
@@ -42,5 +48,6 @@ export function createWebhookDispatcher({
     config: { pollIntervalMs: config.pollIntervalMs, attemptTimeoutMs: config.timeoutMs, batchSize: BATCH_SIZE },
     retryDelayMs: (attempts, jitter) => scheduledRetryDelayMs(config.retryScheduleMs, attempts, jitter),
     random,
+    ...(busy === undefined ? {} : { yieldTo: { busy, share: SHARE_WHILE_BUSY } }),
   });
 }
