@@ -30,7 +30,7 @@ export const CONTRACT_COVERS = {
 
 const FAR = '9999-12-31T00:00:00.000Z';
 
-for (const backend of testBackends()) {
+for (const backend of testBackends({ withPgBouncer: true })) {
   describe(`webhooks storage contract: ${backend.name}`, () => {
     test('when ten connections claim concurrently, then each of 60 due deliveries is claimed exactly once', async (t) => {
       const h = await webhooksHarness(t, backend);
