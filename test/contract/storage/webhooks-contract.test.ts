@@ -149,5 +149,33 @@ for (const backend of testBackends({ withPgBouncer: true })) {
       assert.equal(await h.storage.webhooks.redeliver({ accountId: accountId + 1000, eventId: claimed.eventId, now }), undefined);
       assert.equal((await h.storage.webhooks.listDeliveries(accountId, endpointId, undefined, 10)).length, 2);
     });
+    test('when every attempt to an endpoint has failed for 5 days, then the endpoint is disabled and says why; a success in between resets the count', async (t) => {
+      const h = await webhooksHarness(t, backend);
+      const { accountId, auth } = await h.tenant();
+      const receiver = await startHookReceiver(t);
+      const created = await h.app.inject({ method: 'POST', url: '/v2/webhook-endpoints', headers: { ...auth, 'content-type': 'application/json' }, payload: { url: receiver.url, eventTypes: ['order.created'] } });
+      const { id: endpointId } = created.json<{ id: string }>();
+      await h.services.orders.createOrder({ accountId });
+      const t0 = Date.now() + 1000;
+      const iso = (ms: number) => new Date(t0 + ms).toISOString();
+      const DAY = 24 * 60 * 60 * 1000;
+      const [first] = await h.storage.webhooks.claimDue({ claimant: 'a', now: iso(0), claimedUntil: iso(1000), limit: 1 });
+      assert.ok(first);
+      await h.storage.webhooks.markAttemptFailed({ id: first.id, claimant: 'a', at: iso(0), error: 'HTTP 500', statusCode: 500, retryAt: iso(5 * DAY - 1) });
+      const [second] = await h.storage.webhooks.claimDue({ claimant: 'b', now: iso(5 * DAY - 1), claimedUntil: FAR, limit: 1 });
+      assert.equal(second?.id, first.id);
+      await h.storage.webhooks.markAttemptFailed({ id: first.id, claimant: 'b', at: iso(5 * DAY - 1), error: 'HTTP 500', statusCode: 500, retryAt: iso(5 * DAY) });
+      assert.equal((await h.storage.webhooks.findEndpoint(accountId, endpointId))?.status, 'enabled', 'not yet 5 days');
+      const [third] = await h.storage.webhooks.claimDue({ claimant: 'c', now: iso(5 * DAY), claimedUntil: FAR, limit: 1 });
+      await h.storage.webhooks.markAttemptFailed({ id: third?.id ?? '', claimant: 'c', at: iso(5 * DAY), error: 'HTTP 500', statusCode: 500, retryAt: iso(6 * DAY) });
+      const disabled = await h.storage.webhooks.findEndpoint(accountId, endpointId);
+      assert.equal(disabled?.status, 'disabled');
+      assert.match(String(disabled?.disabledReason), /5 days/);
+      // A disabled endpoint's deliveries wait; enabling it again clears the streak.
+      assert.deepEqual(await h.storage.webhooks.claimDue({ claimant: 'd', now: FAR, claimedUntil: FAR, limit: 1 }), []);
+      const enabled = await h.storage.webhooks.updateEndpoint(accountId, endpointId, { status: 'enabled' });
+      assert.deepEqual([enabled?.status, enabled?.disabledReason], ['enabled', null]);
+      assert.equal((await h.storage.webhooks.claimDue({ claimant: 'd', now: FAR, claimedUntil: FAR, limit: 1 })).length, 1);
+    });
   });
 }
