@@ -1,5 +1,5 @@
 /*
- * npm run bench [-- --quick] [-- --only list,cancel,big,import,workers,observability] [-- --no-postgres]
+ * npm run bench [-- --quick] [-- --only list,cancel,big,import,workers,observability,webhooks] [-- --no-postgres]
  *
  * Starts a raw node:http baseline and the built server (each pinned to core 0
  * where taskset exists), seeds data through the CLI, drives each scenario
@@ -558,6 +558,79 @@ async function main(): Promise<void> {
     const two = await startOurs(env, ['--workers', '2'], `${SERVER_CORE},${CLIENT_CORE}`);
     rows.push(pairedRow('GET /v1/store/orders, 100 orders, SQLite, --workers 2 (both cores, shared with wrk)', await against(two, `${two.url}/v1/store/orders`, auth(listAccount.key)), two.pid));
     await two.stop();
+  }
+
+  if (runs('webhooks')) await webhookRows();
+
+  /**
+   * Webhooks on SQLite: durable cancels at 64 clients without and with one
+   * endpoint subscribed to order.cancelled (same server, same minutes; the
+   * fan-out is in the cancel's transaction and the engine delivers in the
+   * same process meanwhile), then signed deliveries per second to a local
+   * receiver, from a queue filled by an import while no engine ran.
+   */
+  async function webhookRows(): Promise<void> {
+    const receiver = await start(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'webhook-receiver.ts')], {}, CLIENT_CORE);
+    const hookUrl = (name: string) => `${receiver.url}/${name}`;
+    const received = async (name: string) =>
+      (await (await fetch(`${receiver.url}/count?path=/${name}`)).json()) as { n: number; first: number; last: number };
+    const hookEnv = { ...env, WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', WEBHOOK_POLL_INTERVAL_MS: '100' };
+    const seeded = (name: string) => {
+      const account = JSON.parse(cli(env, ['accounts', 'create', '--name', name, '--json'])) as { id: number };
+      const key = (JSON.parse(cli(env, ['keys', 'create', '--account', String(account.id), '--json'])) as { key: string }).key;
+      return { id: String(account.id), key };
+    };
+    const subscribe = async (server: Server, key: string, name: string, eventTypes?: string[]) => {
+      const response = await fetch(`${server.url}/v2/webhook-endpoints`, {
+        method: 'POST',
+        headers: { ...auth(key), 'content-type': 'application/json' },
+        body: JSON.stringify({ url: hookUrl(name), ...(eventTypes === undefined ? {} : { eventTypes }) }),
+      });
+      if (response.status !== 201) throw new Error(`creating a webhook endpoint answered ${response.status}: ${await response.text()}`);
+    };
+
+    const plain = seeded('bench-hooks-none');
+    const hooked = seeded('bench-hooks-one');
+    cli(env, ['orders', 'import', '--account', plain.id, importFile('h-none.ndjson', ndjson(CANCEL_BLOCK, 300_000_001))]);
+    cli(env, ['orders', 'import', '--account', hooked.id, importFile('h-one.ndjson', ndjson(CANCEL_BLOCK, 400_000_001))]);
+    const server = await startOurs(hookEnv);
+    await subscribe(server, hooked.key, 'cancels', ['order.cancelled']);
+    resetPeak(server.pid);
+    const none = await load(`${server.url}/`, { connections: 64, headers: auth(plain.key), script: cancelScript, scriptArgs: ['300000000'], pid: server.pid });
+    const one = await load(`${server.url}/`, { connections: 64, headers: auth(hooked.key), script: cancelScript, scriptArgs: ['400000000'], pid: server.pid });
+    const during = (await received('cancels')).n;
+    rows.push({ scenario: 'DELETE cancel, durable, SQLite, 64 clients, no webhook endpoint', rps: none.rps, p50: none.p50, p99: none.p99, cpuUs: none.cpuUs, rssMb: peakMb(server.pid), ratio: 1, note: none.non2xx ? `${none.non2xx} non-2xx` : 'every answer 204' });
+    rows.push({
+      scenario: 'DELETE cancel, durable, SQLite, 64 clients, one subscribed webhook endpoint',
+      rps: one.rps,
+      p50: one.p50,
+      p99: one.p99,
+      cpuUs: one.cpuUs,
+      rssMb: peakMb(server.pid),
+      ratio: one.rps / none.rps,
+      note: `${one.non2xx ? `${one.non2xx} non-2xx; ` : ''}× the row above (target ≥ 0.85); ${during.toLocaleString('en-US')} signed deliveries received by the end of the run, sent by the same process`,
+    });
+    await server.stop();
+
+    const QUEUED = QUICK ? 10_000 : 50_000;
+    const bulk = seeded('bench-hooks-throughput');
+    const setup = await startOurs(hookEnv);
+    await subscribe(setup, bulk.key, 'bulk');
+    await setup.stop();
+    // Each imported order's order.created event queues one delivery, in the import's transaction.
+    cli(env, ['orders', 'import', '--account', bulk.id, importFile('h-bulk.ndjson', ndjson(QUEUED, 500_000_001))]);
+    const sender = await startOurs(hookEnv);
+    const started = performance.now();
+    while ((await received('bulk')).n < QUEUED && performance.now() - started < 120_000) await new Promise((resolve) => setTimeout(resolve, 100));
+    const bulkCount = await received('bulk');
+    const seconds = (bulkCount.last - bulkCount.first) / 1000;
+    rows.push({
+      scenario: `webhook deliveries, signed, to a local receiver, SQLite (${QUEUED.toLocaleString('en-US')} queued)`,
+      rssMb: peakMb(sender.pid),
+      note: `${bulkCount.n.toLocaleString('en-US')} received in ${seconds.toFixed(2)} s: ${Math.round(bulkCount.n / seconds).toLocaleString('en-US')} deliveries/s (target ≥ 2,000), first to last`,
+    });
+    await sender.stop();
+    await receiver.stop();
   }
 
   if (!args.includes('--no-postgres') && (runs('list') || runs('cancel') || runs('import'))) {

@@ -15,6 +15,8 @@ import { createGroupedStatusChanges } from './orders/order-status-changes.js';
 import { createOrdersService } from './orders/v1/orders-service.js';
 import { createOrdersV2Service } from './orders/v2/orders-v2-service.js';
 import { createPetsService } from './pets/pets-service.js';
+import { createEventsService } from './events/events-service.js';
+import { createEventsPruner, type EventsPruner } from './events/events-pruner.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { openStorage } from './storage/open-storage.js';
 import type { Services } from './services.js';
@@ -25,6 +27,11 @@ import { createUsersService } from './users/users-service.js';
 import { createPasskeysService } from './users/passkeys-service.js';
 import type { Storage } from './storage/storage.js';
 import { createOutageLog, type OutageLog, type OutageLogger } from './shared/outage-log.js';
+import { createWebhookDispatcher } from './webhooks/delivery/webhook-dispatcher.js';
+import { createSecretBox } from './webhooks/security/webhook-secrets.js';
+import { createWebhookSender } from './webhooks/delivery/webhook-sender.js';
+import { createUrlPolicy, systemResolver } from './webhooks/security/webhook-url-policy.js';
+import { createWebhooksService } from './webhooks/webhooks-service.js';
 
 export interface Container {
   readonly config: Config;
@@ -40,7 +47,7 @@ export interface Container {
  */
 export function createServices(
   storage: Storage,
-  config: Pick<Config, 'environment' | 'cursorSecrets' | 'pets' | 'portal' | 'audit' | 'tracing'>,
+  config: Pick<Config, 'environment' | 'cursorSecrets' | 'pets' | 'portal' | 'audit' | 'tracing' | 'events' | 'webhooks'>,
   clock: Clock,
   metrics: ServiceMetrics,
 ): Services {
@@ -50,7 +57,7 @@ export function createServices(
 
 function buildServices(
   untraced: Storage,
-  config: Pick<Config, 'environment' | 'cursorSecrets' | 'pets' | 'portal' | 'audit'>,
+  config: Pick<Config, 'environment' | 'cursorSecrets' | 'pets' | 'portal' | 'audit' | 'events' | 'webhooks'>,
   clock: Clock,
   metrics: ServiceMetrics,
   tracing?: ServiceTracing,
@@ -63,7 +70,7 @@ function buildServices(
   const readVersion = createVersionReads(storage.orders);
   const accounts = createAccountsService({ accountsRepository: storage.accounts, clock });
   const sessions = createSessionsService({ sessionsRepository: storage.sessions, clock, timeouts: config.portal.session });
-  // One signing key for every cursor of the API: the v2 orders listing and the audit trail.
+  // One signing key for every cursor of the API (v2 orders, events, the audit trail): each binds its listing in the digest.
   const cursors = createCursorCodec({ secrets: config.cursorSecrets, secretsRepository: storage.secrets, clock });
   const audit = createAuditService({ auditRepository: storage.audit, cursors, clock, retentionDays: config.audit.retentionDays });
   return {
@@ -91,6 +98,13 @@ function buildServices(
     sessions,
     audit,
     passkeys: createPasskeysService({ passkeysRepository: storage.passkeys, usersRepository: storage.users, clock }),
+    events: createEventsService({ eventsRepository: storage.events, cursors, clock, retentionDays: config.events.retentionDays }),
+    webhooks: createWebhooksService({
+      webhooksRepository: storage.webhooks,
+      policy: createUrlPolicy(config.webhooks, systemResolver),
+      secretBox: createSecretBox({ configuredKey: config.webhooks.secretsKey, secretsRepository: storage.secrets, clock }),
+      clock,
+    }),
   };
 }
 
@@ -138,6 +152,46 @@ export function createMessagesDispatcher(
   });
   container.services.messages.onQueued(() => dispatcher.wake());
   return dispatcher;
+}
+
+/** The background pruning of events past their retention (EVENTS_RETENTION_DAYS), every EVENTS_PRUNE_INTERVAL_MS. */
+export function createBackgroundEventsPruner(container: Pick<Container, 'config' | 'services'>, logger: Logger): EventsPruner {
+  return createEventsPruner({
+    eventsService: container.services.events,
+    intervalMs: container.config.events.pruneIntervalMs,
+    onError: (err) => logger.warn({ err }, 'could not prune expired events'),
+  });
+}
+
+/**
+ * The background engine delivering webhooks over the container's storage,
+ * woken whenever this process makes deliveries due (a redelivery, an
+ * endpoint enabled again); otherwise it polls.
+ */
+export function createWebhooksDispatcher(
+  container: Pick<Container, 'config' | 'storage' | 'services'>,
+  logger: Logger,
+  outages: Pick<OutageLog, 'databaseUnreachable'>,
+  clock: Clock = systemClock,
+  busy?: () => boolean,
+): { start(): void; wake(): void; stop(): Promise<void> } {
+  const { webhooks } = container.config;
+  const sender = createWebhookSender({
+    policy: createUrlPolicy(webhooks, systemResolver),
+    secretBox: createSecretBox({ configuredKey: webhooks.secretsKey, secretsRepository: container.storage.secrets, clock }),
+    clock,
+    timeoutMs: webhooks.timeoutMs,
+  });
+  const engine = createWebhookDispatcher({ webhooksRepository: container.storage.webhooks, sender, clock, logger, outages, config: webhooks, ...(busy === undefined ? {} : { busy }) });
+  container.services.webhooks.onQueued(() => engine.wake());
+  return {
+    start: engine.start,
+    wake: engine.wake,
+    async stop() {
+      await engine.stop();
+      sender.close();
+    },
+  };
 }
 
 /**

@@ -1,7 +1,7 @@
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './hosts/store/store-app.js';
-import { createContainer, createMessagesDispatcher, createMetricsRegistry, createOutages } from './composition.js';
+import { createBackgroundEventsPruner, createContainer, createMessagesDispatcher, createMetricsRegistry, createOutages, createWebhooksDispatcher } from './composition.js';
 import type { Config } from './config/config.js';
 import { createHttpMetrics, UNCOUNTED_HTTP_METRICS } from './http/http-metrics.js';
 import { createLogger, prettyDestination } from './http/logging.js';
@@ -82,6 +82,17 @@ export async function runServer(
     throw error;
   }
   const dispatcher = createMessagesDispatcher(container, logger, outages);
+  const eventsPruner = createBackgroundEventsPruner(container, logger);
+  // Requests come first: while the store host is answering, webhook delivery takes a bounded share of the process.
+  let requestsSinceCheck = 0;
+  app.server.on('request', () => {
+    requestsSinceCheck++;
+  });
+  const webhookDispatcher = createWebhooksDispatcher(container, logger, outages, undefined, () => {
+    const busy = requestsSinceCheck > 0;
+    requestsSinceCheck = 0;
+    return busy;
+  });
   container.services.keyUsage.start(limits.keyUsageFlushMs, (err) => logger.warn({ err }, 'could not record API key usage'));
   // The change an entry describes has committed already: a lost entry is logged, with what it said.
   container.services.audit.onRecordFailed((err, entry) => logger.error({ err, audit: entry }, 'could not write an audit trail entry'));
@@ -92,13 +103,16 @@ export async function runServer(
     if (err !== undefined) logger.error({ err }, 'shutting down after an unexpected error');
     else logger.info({ signal }, 'shutting down');
     await Promise.all([app.close(), quickstart?.close(), portal?.close(), metricsListener?.close()]);
-    await dispatcher.stop();
+    await Promise.all([dispatcher.stop(), webhookDispatcher.stop()]);
+    await eventsPruner.stop();
     outages.stop();
     await container.close();
     // The spans of the last requests are exported before the process ends.
     await tracing?.shutdown().catch((error: unknown) => logger.warn({ err: error }, 'could not export the last spans'));
   });
   dispatcher.start();
+  eventsPruner.start();
+  webhookDispatcher.start();
   const listening: Listening = {
     address,
     ...(quickstartAddress === undefined ? {} : { quickstartAddress }),

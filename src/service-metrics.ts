@@ -114,13 +114,15 @@ export function createServiceMetrics(registry: Registry): ServiceMetrics {
       return {
         kind: delivery.kind,
         async deliver(message, signal) {
+          let record;
           try {
-            await delivery.deliver(message, signal);
+            record = await delivery.deliver(message, signal);
           } catch (error) {
             failed.inc();
             throw error;
           }
           sent.inc();
+          return record;
         },
       };
     },

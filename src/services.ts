@@ -9,6 +9,8 @@ import type { OrdersV2Service } from './orders/v2/orders-v2-service.js';
 import type { PetsService } from './pets/pets-service.js';
 import type { SessionsService } from './users/sessions-service.js';
 import type { UsersService } from './users/users-service.js';
+import type { EventsService } from './events/events-service.js';
+import type { WebhooksService } from './webhooks/webhooks-service.js';
 
 /**
  * Every service of one process, as the composition root builds them and the
@@ -30,4 +32,6 @@ export interface Services {
   audit: AuditService;
   /** Portal passkeys (WebAuthn). */
   passkeys: PasskeysService;
+  events: EventsService;
+  webhooks: WebhooksService;
 }

@@ -55,6 +55,32 @@ export function isTrustedProxyEntry(entry: string): boolean {
   return /^(?:loopback|linklocal|uniquelocal|[0-9A-Fa-f:.]+(?:\/[0-9]{1,3})?)$/.test(entry);
 }
 
+/** A CIDR range (`10.0.0.0/8`, `fd00::/8`) or one address, as WEBHOOK_ALLOWED_NETWORKS lists them. */
+export function isWebhookNetwork(entry: string): boolean {
+  const [address = '', prefix, extra] = entry.split('/');
+  if (extra !== undefined) return false;
+  const family = isIP(address);
+  if (family === 0) return false;
+  if (prefix === undefined) return true;
+  return /^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+const DELAY_UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** `['5s', '5m', '2h']` in milliseconds; undefined when empty or an entry is not a whole number and a unit (ms, s, m, h, d) of at most 30 days. */
+export function parseRetrySchedule(entries: readonly string[]): number[] | undefined {
+  if (entries.length === 0 || entries.length > 100) return undefined;
+  const delays: number[] = [];
+  for (const entry of entries) {
+    const match = /^([0-9]{1,9})(ms|s|m|h|d)$/.exec(entry);
+    if (match === null) return undefined;
+    const ms = Number(match[1]) * DELAY_UNIT_MS[match[2] as keyof typeof DELAY_UNIT_MS];
+    if (ms > 30 * DELAY_UNIT_MS.d) return undefined;
+    delays.push(ms);
+  }
+  return delays;
+}
+
 /** 32 characters of a random string carry at least 128 bits even as hex. */
 export const CURSOR_SECRET_MIN_LENGTH = 32;
 

@@ -4,9 +4,11 @@ import {
   isHttpUrl,
   isTrustedProxyEntry,
   isValidHost,
+  isWebhookNetwork,
   parseBaseUrl,
   parseDatabaseUrl,
   parseInstant,
+  parseRetrySchedule,
   parseVersionedBaseUrl,
 } from './config-formats.js';
 import { audit, portal, tracing } from './config-schema-services.js';
@@ -131,6 +133,8 @@ const api = Type.Object(
       (text) => parseInstant(text) !== undefined,
       () => 'PETS_SUNSET_DATE must be an ISO 8601 date (2027-07-01) or date-time with a zone (2027-07-01T00:00:00Z)',
     ),
+    EVENTS_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 3650, default: 30, description: 'How long events (`GET /v2/events`) are kept; older ones are pruned in the background' }),
+    EVENTS_PRUNE_INTERVAL_MS: Type.Integer({ minimum: 10, maximum: 86_400_000, default: 3_600_000, description: 'How often the server prunes events older than `EVENTS_RETENTION_DAYS`' }),
   },
   { title: 'API' },
 );
@@ -250,8 +254,45 @@ const limits = Type.Object(
   { title: 'Limits' },
 );
 
+const webhooks = Type.Object(
+  {
+    WEBHOOK_ALLOW_HTTP: Type.Union([Type.Literal('false'), Type.Literal('true')], {
+      default: 'false',
+      description: 'Whether webhook endpoints may use plain `http://` URLs (`https://` only by default)',
+    }),
+    WEBHOOK_ALLOWED_NETWORKS: Type.Refine(
+      Type.Array(Type.String(), {
+        default: [],
+        description: 'CIDR ranges webhook endpoints may reach although they are loopback, private, link-local or otherwise refused, e.g. `10.1.0.0/16`',
+      }),
+      (entries) => entries.every(isWebhookNetwork),
+      (entries) => `WEBHOOK_ALLOWED_NETWORKS must be a comma-separated list of CIDR ranges (got ${JSON.stringify(entries.find((entry) => !isWebhookNetwork(entry)))})`,
+    ),
+    WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 1, maximum: 600_000, default: 15_000, description: 'How long one webhook delivery attempt may take' }),
+    WEBHOOK_RETRY_SCHEDULE: Type.Refine(
+      Type.Array(Type.String(), {
+        default: ['5s', '5m', '30m', '2h', '5h', '10h', '10h'],
+        description: 'Delays before each retry of a failed webhook delivery (±20 % jitter), e.g. `5s,5m`; after the last one the delivery is given up',
+      }),
+      (entries) => parseRetrySchedule(entries) !== undefined,
+      () => 'WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of durations such as 500ms, 5s, 5m, 2h or 1d',
+    ),
+    WEBHOOK_POLL_INTERVAL_MS: Type.Integer({ minimum: 10, maximum: 3_600_000, default: 1000, description: 'How often an idle webhook engine looks for due deliveries (new events wake it at once)' }),
+    WEBHOOK_SECRETS_KEY: Type.Optional(
+      Type.String({
+        minLength: CURSOR_SECRET_MIN_LENGTH,
+        pattern: PRINTABLE,
+        'x-secret': true,
+        description: 'Key that encrypts webhook signing secrets in the database; unset: a key generated once and kept in the database',
+        errorMessage: `WEBHOOK_SECRETS_KEY must be at least ${CURSOR_SECRET_MIN_LENGTH} printable characters without spaces, e.g. from: openssl rand -hex 32`,
+      }),
+    ),
+  },
+  { title: 'Webhooks' },
+);
+
 /** The whole environment: one object per section, one property per variable, in the order problems are reported. */
-export const CONFIG_SCHEMA = Type.Object({ server, database, api, quickstart, metrics, messages, limits, portal, audit, tracing });
+export const CONFIG_SCHEMA = Type.Object({ server, database, api, quickstart, metrics, messages, limits, portal, audit, tracing, webhooks });
 
 /** The environment as read: every value typed and within its bounds (or its default, when it was refused). */
 export type EnvironmentValues = Static<typeof CONFIG_SCHEMA>;

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { parseBaseUrl, parseDatabaseUrl, parseInstant, parseVersionedBaseUrl } from './config-formats.js';
+import { parseBaseUrl, parseDatabaseUrl, parseInstant, parseRetrySchedule, parseVersionedBaseUrl } from './config-formats.js';
 import type { EnvironmentValues } from './config-schema.js';
 import { deepFreeze } from './deep-freeze.js';
 import { readEnvironment, type Env, type EnvironmentReading } from './env-reader.js';
@@ -59,6 +59,18 @@ export interface MessagesConfig {
   readonly pollIntervalMs: number;
 }
 
+export interface WebhooksConfig {
+  readonly allowHttp: boolean;
+  /** CIDR ranges (or addresses) endpoints may reach although the SSRF rules refuse them. */
+  readonly allowedNetworks: readonly string[];
+  readonly timeoutMs: number;
+  /** Delay before each retry, in ms; after the last the delivery is given up. */
+  readonly retryScheduleMs: readonly number[];
+  readonly pollIntervalMs: number;
+  /** Encrypts signing secrets at rest; undefined: a key generated once and kept in the database. Never logged. */
+  readonly secretsKey?: string;
+}
+
 export interface Config {
   readonly host: string;
   readonly port: number;
@@ -81,6 +93,7 @@ export interface Config {
   readonly messages: MessagesConfig;
   /** OpenTelemetry tracing; null (the default) when off. */
   readonly tracing: TracingConfig | null;
+  readonly webhooks: WebhooksConfig;
   /** Rate limits, timeouts, connection and load bounds (limits.ts). */
   readonly limits: Limits;
   /**
@@ -95,6 +108,13 @@ export interface Config {
   /** The self-service portal: its host (`port` null when PORTAL_PORT=off), sign-up policy, sessions and throttling. */
   readonly portal: PortalConfig;
   readonly audit: AuditConfig;
+  /** The event feed's retention, and how often the server prunes it. */
+  readonly events: Readonly<EventsConfig>;
+}
+
+export interface EventsConfig {
+  retentionDays: number;
+  pruneIntervalMs: number;
 }
 
 export interface AuditConfig {
@@ -220,7 +240,7 @@ function crossVariableProblems({ values, problems, given }: EnvironmentReading):
 }
 
 /** The Config shape the rest of the program reads, from values the schema has accepted. */
-function assemble({ server, database, api, quickstart, metrics, messages, limits, portal, audit, tracing }: EnvironmentValues, cwd: string): Config {
+function assemble({ server, database, api, quickstart, metrics, messages, limits, portal, audit, tracing, webhooks }: EnvironmentValues, cwd: string): Config {
   const url = parseDatabaseUrl(database.DATABASE_URL);
   if (url.kind === 'invalid') throw new Error('DATABASE_URL was accepted by the schema but cannot be parsed.');
   const cursorSecret = api.CURSOR_SECRET;
@@ -251,12 +271,21 @@ function assemble({ server, database, api, quickstart, metrics, messages, limits
     },
     limits: limitsFrom(limits),
     tracing: tracingFrom(tracing),
+    webhooks: {
+      allowHttp: webhooks.WEBHOOK_ALLOW_HTTP === 'true',
+      allowedNetworks: webhooks.WEBHOOK_ALLOWED_NETWORKS,
+      timeoutMs: webhooks.WEBHOOK_TIMEOUT_MS,
+      retryScheduleMs: checked(parseRetrySchedule(webhooks.WEBHOOK_RETRY_SCHEDULE)),
+      pollIntervalMs: webhooks.WEBHOOK_POLL_INTERVAL_MS,
+      ...(webhooks.WEBHOOK_SECRETS_KEY === undefined ? {} : { secretsKey: webhooks.WEBHOOK_SECRETS_KEY }),
+    },
     // Spec section 1: the base address carries the version prefix /v1; the v2 document's servers are the same URLs with /v2.
     ...(api.PUBLIC_BASE_URL === undefined ? {} : { publicBaseUrl: checked(parseVersionedBaseUrl(api.PUBLIC_BASE_URL)) }),
     ...(api.STAGING_BASE_URL === undefined ? {} : { stagingBaseUrl: checked(parseVersionedBaseUrl(api.STAGING_BASE_URL)) }),
     pets: { deprecatedAt: checked(parseInstant(api.PETS_DEPRECATION_DATE)), sunsetAt: checked(parseInstant(api.PETS_SUNSET_DATE)) },
     portal: portalFrom(portal),
     audit: { retentionDays: audit.AUDIT_RETENTION_DAYS, pruneIntervalMs: audit.AUDIT_PRUNE_INTERVAL_MS },
+    events: { retentionDays: api.EVENTS_RETENTION_DAYS, pruneIntervalMs: api.EVENTS_PRUNE_INTERVAL_MS },
   };
 }
 

@@ -18,6 +18,8 @@ export const ERROR_STATUS = {
   api_key_not_found: 404,
   pet_not_found: 404,
   message_not_found: 404,
+  webhook_endpoint_not_found: 404,
+  event_not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,
   expectation_failed: 417,
@@ -72,7 +74,7 @@ export class AppError extends Error {
 
 export class NotFoundError extends AppError {
   constructor(
-    code: 'order_not_found' | 'route_not_found' | 'account_not_found' | 'api_key_not_found' | 'pet_not_found' | 'message_not_found',
+    code: 'order_not_found' | 'route_not_found' | 'account_not_found' | 'api_key_not_found' | 'pet_not_found' | 'message_not_found' | 'event_not_found',
     message: string,
   ) {
     super(code, message);

@@ -1,4 +1,6 @@
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
+import { redactApiKeys } from '../api-keys/api-key-format.js';
+import { ValidationError } from '../errors/errors.js';
 
 /** The parts of a request Fastify validates, by the names its schema errors use. */
 export type RequestPart = 'params' | 'querystring' | 'headers' | 'body';
@@ -40,4 +42,17 @@ export function formatSchemaError(errors: FastifySchemaValidationError[], dataVa
   const name = (dataVar === 'body' ? segments.join('.') : segments[0]) || dataVar;
   const description = (first as { parentSchema?: { description?: unknown } }).parentSchema?.description;
   return new Error(invalidParameterMessage(dataVar, name, typeof description === 'string' ? description : first.message));
+}
+
+/**
+ * Refuses a query parameter the operation does not define (run before
+ * validation: the validator silently drops unknown ones). The name is the
+ * client's text: shown only when short and plain, and never a key.
+ */
+export function rejectUnknownParameters(query: unknown, supported: readonly string[]): void {
+  if (typeof query !== 'object' || query === null) return;
+  const unknown = Object.keys(query).find((name) => !supported.includes(name));
+  if (unknown === undefined) return;
+  const shown = /^[A-Za-z0-9_.[\]-]{1,64}$/.test(unknown) ? redactApiKeys(unknown) : '(unprintable name)';
+  throw new ValidationError(`Query parameter ${shown} is not supported. Supported: ${supported.join(', ')}.`);
 }

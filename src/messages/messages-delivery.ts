@@ -1,18 +1,12 @@
 import { injectTraceContext } from '../shared/tracing.js';
+import { DeliveryError, describeRequestFailure } from '../delivery/delivery-error.js';
+import type { AttemptRecord } from '../delivery/delivery-queue.js';
 import type { ClaimedMessage } from './messages-repository.js';
 
 /** Hands one message to its destination; throws DeliveryError when it should be retried. */
 export interface MessageDelivery {
   readonly kind: 'webhook' | 'record-only';
-  deliver(message: ClaimedMessage, signal: AbortSignal): Promise<void>;
-}
-
-/** A failed attempt. The message is stored, so it never contains the webhook URL (it may hold a token). */
-export class DeliveryError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'DeliveryError';
-  }
+  deliver(message: ClaimedMessage, signal: AbortSignal): Promise<AttemptRecord>;
 }
 
 /**
@@ -22,7 +16,9 @@ export class DeliveryError extends Error {
  */
 export const recordOnlyDelivery: MessageDelivery = {
   kind: 'record-only',
-  async deliver() {},
+  async deliver() {
+    return {};
+  },
 };
 
 /**
@@ -50,18 +46,12 @@ export function createWebhookDelivery({ url, timeoutMs }: { url: string; timeout
           signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
         });
       } catch (error) {
-        throw new DeliveryError(describeFetchFailure(error, signal));
+        throw new DeliveryError(describeRequestFailure(error, signal, 'webhook'));
       }
       // Read and drop the body so the connection can be reused.
       await response.arrayBuffer().catch(() => undefined);
-      if (response.status < 200 || response.status > 299) throw new DeliveryError(`The webhook answered HTTP ${response.status}.`);
+      if (response.status < 200 || response.status > 299) throw new DeliveryError(`The webhook answered HTTP ${response.status}.`, { statusCode: response.status });
+      return { statusCode: response.status };
     },
   };
-}
-
-function describeFetchFailure(error: unknown, signal: AbortSignal): string {
-  if (signal.aborted) return 'Delivery was interrupted by shutdown.';
-  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) return 'The webhook did not answer in time.';
-  const cause = error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined;
-  return typeof cause?.code === 'string' ? `The webhook could not be reached (${cause.code}).` : 'The webhook could not be reached.';
 }

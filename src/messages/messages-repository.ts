@@ -1,3 +1,5 @@
+import type { DeliveryQueue } from '../delivery/delivery-queue.js';
+
 export const MESSAGE_STATUSES = ['queued', 'sent', 'failed'] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
@@ -48,23 +50,8 @@ export interface ClaimedMessage {
   attempts: number;
 }
 
-export interface ClaimRequest {
-  /** Identifies the claiming dispatcher (unique per process run). */
-  claimant: string;
-  now: string;
-  /** After this instant an unsettled claim lapses and another dispatcher may take the message. */
-  claimedUntil: string;
-  limit: number;
-}
-
-export interface Settlement {
-  id: string;
-  claimant: string;
-  at: string;
-}
-
 /** Storage of quickstart messages and their delivery queue. Adapters live in src/storage/<database>/. */
-export interface MessagesRepository {
+export interface MessagesRepository extends DeliveryQueue<ClaimedMessage> {
   /**
    * Inserts a queued message, due at once. With `idempotency`, binding the
    * key and inserting the message are one atomic step guarded by a unique
@@ -75,21 +62,9 @@ export interface MessagesRepository {
   create(message: NewMessage, now: string): Promise<CreateMessageResult>;
   /** The message if it exists and belongs to the account. */
   findForAccount(accountId: number, id: string): Promise<Message | undefined>;
-  /**
-   * Atomically claims up to `limit` queued messages that are due (never
-   * attempted, due for retry, or whose previous claim lapsed), oldest due
-   * first, and counts an attempt on each. Concurrent claimers — in this
-   * process or another one on the same database — never get the same
-   * message while its claim holds.
+  /*
+   * The queue (claimDue, markSent, markAttemptFailed, release): claims
+   * queued messages that are due (never attempted, due for retry, or whose
+   * previous claim lapsed), oldest due first; a message given up is `failed`.
    */
-  claimDue(request: ClaimRequest): Promise<ClaimedMessage[]>;
-  /** queued -> sent, if the claim is still held. Returns whether it was. */
-  markSent(settlement: Settlement): Promise<boolean>;
-  /**
-   * Records a failed attempt: due again at `retryAt`, or `failed` for good
-   * when `retryAt` is undefined. Returns whether the claim was still held.
-   */
-  markAttemptFailed(settlement: Settlement & { error: string; retryAt?: string }): Promise<boolean>;
-  /** Gives a claimed message back unattempted (shutdown interrupted it): due at `at`, attempt not counted. */
-  release(settlement: Settlement): Promise<boolean>;
 }

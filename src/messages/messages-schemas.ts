@@ -14,7 +14,7 @@ const SendMessageBodySchema = Type.Object(
 );
 
 /** The spec's quickstart message record (section 2). */
-const MessageSchema = Type.Object(
+export const MessageSchema = Type.Object(
   {
     id: Type.String({ maxLength: 100, description: 'Unique message identifier.' }),
     message: Type.String({ maxLength: MESSAGE_MAX_CHARACTERS, description: 'The message text, exactly as sent.' }),

@@ -41,6 +41,7 @@ export interface OpenApiOptions {
   tags: { name: string; description: string }[];
   /** Where a reader finds more, e.g. the document of another version of the API. */
   externalDocs?: { description: string; url: string };
+  webhooks?: Record<string, unknown>; // OpenAPI 3.1: the requests this service sends; titled schemas become components
   /** Defaults to one global HTTP bearer scheme named `bearerAuth`. */
   securitySchemes?: Record<string, Json>;
   security?: Record<string, string[]>[];
@@ -100,7 +101,7 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
       info: options.info,
       servers: options.servers,
       tags: options.tags,
-      ...(options.externalDocs === undefined ? {} : { externalDocs: options.externalDocs }),
+      ...{ externalDocs: options.externalDocs, webhooks: options.webhooks as never }, // @fastify/swagger leaves out undefined ones
       components: { securitySchemes: securitySchemes as never },
       security: options.security ?? Object.keys(securitySchemes).map((name) => ({ [name]: [] })),
     },

@@ -9,6 +9,8 @@ import type { SessionsRepository } from '../users/sessions-repository.js';
 import type { UsersRepository } from '../users/users-repository.js';
 import type { AuditRepository } from '../audit/audit-repository.js';
 import type { PasskeysRepository } from '../users/passkeys-repository.js';
+import type { EventsRepository } from '../events/events-repository.js';
+import type { WebhooksRepository } from '../webhooks/webhooks-repository.js';
 
 export interface MigrationReport {
   /** Migrations applied by this call, e.g. ["0001-initial"]. */
@@ -30,6 +32,9 @@ export interface Storage {
   readonly sessions: SessionsRepository;
   readonly audit: AuditRepository;
   readonly passkeys: PasskeysRepository;
+  /** The outbox of order and message events, read by the feed; written only inside the orders and messages adapters' transactions. */
+  readonly events: EventsRepository;
+  readonly webhooks: WebhooksRepository;
   /** Creates or upgrades the schema; safe to call from several processes at once. */
   migrate(): Promise<MigrationReport>;
   /** Resolves when the database answers a trivial query. */

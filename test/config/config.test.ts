@@ -31,6 +31,15 @@ describe('configuration', () => {
         throttle: { perEmail: 5, perAddress: 30, windowMs: 15 * 60_000 },
       },
       audit: { retentionDays: 90, pruneIntervalMs: 3_600_000 },
+      webhooks: {
+        allowHttp: false,
+        allowedNetworks: [],
+        timeoutMs: 15000,
+        // 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h.
+        retryScheduleMs: [5000, 300000, 1800000, 7200000, 18000000, 36000000, 36000000],
+        pollIntervalMs: 1000,
+      },
+      events: { retentionDays: 30, pruneIntervalMs: 3_600_000 },
     });
     assert.ok(Object.isFrozen(config));
   });
@@ -46,6 +55,32 @@ describe('configuration', () => {
     assert.equal(config.logLevel, 'warn');
     assert.equal(config.environment, 'staging');
     assert.equal(config.shutdownGraceMs, 500);
+  });
+
+  test('when the webhook variables are set, then they are parsed; a bad schedule or network is refused without echoing the secrets key', () => {
+    const config = loadConfig({
+      WEBHOOK_ALLOW_HTTP: 'TRUE',
+      WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8, fd00::/8,10.0.0.1',
+      WEBHOOK_RETRY_SCHEDULE: '500ms,2s,1m',
+      WEBHOOK_TIMEOUT_MS: '2000',
+      WEBHOOK_SECRETS_KEY: 'k'.repeat(40),
+    });
+    assert.equal(config.webhooks.allowHttp, true);
+    assert.deepEqual(config.webhooks.allowedNetworks, ['127.0.0.0/8', 'fd00::/8', '10.0.0.1']);
+    assert.deepEqual(config.webhooks.retryScheduleMs, [500, 2000, 60000]);
+    assert.equal(config.webhooks.timeoutMs, 2000);
+    assert.equal(config.webhooks.secretsKey, 'k'.repeat(40));
+    assert.throws(
+      () => loadConfig({ WEBHOOK_RETRY_SCHEDULE: '5s,soon', WEBHOOK_ALLOWED_NETWORKS: '10.0.0.0/33', WEBHOOK_SECRETS_KEY: 'short secret' }),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.match(error.message, /WEBHOOK_RETRY_SCHEDULE/);
+        assert.match(error.message, /WEBHOOK_ALLOWED_NETWORKS/);
+        assert.match(error.message, /WEBHOOK_SECRETS_KEY/);
+        assert.ok(!error.message.includes('short secret'));
+        return true;
+      },
+    );
   });
 
   test('when several values are invalid, then one ConfigError names every problem and never echoes DATABASE_URL', () => {

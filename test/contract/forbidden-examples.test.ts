@@ -54,6 +54,8 @@ describe('documented 403 examples', () => {
         checked++;
       }
     }
-    assert.equal(checked, 9);
+    // Every documented operation of every host (8 before the audit trail and the events feed).
+    assert.equal(checked, hosts.reduce((n, host) => n + host.operations.length, 0));
+    assert.ok(checked >= 10, `${checked} operations checked`);
   });
 });

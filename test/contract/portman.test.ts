@@ -146,7 +146,8 @@ test('when Portman turns openapi-v2.json into contract and variation tests and n
   const dir = mkdtempSync(path.join(tmpdir(), 'store-orders-portman-v2-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const { env, key } = await seedStore(t, dir, { cancelledOrder: true });
-  const server = await startServer(t, env);
+  // The webhook endpoint it creates points at loopback (nothing listens: no delivery has to succeed).
+  const server = await startServer(t, { ...env, WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8' });
   const cancelled = await fetch(`${server.baseUrl}/v2/store/orders/12`, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } });
   assert.equal(cancelled.status, 204);
 
@@ -157,6 +158,16 @@ test('when Portman turns openapi-v2.json into contract and variation tests and n
     'Get one order (beta) -> 200',
     'Cancel an order (beta) -> 204',
     'List the audit trail (beta) -> 200',
+    'List events, oldest first (beta) -> 200',
+    'Get one event (beta) -> 200',
+    'Create a webhook endpoint (beta) -> 201',
+    'List webhook endpoints (beta) -> 200',
+    'Get a webhook endpoint (beta) -> 200',
+    'Update a webhook endpoint (beta) -> 200',
+    'Rotate the signing secret (beta) -> 200',
+    "List an endpoint's deliveries (beta) -> 200",
+    'Deliver an event again (beta) -> 202',
+    'Delete a webhook endpoint (beta) -> 204',
     'List orders, filtered and paged (beta)[WithoutAuthorization] -> 401',
     'List orders, filtered and paged (beta)[WithUnknownBearerKey] -> 401',
     'Get one order (beta)[WithoutAuthorization] -> 401',
@@ -177,5 +188,32 @@ test('when Portman turns openapi-v2.json into contract and variation tests and n
     'List the audit trail (beta)[WithUnknownBearerKey] -> 401',
     'List the audit trail (beta)[LimitOutOfRange] -> 400',
     'List the audit trail (beta)[ForgedCursor] -> 400',
+    'List events, oldest first (beta)[WithoutAuthorization] -> 401',
+    'List events, oldest first (beta)[WithUnknownBearerKey] -> 401',
+    'Get one event (beta)[WithoutAuthorization] -> 401',
+    'Get one event (beta)[WithUnknownBearerKey] -> 401',
+    'List events, oldest first (beta)[NextPage] -> 200',
+    'List events, oldest first (beta)[LimitOutOfRange] -> 400',
+    'List events, oldest first (beta)[OrdersCursor] -> 400',
+    'Get one event (beta)[UnknownEvent] -> 404',
+    'Create a webhook endpoint (beta)[WithoutAuthorization] -> 401',
+    'Create a webhook endpoint (beta)[WithUnknownBearerKey] -> 401',
+    'List webhook endpoints (beta)[WithoutAuthorization] -> 401',
+    'List webhook endpoints (beta)[WithUnknownBearerKey] -> 401',
+    'Get a webhook endpoint (beta)[WithoutAuthorization] -> 401',
+    'Get a webhook endpoint (beta)[WithUnknownBearerKey] -> 401',
+    'Update a webhook endpoint (beta)[WithoutAuthorization] -> 401',
+    'Update a webhook endpoint (beta)[WithUnknownBearerKey] -> 401',
+    'Rotate the signing secret (beta)[WithoutAuthorization] -> 401',
+    'Rotate the signing secret (beta)[WithUnknownBearerKey] -> 401',
+    "List an endpoint's deliveries (beta)[WithoutAuthorization] -> 401",
+    "List an endpoint's deliveries (beta)[WithUnknownBearerKey] -> 401",
+    'Deliver an event again (beta)[WithoutAuthorization] -> 401',
+    'Deliver an event again (beta)[WithUnknownBearerKey] -> 401',
+    'Delete a webhook endpoint (beta)[WithoutAuthorization] -> 401',
+    'Delete a webhook endpoint (beta)[WithUnknownBearerKey] -> 401',
+    'Create a webhook endpoint (beta)[MetadataUrl] -> 400',
+    'Get a webhook endpoint (beta)[MalformedEndpointId] -> 400',
+    'Get a webhook endpoint (beta)[UnknownEndpoint] -> 404',
   ]);
 });

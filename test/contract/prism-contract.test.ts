@@ -219,22 +219,48 @@ test('when real requests for every documented v2 status go through Prism validat
     { name: 'cancelOrderV2 403', method: 'DELETE', path: '/store/orders/1', headers: readOnly, expect: 403 },
   ]);
 
+  // The events the changes above committed: the feed and one event.
+  const [events] = await run([{ name: 'listEvents 200 (first page)', method: 'GET', path: '/events?limit=3', headers: auth, expect: 200 }]);
+  const feed = JSON.parse(events?.body ?? '') as { data: { id: string }[]; nextCursor: string };
+  assert.equal(feed.data.length, 3);
+  const eventsCursor = encodeURIComponent(feed.nextCursor);
+  const eventId = feed.data[0]?.id ?? '';
+  await run([
+    { name: 'listEvents 200 (next page)', method: 'GET', path: `/events?limit=3&cursor=${eventsCursor}`, headers: auth, expect: 200 },
+    { name: 'listEvents 200 (filtered)', method: 'GET', path: '/events?type=order.cancelled&type=order.shipped&createdFrom=2000-01-01T00:00:00Z', headers: auth, expect: 200 },
+    { name: 'listEvents 200 (none)', method: 'GET', path: '/events', headers: empty.auth, expect: 200 },
+    { name: 'listEvents 400 (limit)', method: 'GET', path: '/events?limit=0', headers: auth, expect: 400 },
+    { name: 'listEvents 400 (unknown parameter)', method: 'GET', path: '/events?status=pending', headers: auth, expect: 400 },
+    { name: 'listEvents 400 (cursor of other filters)', method: 'GET', path: `/events?type=order.created&cursor=${eventsCursor}`, headers: auth, expect: 400 },
+    { name: 'listEvents 401', method: 'GET', path: '/events', headers: wrongKey, expect: 401 },
+    { name: 'listEvents 403', method: 'GET', path: '/events', headers: readOnly, expect: 403 },
+    { name: 'getEvent 200', method: 'GET', path: `/events/${eventId}`, headers: auth, expect: 200 },
+    { name: "getEvent 404 (another account's)", method: 'GET', path: `/events/${eventId}`, headers: empty.auth, expect: 404 },
+    { name: 'getEvent 400', method: 'GET', path: `/events/evt_${'0'.repeat(61)}`, headers: auth, expect: 400 },
+    { name: 'getEvent 401', method: 'GET', path: `/events/${eventId}`, headers: wrongKey, expect: 401 },
+    { name: 'getEvent 403', method: 'GET', path: `/events/${eventId}`, headers: readOnly, expect: 403 },
+  ]);
+
   // A key that has spent its budget (sent straight to the server, not through Prism).
   for (let i = 0; i < limits.rateLimit.requests; i++) await app.inject({ method: 'GET', url: '/v2/store/orders/1', headers: burnt });
   await run([
     { name: 'listOrdersV2 429', method: 'GET', path: '/store/orders', headers: burnt, expect: 429 },
     { name: 'getOrderV2 429', method: 'GET', path: '/store/orders/1', headers: burnt, expect: 429 },
     { name: 'cancelOrderV2 429', method: 'DELETE', path: '/store/orders/1', headers: burnt, expect: 429 },
+    { name: 'listEvents 429', method: 'GET', path: '/events', headers: burnt, expect: 429 },
+    { name: 'getEvent 429', method: 'GET', path: '/events/evt_00000000000000000000000000000000', headers: burnt, expect: 429 },
   ]);
 
   if (database.kind !== 'sqlite') throw new Error('this test drives a SQLite file');
   const intruder = new Database(database.path);
-  intruder.exec('DROP TABLE orders');
+  intruder.exec('DROP TABLE orders; DROP TABLE events');
   intruder.close();
   await run([
     { name: 'listOrdersV2 500', method: 'GET', path: '/store/orders', headers: auth, expect: 500 },
     { name: 'getOrderV2 500', method: 'GET', path: '/store/orders/1', headers: auth, expect: 500 },
     { name: 'cancelOrderV2 500', method: 'DELETE', path: '/store/orders/1', headers: auth, expect: 500 },
+    { name: 'listEvents 500', method: 'GET', path: '/events', headers: auth, expect: 500 },
+    { name: 'getEvent 500', method: 'GET', path: `/events/${eventId}`, headers: auth, expect: 500 },
   ]);
 
   await storage.close();
@@ -242,5 +268,7 @@ test('when real requests for every documented v2 status go through Prism validat
     { name: 'listOrdersV2 503', method: 'GET', path: '/store/orders', headers: auth, expect: 503 },
     { name: 'getOrderV2 503', method: 'GET', path: '/store/orders/1', headers: auth, expect: 503 },
     { name: 'cancelOrderV2 503', method: 'DELETE', path: '/store/orders/1', headers: auth, expect: 503 },
+    { name: 'listEvents 503', method: 'GET', path: '/events', headers: auth, expect: 503 },
+    { name: 'getEvent 503', method: 'GET', path: '/events/evt_00000000000000000000000000000000', headers: auth, expect: 503 },
   ]);
 });

@@ -1,4 +1,6 @@
 export { createStoreOrdersClient, StoreOrdersApiError } from './store-orders-client.js';
+export { verifyWebhook, WebhookVerificationError } from './verify-webhook.js';
+export type { VerifyWebhookOptions, WebhookEvent } from './verify-webhook.js';
 export type {
   ErrorCode,
   ErrorRecord,

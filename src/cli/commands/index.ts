@@ -3,6 +3,7 @@ import { auditCommands } from './audit.js';
 import { backupCommands } from './backup.js';
 import type { CliCommand } from './command.js';
 import { demoCommand } from './demo.js';
+import { eventsCommands } from './events.js';
 import { keysCommands } from './keys.js';
 import { migrateCommand } from './migrate.js';
 import { ordersImportCommand } from './orders-import.js';
@@ -10,6 +11,7 @@ import { ordersCommands } from './orders.js';
 import { petsCommands } from './pets.js';
 import { serveCommand } from './serve.js';
 import { usersCommands } from './users.js';
+import { webhooksCommands } from './webhooks.js';
 
 /** Every command, in the order `store-orders --help` lists them. */
 export const COMMANDS: readonly CliCommand[] = [
@@ -23,5 +25,7 @@ export const COMMANDS: readonly CliCommand[] = [
   ...petsCommands,
   ...usersCommands,
   ...auditCommands,
+  ...eventsCommands,
+  ...webhooksCommands,
   demoCommand,
 ];

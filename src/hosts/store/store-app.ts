@@ -15,6 +15,8 @@ import { createListingResponses, type ListingResponses } from '../../orders/list
 import { registerOrdersRoutes, V1_LISTING } from '../../orders/v1/orders-routes.js';
 import { registerOrdersV2Routes } from '../../orders/v2/orders-v2-routes.js';
 import { registerAuditRoutes } from '../../audit/audit-routes.js';
+import { registerEventsRoutes } from '../../events/events-routes.js';
+import { registerWebhooksRoutes } from '../../webhooks/webhooks-routes.js';
 import { PETS_DEPRECATION_DOCUMENTATION } from '../../pets/pets-schemas.js';
 import { refuseAfterSunset, registerPetsRoutes } from '../../pets/pets-routes.js';
 import type { OutageLog } from '../../shared/outage-log.js';
@@ -105,6 +107,14 @@ export async function registerStoreRoutes(
       requireApiKey(v2, services.apiKeys, { rateLimiter, keyUsage: services.keyUsage });
       registerOrdersV2Routes(v2, { ordersV2Service: services.ordersV2, listings });
       registerAuditRoutes(v2, { auditService: services.audit });
+      registerEventsRoutes(v2, { eventsService: services.events });
+    },
+    { prefix: '/v2' },
+  );
+  await app.register(
+    async (v2) => {
+      requireApiKey(v2, services.apiKeys, { rateLimiter, keyUsage: services.keyUsage });
+      registerWebhooksRoutes(v2, { webhooksService: services.webhooks });
     },
     { prefix: '/v2' },
   );

@@ -1,6 +1,8 @@
 import type { Config } from '../../config/config.js';
 import { ERROR_STATUS } from '../../errors/errors.js';
 import { STABILITY_LEVELS, STABILITY_MEANINGS, type OpenApiOptions } from '../../openapi/openapi-document.js';
+import { eventWebhooks } from '../../events/events-openapi.js';
+import { EVENT_TYPE_LIST } from '../../events/events-schemas.js';
 
 /** The repository's licence (LICENSE), stated in every document. */
 export const LICENSE = { name: 'MIT', url: 'https://spdx.org/licenses/MIT.html' } as const;
@@ -163,6 +165,16 @@ the account's orders has changed.
 \`{data, nextCursor}\` pages: who (a portal user, an API key by its id, the operator or the system) did what, when and from
 which address. Action names follow the OWASP Logging Vocabulary where it has one.
 
+## Events (beta)
+
+\`GET /events\` (scope \`events:read\`) is the account's feed of events, oldest first in the order they were committed;
+\`GET /events/{eventId}\` returns one. An event is written in the same transaction as the change it reports, so no
+change is committed without its event. Every page, the last included, carries a \`nextCursor\`: a client that walks to
+the end and resumes from its last cursor, however often, sees every event exactly once. Events are kept for 30 days by
+default. The event types (each described under \`webhooks\`, the requests sent to subscribed endpoints):
+
+${EVENT_TYPE_LIST}
+
 ## Error codes
 
 The closed set of \`code\` values (shared with version 1) and the HTTP status each comes with:
@@ -193,6 +205,9 @@ export function storeV2OpenApiOptions(config: ServerUrls): OpenApiOptions {
     tags: [
       { name: 'orders', description: 'The store\'s orders, with their status (beta).' },
       { name: 'audit', description: 'The account\'s audit trail: who did what, when and from where (beta).' },
+      { name: 'events', description: 'What changed, in commit order: the event feed and the webhook event types (beta).' },
+      { name: 'webhooks', description: 'Webhook endpoints: signed events POSTed to your URL, with their delivery log (beta).' },
     ],
+    webhooks: eventWebhooks(),
   };
 }

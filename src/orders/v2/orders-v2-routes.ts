@@ -1,11 +1,10 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { redactApiKeys } from '../../api-keys/api-key-format.js';
 import { ValidationError } from '../../errors/errors.js';
 import { auditContextOf } from '../../http/audit-context.js';
 import { principalOf } from '../../http/authentication.js';
 import { notModified, sendNotModified, strongEtag } from '../../http/conditional-get.js';
-import { invalidParameterMessage } from '../../http/validation-errors.js';
+import { invalidParameterMessage, rejectUnknownParameters } from '../../http/validation-errors.js';
 import { normalizeDateTime } from '../../shared/date-time.js';
 import type { ListingResponses } from '../listing/listing-responses.js';
 import type { Order, OrderFilter, OrderStatus } from '../orders-repository.js';
@@ -37,7 +36,7 @@ export function registerOrdersV2Routes(
       schema: listOrdersV2Schema,
       config: { scope: 'orders:read', inputs: { cursor: ['querystring', 'cursor'], limit: ['querystring', 'limit'] } },
       // Before validation: the validator silently drops unknown parameters.
-      preValidation: async (request) => rejectUnknownParameters(request.query),
+      preValidation: async (request) => rejectUnknownParameters(request.query, LIST_ORDERS_V2_PARAMETERS),
     },
     async (request, reply) => {
       const listing = await ordersV2Service.openListing(principalOf(request).accountId, parseListQuery(request.query));
@@ -76,17 +75,6 @@ function toOrderV2Record(order: Order): OrderV2Record {
   if (order.quantity !== undefined) record.quantity = order.quantity;
   if (order.shipDate !== undefined) record.shipDate = order.shipDate;
   return record;
-}
-
-function rejectUnknownParameters(query: unknown): void {
-  if (typeof query !== 'object' || query === null) return;
-  const unknown = Object.keys(query).find((name) => !LIST_ORDERS_V2_PARAMETERS.includes(name));
-  if (unknown === undefined) return;
-  // The name is the client's text: shown only when short and plain, and never a key.
-  const shown = /^[A-Za-z0-9_.[\]-]{1,64}$/.test(unknown) ? redactApiKeys(unknown) : '(unprintable name)';
-  throw new ValidationError(
-    `Query parameter ${shown} is not supported. Supported: ${LIST_ORDERS_V2_PARAMETERS.join(', ')}.`,
-  );
 }
 
 /**

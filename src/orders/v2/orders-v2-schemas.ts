@@ -8,7 +8,7 @@ import { ORDER_FIELDS, ORDER_ID_DESCRIPTION, OrderIdParamsSchema } from '../orde
 import { LIMIT_DESCRIPTION, V2_LIMIT_DEFAULT, V2_LIMIT_MAX } from './orders-v2-bounds.js';
 
 /** The v2 Order record: v1's fields plus `status`; id, complete and status are always present. */
-const OrderV2Schema = Type.Object(
+export const OrderV2Schema = Type.Object(
   {
     // The always-present fields first: it is the order the serializer writes.
     id: ORDER_FIELDS.id,

@@ -1,7 +1,10 @@
 import { NotFoundError } from '../../errors/errors.js';
 import type { MessagesRepository } from '../../messages/messages-repository.js';
 import { FOREIGN_KEY_VIOLATION, sqlState } from './postgres-errors.js';
-import { isoTimestamp, type Sql } from './postgres-sql.js';
+import { messageEvent } from '../../events/event-records.js';
+import type { MessageEventType } from '../../events/event-types.js';
+import { insertEvents } from './postgres-events.js';
+import { isoTimestamp, type Sql, type Transaction } from './postgres-sql.js';
 import { toClaimedMessages, toMessage, type MessageRow } from '../row-mappers.js';
 
 
@@ -14,7 +17,16 @@ function isoAs(column: string, alias: string): string {
 }
 
 
-export function createPostgresMessagesRepository(sql: Sql): MessagesRepository {
+export function createPostgresMessagesRepository(sql: Sql, transaction: Transaction): MessagesRepository {
+  /** Ends a claimed message's delivery (sent or failed for good) and writes its event, in one transaction. */
+  const settle = (update: string, values: readonly unknown[], type: MessageEventType, at: string): Promise<boolean> =>
+    transaction(async (tx) => {
+      const [row] = await tx<MessageRow>(`${update} RETURNING ${COLUMNS}`, values);
+      if (row === undefined) return false;
+      await insertEvents(tx, [messageEvent(type, toMessage(row), at)]);
+      return true;
+    });
+
   return {
     async create(message, now) {
       const binding = message.idempotency;
@@ -80,24 +92,27 @@ export function createPostgresMessagesRepository(sql: Sql): MessagesRepository {
       return toClaimedMessages(rows);
     },
     async markSent({ id, claimant, at }) {
-      const rows = await sql(
+      return settle(
         `UPDATE messages SET status = 'sent', sent_at = $1, claimed_by = NULL, last_error = NULL
-         WHERE id = $2 AND claimed_by = $3 AND status = 'queued' RETURNING id`,
+         WHERE id = $2 AND claimed_by = $3 AND status = 'queued'`,
         [at, id, claimant],
+        'message.sent',
+        at,
       );
-      return rows.length > 0;
     },
-    async markAttemptFailed({ id, claimant, error, retryAt }) {
-      const rows =
-        retryAt === undefined
-          ? await sql(
-              `UPDATE messages SET status = 'failed', claimed_by = NULL, last_error = $1 WHERE id = $2 AND claimed_by = $3 AND status = 'queued' RETURNING id`,
-              [error, id, claimant],
-            )
-          : await sql(
-              `UPDATE messages SET next_attempt_at = $1, claimed_by = NULL, last_error = $2 WHERE id = $3 AND claimed_by = $4 AND status = 'queued' RETURNING id`,
-              [retryAt, error, id, claimant],
-            );
+    async markAttemptFailed({ id, claimant, error, retryAt, at }) {
+      if (retryAt === undefined) {
+        return settle(
+          `UPDATE messages SET status = 'failed', claimed_by = NULL, last_error = $1 WHERE id = $2 AND claimed_by = $3 AND status = 'queued'`,
+          [error, id, claimant],
+          'message.failed',
+          at,
+        );
+      }
+      const rows = await sql(
+        `UPDATE messages SET next_attempt_at = $1, claimed_by = NULL, last_error = $2 WHERE id = $3 AND claimed_by = $4 AND status = 'queued' RETURNING id`,
+        [retryAt, error, id, claimant],
+      );
       return rows.length > 0;
     },
     async release({ id, claimant, at }) {

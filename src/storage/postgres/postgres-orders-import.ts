@@ -1,3 +1,6 @@
+import { orderEvent } from '../../events/event-records.js';
+import { importedOrder } from '../row-mappers.js';
+import { insertEvents } from './postgres-events.js';
 import { ImportRejectedError, type ImportBatch, type NewOrder } from '../../orders/orders-repository.js';
 import { INT64_MAX } from '../../shared/int64.js';
 import { LARGEST_ID, placeIds } from './postgres-order-ids.js';
@@ -66,9 +69,10 @@ export async function importBatches(tx: Sql, batches: AsyncIterable<ImportBatch>
     const stranger = run.findIndex((order) => !accounts.has(order.accountId));
     const known = stranger === -1 ? run : run.slice(0, stranger);
     const needsLargest = known.some((order) => order.id === undefined);
+    let placed: bigint[] = [];
     for (let attempt = 1; known.length > 0; attempt++) {
       const largest = needsLargest ? ((await tx<{ largest: bigint }>(`SELECT ${LARGEST_ID} AS largest`))[0]?.largest ?? 0n) : 0n;
-      const placed = placeIds(known, largest);
+      placed = placeIds(known, largest);
       const inserted = (
         await tx<{ id: bigint }>(INSERT_RUN, [
           placed,
@@ -95,6 +99,8 @@ export async function importBatches(tx: Sql, batches: AsyncIterable<ImportBatch>
       }
       throw new ImportRejectedError(lineOf(refused), refusals.idTaken(order));
     }
+    // One order.created per order, in one statement per run as the orders were.
+    await insertEvents(tx, known.map((order, index) => orderEvent('order.created', importedOrder(order, placed[index] ?? 0n), order.createdAt)));
     const order = run[stranger];
     if (order !== undefined) throw new ImportRejectedError(lineOf(stranger), refusals.unknownAccount(order));
   }

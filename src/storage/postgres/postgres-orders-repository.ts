@@ -6,8 +6,12 @@ import {
   type OrderPageQuery,
   type OrderStatus,
   type OrdersRepository,
+  type StatusChange,
   type StatusChangeResult,
 } from '../../orders/orders-repository.js';
+import { orderEvent } from '../../events/event-records.js';
+import type { NewEvent } from '../../events/events-repository.js';
+import { insertEvents } from './postgres-events.js';
 import { FOREIGN_KEY_VIOLATION, isTransactionConflict, sqlState, UNIQUE_VIOLATION } from './postgres-errors.js';
 import { LARGEST_ID } from './postgres-order-ids.js';
 import { importBatches, type Refusals } from './postgres-orders-import.js';
@@ -65,8 +69,16 @@ function createError(order: NewOrder, error: unknown): unknown {
 }
 
 export function createPostgresOrdersRepository(sql: Sql, transaction: Transaction): OrdersRepository {
-  async function insert(order: NewOrder): Promise<Order> {
-    const [row] = await sql<OrderRow>(
+  /** The order and its order.created event, in one transaction. */
+  const insert = (order: NewOrder): Promise<Order> =>
+    transaction(async (tx) => {
+      const created = await insertOrder(tx, order);
+      await insertEvents(tx, [orderEvent('order.created', created, order.createdAt)]);
+      return created;
+    });
+
+  async function insertOrder(tx: Sql, order: NewOrder): Promise<Order> {
+    const [row] = await tx<OrderRow>(
       `INSERT INTO orders (id, account_id, pet_id, quantity, ship_date, complete, status, created_at, updated_at)
        VALUES (${order.id === undefined ? NEXT_ID : '$9'}, $1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${COLUMNS}`,
       [
@@ -83,6 +95,41 @@ export function createPostgresOrdersRepository(sql: Sql, transaction: Transactio
     );
     if (row === undefined) throw new Error('INSERT … RETURNING returned no row');
     return toOrder(row);
+  }
+
+  async function changeStatusMany(changes: readonly StatusChange[]): Promise<StatusChangeResult[]> {
+    if (changes.length === 0) return [];
+    // A lone change (a quiet server: one request per turn of the event
+    // loop) is a plain conditional UPDATE, which PostgreSQL plans and runs
+    // in about half the time of the group statement.
+    const [lone] = changes.length === 1 ? changes : [];
+    const split = lone === undefined ? rounds(changes) : [];
+    // The changes and the events of those that happened commit together.
+    const apply = async (tx: Sql, results: StatusChangeResult[]) => {
+      const events: NewEvent[] = [];
+      if (lone !== undefined) results[0] = await changeOne(tx, lone, events);
+      for (const round of split) await changeRound(tx, round, results, events);
+      await insertEvents(tx, events);
+    };
+    for (let attempt = 1; ; attempt++) {
+      const results = new Array<StatusChangeResult>(changes.length);
+      try {
+        // One transaction: the changes, then their events (the outbox).
+        // The usual group names each order once: one statement. When an
+        // order is named again (e.g. two cancels of it arrived together),
+        // the rounds run in turn, each seeing the last. A later round names only orders the first one already
+        // locked, but may lock an account the first did not (its change of
+        // that order was refused, a later one is not), so a deadlock is
+        // then possible: rolled back whole and run again like any other.
+        await transaction((tx) => apply(tx, results));
+        return results;
+      } catch (error) {
+        // PostgreSQL rolled the statement or transaction back: nothing of it
+        // happened, so it is simply run again. After the last attempt the
+        // conflict surfaces as a retryable 503.
+        if (!isTransactionConflict(error) || attempt >= GROUP_ATTEMPTS) throw error;
+      }
+    }
   }
 
   return {
@@ -106,43 +153,10 @@ export function createPostgresOrdersRepository(sql: Sql, transaction: Transactio
       return row && toOrder(row);
     },
     async changeStatus(change) {
-      return changeOne(sql, change);
+      const [result] = await changeStatusMany([change]);
+      return result ?? { changed: false };
     },
-    async changeStatusMany(changes) {
-      if (changes.length === 0) return [];
-      // A lone change (a quiet server: one request per turn of the event
-      // loop) is exactly changeStatus: a plain conditional UPDATE, which
-      // PostgreSQL plans and runs in about half the time of the group
-      // statement, and that time is most of a lone cancel's latency besides
-      // the commit.
-      const [lone] = changes.length === 1 ? changes : [];
-      const split = lone === undefined ? rounds(changes) : [];
-      const apply = async (run: Sql, results: StatusChangeResult[]) => {
-        for (const round of split) await changeRound(run, round, results);
-      };
-      for (let attempt = 1; ; attempt++) {
-        const results = new Array<StatusChangeResult>(changes.length);
-        try {
-          // The usual group names each order once: one statement, committed
-          // on its own, is the whole group's one round trip and one commit.
-          // When an order is named again (e.g. two cancels of it arrived
-          // together), the rounds run in turn in one transaction, each seeing
-          // the last. A later round names only orders the first one already
-          // locked, but may lock an account the first did not (its change of
-          // that order was refused, a later one is not), so a deadlock is
-          // then possible: rolled back whole and run again like any other.
-          if (lone !== undefined) results[0] = await changeOne(sql, lone);
-          else if (split.length === 1) await apply(sql, results);
-          else await transaction((tx) => apply(tx, results));
-          return results;
-        } catch (error) {
-          // PostgreSQL rolled the statement or transaction back: nothing of it
-          // happened, so it is simply run again. After the last attempt the
-          // conflict surfaces as a retryable 503.
-          if (!isTransactionConflict(error) || attempt >= GROUP_ATTEMPTS) throw error;
-        }
-      }
-    },
+    changeStatusMany,
     async listActivePage(accountId, afterId, limit) {
       const rows =
         afterId === undefined

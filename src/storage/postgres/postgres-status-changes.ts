@@ -1,5 +1,27 @@
-import type { OrderStatus, StatusChange, StatusChangeResult } from '../../orders/orders-repository.js';
-import type { Sql } from './postgres-sql.js';
+import { orderEvent, statusChangeEventType } from '../../events/event-records.js';
+import type { NewEvent } from '../../events/events-repository.js';
+import type { Order, OrderStatus, StatusChange, StatusChangeResult } from '../../orders/orders-repository.js';
+import { isoTimestamp, type Sql } from './postgres-sql.js';
+
+/** The columns of an order after a change, as its event reports it. */
+interface ChangedRow {
+  account_id: bigint;
+  pet_id: bigint | null;
+  quantity: number | null;
+  ship_date: string | null;
+  complete: boolean;
+}
+
+/** Adds the event of a change that happened to `events`, to be written in the same transaction. */
+function addEvent(events: NewEvent[], { id, to, at }: StatusChange, row: ChangedRow): void {
+  const type = statusChangeEventType(to);
+  if (type === undefined) return;
+  const order: Order = { id, accountId: Number(row.account_id), complete: row.complete, status: to };
+  if (row.pet_id !== null) order.petId = row.pet_id;
+  if (row.quantity !== null) order.quantity = row.quantity;
+  if (row.ship_date !== null) order.shipDate = row.ship_date;
+  events.push(orderEvent(type, order, at));
+}
 
 /**
  * The conditional status change. One conditional UPDATE decides: of any
@@ -7,13 +29,18 @@ import type { Sql } from './postgres-sql.js';
  * still in `from`. The SELECT after a refusal only explains it (orders never
  * return to a status they left, so what it sees is still "not `from`").
  */
-export async function changeOne(sql: Sql, { id, accountId, from, to, at }: StatusChange): Promise<StatusChangeResult> {
+export async function changeOne(sql: Sql, change: StatusChange, events: NewEvent[]): Promise<StatusChangeResult> {
+  const { id, accountId, from, to, at } = change;
   const scoped = accountId !== undefined;
-  const updated = await sql(
-    `UPDATE orders SET status = $1, updated_at = $2 WHERE id = $3 AND status = $4${scoped ? ' AND account_id = $5' : ''} RETURNING id`,
+  const [updated] = await sql<ChangedRow>(
+    `UPDATE orders SET status = $1, updated_at = $2 WHERE id = $3 AND status = $4${scoped ? ' AND account_id = $5' : ''}
+     RETURNING account_id, pet_id, quantity, ${isoTimestamp('ship_date')}, complete`,
     scoped ? [to, at, id, from, accountId] : [to, at, id, from],
   );
-  if (updated.length > 0) return { changed: true };
+  if (updated !== undefined) {
+    addEvent(events, change, updated);
+    return { changed: true };
+  }
   const [row] = await sql<{ status: OrderStatus }>(
     `SELECT status FROM orders WHERE id = $1${scoped ? ' AND account_id = $2' : ''}`,
     scoped ? [id, accountId] : [id],
@@ -66,9 +93,10 @@ accounts_locked AS (
 changed AS (
   UPDATE orders o SET status = d.to_status, updated_at = d.at FROM due d
   WHERE o.id = d.id AND d.account_id = ANY (ARRAY(SELECT id FROM accounts_locked))
-  RETURNING o.id
+  RETURNING o.id, o.account_id, o.pet_id, o.quantity, ${isoTimestamp('o.ship_date').replace(/ AS .*$/, ' AS ship_date')}, o.complete
 )
-SELECT c.id IS NOT NULL AS changed, CASE WHEN u.account_id IS NULL OR l.account_id = u.account_id THEN l.status END AS current
+SELECT c.id IS NOT NULL AS changed, CASE WHEN u.account_id IS NULL OR l.account_id = u.account_id THEN l.status END AS current,
+  c.account_id, c.pet_id, c.quantity, c.ship_date, c.complete
 FROM u LEFT JOIN locked l ON l.id = u.id LEFT JOIN changed c ON c.id = u.id
 ORDER BY u.position`;
 
@@ -78,18 +106,22 @@ export interface Numbered {
   index: number;
 }
 
-/** Runs one round, writing each change's result at its position in `results`. */
-export async function changeRound(sql: Sql, round: readonly Numbered[], results: StatusChangeResult[]): Promise<void> {
-  const rows = await sql<{ changed: boolean; current: OrderStatus | null }>(CHANGE_ROUND, [
+/**
+ * Runs one round, writing each change's result at its position in `results`
+ * and the events of the changes that happened to `events`.
+ */
+export async function changeRound(sql: Sql, round: readonly Numbered[], results: StatusChangeResult[], events: NewEvent[]): Promise<void> {
+  const rows = await sql<{ changed: boolean; current: OrderStatus | null } & ChangedRow>(CHANGE_ROUND, [
     round.map(({ change }) => String(change.id)),
     round.map(({ change }) => change.accountId ?? null),
     round.map(({ change }) => change.from),
     round.map(({ change }) => change.to),
     round.map(({ change }) => change.at),
   ]);
-  for (const [i, { index }] of round.entries()) {
+  for (const [i, { change, index }] of round.entries()) {
     const row = rows[i];
     if (row === undefined) throw new Error(`a round of ${round.length} status changes got ${rows.length} results`);
+    if (row.changed) addEvent(events, change, row);
     results[index] = row.changed ? { changed: true } : row.current === null ? { changed: false } : { changed: false, current: row.current };
   }
 }

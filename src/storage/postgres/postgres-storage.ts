@@ -14,6 +14,7 @@ import { createPostgresSecretsRepository } from './postgres-secrets-repository.j
 import { createPostgresPetsRepository } from './postgres-pets-repository.js';
 import { createPostgresSessionsRepository } from './postgres-sessions-repository.js';
 import { createPostgresUsersRepository } from './postgres-users-repository.js';
+import { createPostgresEventsRepository } from './postgres-events.js';
 import {
   applyStatementTimeout,
   CONNECT_TIMEOUT_MS,
@@ -21,6 +22,7 @@ import {
   STATEMENT_TIMEOUT_MS,
   types,
 } from './postgres-pool.js';
+import { createPostgresWebhooksRepository } from './postgres-webhooks-repository.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations/postgres/', import.meta.url));
 
@@ -51,11 +53,13 @@ export function openPostgresStorage(
     orders: createPostgresOrdersRepository(sql, transaction),
     secrets: createPostgresSecretsRepository(sql),
     pets: createPostgresPetsRepository(sql),
-    messages: createPostgresMessagesRepository(sql),
     users: createPostgresUsersRepository(sql, transaction),
     sessions: createPostgresSessionsRepository(sql),
     audit: createPostgresAuditRepository(sql),
     passkeys: createPostgresPasskeysRepository(sql),
+    messages: createPostgresMessagesRepository(sql, transaction),
+    events: createPostgresEventsRepository(sql),
+    webhooks: createPostgresWebhooksRepository(sql),
     migrate: async () => {
       // Its own connection, without the request timeouts: it may wait for
       // another process's migrations and a migration may run long.

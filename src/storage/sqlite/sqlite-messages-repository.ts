@@ -1,6 +1,9 @@
 import type Database from 'better-sqlite3';
 import { NotFoundError } from '../../errors/errors.js';
 import type { CreateMessageResult, MessagesRepository } from '../../messages/messages-repository.js';
+import { messageEvent } from '../../events/event-records.js';
+import type { MessageEventType } from '../../events/event-types.js';
+import { insertEvents } from './sqlite-events.js';
 import { sqliteConstraint, statementCache } from './sqlite-util.js';
 import { toClaimedMessages, toMessage, type ClaimedMessageRow, type MessageRow } from '../row-mappers.js';
 
@@ -41,6 +44,14 @@ export function createSqliteMessagesRepository(db: Database.Database): MessagesR
     return { created: true, message: toMessage(inserted) };
   });
 
+  /** Ends a claimed message's delivery (sent or failed for good) and writes its event, in one transaction. */
+  const settle = db.transaction((update: string, args: readonly unknown[], type: MessageEventType, at: string): boolean => {
+    const row = sql(`${update} RETURNING ${COLUMNS}`).get(...args) as MessageRow | undefined;
+    if (row === undefined) return false;
+    insertEvents(sql, [messageEvent(type, toMessage(row), at)]);
+    return true;
+  });
+
   return {
     async create(message, now) {
       try {
@@ -67,19 +78,25 @@ export function createSqliteMessagesRepository(db: Database.Database): MessagesR
       return toClaimedMessages(rows);
     },
     async markSent({ id, claimant, at }) {
-      const result = sql(
+      return settle.immediate(
         `UPDATE messages SET status = 'sent', sent_at = ?, claimed_by = NULL, last_error = NULL
          WHERE id = ? AND claimed_by = ? AND status = 'queued'`,
-      ).run(at, id, claimant);
-      return result.changes > 0;
+        [at, id, claimant],
+        'message.sent',
+        at,
+      );
     },
-    async markAttemptFailed({ id, claimant, error, retryAt }) {
-      const result =
-        retryAt === undefined
-          ? sql(`UPDATE messages SET status = 'failed', claimed_by = NULL, last_error = ? WHERE id = ? AND claimed_by = ? AND status = 'queued'`)
-              .run(error, id, claimant)
-          : sql(`UPDATE messages SET next_attempt_at = ?, claimed_by = NULL, last_error = ? WHERE id = ? AND claimed_by = ? AND status = 'queued'`)
-              .run(retryAt, error, id, claimant);
+    async markAttemptFailed({ id, claimant, error, retryAt, at }) {
+      if (retryAt === undefined) {
+        return settle.immediate(
+          `UPDATE messages SET status = 'failed', claimed_by = NULL, last_error = ? WHERE id = ? AND claimed_by = ? AND status = 'queued'`,
+          [error, id, claimant],
+          'message.failed',
+          at,
+        );
+      }
+      const result = sql(`UPDATE messages SET next_attempt_at = ?, claimed_by = NULL, last_error = ? WHERE id = ? AND claimed_by = ? AND status = 'queued'`)
+        .run(retryAt, error, id, claimant);
       return result.changes > 0;
     },
     async release({ id, claimant, at }) {

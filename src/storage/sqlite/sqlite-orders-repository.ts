@@ -11,6 +11,10 @@ import {
   type StatusChange,
   type StatusChangeResult,
 } from '../../orders/orders-repository.js';
+import { orderEvent, statusChangeEventType } from '../../events/event-records.js';
+import type { NewEvent } from '../../events/events-repository.js';
+import { importedOrder } from '../row-mappers.js';
+import { insertEvents } from './sqlite-events.js';
 import { sqliteConstraint, statementCache } from './sqlite-util.js';
 
 interface OrderRow {
@@ -82,12 +86,17 @@ function createError(order: NewOrder, error: unknown): unknown {
 export function createSqliteOrdersRepository(db: Database.Database, openImportConnection: () => Database.Database): OrdersRepository {
   const sql = statementCache(db);
 
-  function changeOne({ id, accountId, from, to, at }: StatusChange): StatusChangeResult {
+  /** One conditional write; a change that happened adds its event to `events`, to be written in the same transaction. */
+  function changeOne({ id, accountId, from, to, at }: StatusChange, events: NewEvent[]): StatusChangeResult {
     const scope = accountId === undefined ? '' : ' AND account_id = ?';
     const scopeArgs = accountId === undefined ? [] : [accountId];
-    const result = sql(`UPDATE orders SET status = ?, updated_at = ? WHERE id = ?${scope} AND status = ?`)
-      .run(to, at, id, ...scopeArgs, from);
-    if (result.changes > 0) return { changed: true };
+    const changed = sql(`UPDATE orders SET status = ?, updated_at = ? WHERE id = ?${scope} AND status = ? RETURNING ${COLUMNS}`)
+      .get(to, at, id, ...scopeArgs, from) as OrderRow | undefined;
+    if (changed !== undefined) {
+      const type = statusChangeEventType(to);
+      if (type !== undefined) events.push(orderEvent(type, toOrder(changed), at));
+      return { changed: true };
+    }
     // The write decided; this read only explains the refusal. Orders never
     // return to a status they left, so what it sees is still "not `from`".
     const row = sql(`SELECT status FROM orders WHERE id = ?${scope}`).get(id, ...scopeArgs) as
@@ -103,13 +112,22 @@ export function createSqliteOrdersRepository(db: Database.Database, openImportCo
 
   // IMMEDIATE takes the write lock up front, so a batch never fails halfway
   // on a lock upgrade; the busy timeout queues it behind other writers.
-  const changeMany = db.transaction((changes: readonly StatusChange[]) => changes.map(changeOne));
+  const changeMany = db.transaction((changes: readonly StatusChange[]) => {
+    const events: NewEvent[] = [];
+    const results = changes.map((change) => changeOne(change, events));
+    insertEvents(sql, events);
+    return results;
+  });
+  const createOne = db.transaction((order: NewOrder): Order => {
+    const created = toOrder(sql(`${INSERT} RETURNING ${COLUMNS}`).get(...insertArgs(order)) as OrderRow);
+    insertEvents(sql, [orderEvent('order.created', created, order.createdAt)]);
+    return created;
+  });
 
   return {
     async create(order) {
       try {
-        const row = sql(`${INSERT} RETURNING ${COLUMNS}`).get(...insertArgs(order)) as OrderRow;
-        return toOrder(row);
+        return createOne.immediate(order);
       } catch (error) {
         throw createError(order, error);
       }
@@ -123,7 +141,7 @@ export function createSqliteOrdersRepository(db: Database.Database, openImportCo
       return row && toOrder(row);
     },
     async changeStatus(change) {
-      return changeOne(change);
+      return changeMany.immediate([change])[0] ?? { changed: false };
     },
     async changeStatusMany(changes) {
       if (changes.length === 0) return [];
@@ -147,34 +165,46 @@ export function createSqliteOrdersRepository(db: Database.Database, openImportCo
         // Index pages touched again and again stay in memory until COMMIT
         // instead of spilling to the WAL over and over.
         connection.pragma(`cache_size = -${IMPORT_CACHE_KIB}`);
-        const insertOne = connection.prepare(INSERT);
+        const importSql = statementCache(connection);
+        // RETURNING id: an order without one gets it from the database, and its event must name it.
+        const insertOne = connection.prepare(`${INSERT} RETURNING id`).pluck();
         // Many rows per statement: about half the cost per row of one each.
-        const insertChunk = connection.prepare(`${INSERT_HEAD} ${Array.from({ length: IMPORT_CHUNK }, () => INSERT_TUPLE).join(', ')}`);
+        const insertChunk = connection.prepare(`${INSERT_HEAD} ${Array.from({ length: IMPORT_CHUNK }, () => INSERT_TUPLE).join(', ')} RETURNING id`).pluck();
+        /** The ids a chunk got; RETURNING yields them in insertion order, which the given ids confirm. */
+        const chunkIds = (chunk: readonly NewOrder[]): bigint[] => {
+          const ids = insertChunk.all(chunk.flatMap(insertArgs)) as bigint[];
+          if (ids.length !== chunk.length || chunk.some((order, index) => order.id !== undefined && order.id !== ids[index])) {
+            throw new Error('an import chunk returned its ids out of order');
+          }
+          return ids;
+        };
         connection.exec('BEGIN IMMEDIATE');
         let position = 0;
         try {
           for await (const { orders: batch, lines } of batches) {
             connection.exec('SAVEPOINT import_batch');
+            const ids: bigint[] = [];
             try {
               let start = 0;
-              for (; start + IMPORT_CHUNK <= batch.length; start += IMPORT_CHUNK) {
-                insertChunk.run(batch.slice(start, start + IMPORT_CHUNK).flatMap(insertArgs));
-              }
-              for (const order of batch.slice(start)) insertOne.run(...insertArgs(order));
+              for (; start + IMPORT_CHUNK <= batch.length; start += IMPORT_CHUNK) ids.push(...chunkIds(batch.slice(start, start + IMPORT_CHUNK)));
+              for (const order of batch.slice(start)) ids.push(insertOne.get(...insertArgs(order)) as bigint);
             } catch (error) {
               // Anything but a refused row (a full disk, an I/O error) ends the import as it is.
               if (sqliteConstraint(error) === undefined) throw error;
               // Replay the batch one row at a time to name the refused order.
               connection.exec('ROLLBACK TO import_batch');
+              ids.length = 0;
               for (const [index, order] of batch.entries()) {
                 try {
-                  insertOne.run(...insertArgs(order));
+                  ids.push(insertOne.get(...insertArgs(order)) as bigint);
                 } catch (error) {
                   const reason = createError(order, error);
                   throw reason instanceof Error ? new ImportRejectedError(lines[index] ?? position + index + 1, reason) : reason;
                 }
               }
             }
+            // One order.created per order, in the batch's transaction.
+            insertEvents(importSql, batch.map((order, index) => orderEvent('order.created', importedOrder(order, ids[index] ?? 0n), order.createdAt)));
             connection.exec('RELEASE import_batch');
             position += batch.length;
           }

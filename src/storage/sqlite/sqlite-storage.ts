@@ -12,11 +12,13 @@ import { createSqliteMessagesRepository } from './sqlite-messages-repository.js'
 import { createSqliteOrdersRepository } from './sqlite-orders-repository.js';
 import { createSqliteSecretsRepository } from './sqlite-secrets-repository.js';
 import { createSqlitePetsRepository } from './sqlite-pets-repository.js';
+import { createSqliteEventsRepository } from './sqlite-events.js';
 import { Database } from './sqlite-driver.js';
 import { createSqliteSessionsRepository } from './sqlite-sessions-repository.js';
 import { createSqliteUsersRepository } from './sqlite-users-repository.js';
 import { createSqliteAuditRepository } from './sqlite-audit-repository.js';
 import { createSqlitePasskeysRepository } from './sqlite-passkeys-repository.js';
+import { createSqliteWebhooksRepository } from './sqlite-webhooks-repository.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations/sqlite/', import.meta.url));
 /*
@@ -52,6 +54,8 @@ export function openSqliteStorage(file: string, { synchronous = 'full' }: { sync
     sessions: mapUnavailable(createSqliteSessionsRepository(db)),
     audit: mapUnavailable(createSqliteAuditRepository(db)),
     passkeys: mapUnavailable(createSqlitePasskeysRepository(db)),
+    events: mapUnavailable(createSqliteEventsRepository(db)),
+    webhooks: mapUnavailable(createSqliteWebhooksRepository(db)),
     migrate: async () => {
       db.pragma(`busy_timeout = ${MIGRATION_BUSY_TIMEOUT_MS}`);
       try {

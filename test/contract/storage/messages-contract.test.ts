@@ -7,7 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
-import type { ClaimRequest, NewMessage } from '../../../src/messages/messages-repository.js';
+import type { ClaimRequest } from '../../../src/delivery/delivery-queue.js';
+import type { NewMessage } from '../../../src/messages/messages-repository.js';
 import { openStorage } from '../../../src/storage/open-storage.js';
 import type { Storage } from '../../../src/storage/storage.js';
 import { isoPlus, rejectsWithCode, type ContractCoverage } from '../../support/storage-contract.js';

@@ -4,6 +4,7 @@ import { AppError } from '../../../src/errors/errors.js';
 import type { Clock } from '../../../src/shared/clock.js';
 import { testBackends } from '../../support/storage.js';
 import { testServices } from '../../support/container.js';
+import { API_KEY_SCOPES } from '../../../src/api-keys/api-key-scopes.js';
 
 const fixedClock: Clock = { now: () => new Date('2026-11-21T12:00:00.000Z') };
 
@@ -101,7 +102,7 @@ for (const backend of testBackends()) {
 
       assert.deepEqual(await services.apiKeys.authenticate(secret), {
         ok: true,
-        principal: { keyId: apiKey.id, accountId: account.id, scopes: ['orders:read', 'orders:write', 'pets:read', 'messages:write', 'audit:read'] },
+        principal: { keyId: apiKey.id, accountId: account.id, scopes: [...API_KEY_SCOPES] },
       });
       assert.equal(await services.apiKeys.revokeKey(apiKey.id), 'revoked');
       assert.equal(await services.apiKeys.revokeKey(apiKey.id), 'already_revoked');

@@ -1,0 +1,68 @@
+/**
+ * What the delivery engine needs from storage, whatever it delivers
+ * (quickstart messages, webhook deliveries). Each adapter keeps its own
+ * table; the claim protocol is the same: a claim is a lease held until
+ * `claimedUntil`, after which an unsettled item is due again for anyone.
+ */
+
+/** An item a claimant holds until its lease ends; only that claimant can settle it. */
+export interface ClaimedItem {
+  id: string;
+  /** Including the attempt this claim starts. */
+  attempts: number;
+}
+
+export interface ClaimRequest {
+  /** Identifies the claiming engine (unique per process run). */
+  claimant: string;
+  now: string;
+  /** After this instant an unsettled claim lapses and another engine may take the item. */
+  claimedUntil: string;
+  limit: number;
+}
+
+export interface Settlement {
+  id: string;
+  claimant: string;
+  at: string;
+}
+
+/** What one attempt observed, for queues that keep a delivery log. */
+export interface AttemptRecord {
+  /** The receiver's HTTP status, when it answered. */
+  statusCode?: number;
+  durationMs?: number;
+}
+
+export interface FailedAttempt extends AttemptRecord {
+  error: string;
+  /** Undefined: given up for good. */
+  retryAt?: string;
+  /** The receiver asked never to be called again (HTTP 410): stop delivering to it at all. */
+  gone?: boolean;
+}
+
+/** What one attempt came to, for settling. */
+export type Outcome = { sent: true; settlement: Settlement & AttemptRecord } | { sent: false; settlement: Settlement & FailedAttempt };
+
+export interface DeliveryQueue<T extends ClaimedItem> {
+  /**
+   * Atomically claims up to `limit` due items and counts an attempt on each.
+   * Concurrent claimers, in this process or another one on the same
+   * database, never get the same item while its claim holds.
+   */
+  claimDue(request: ClaimRequest): Promise<T[]>;
+  /** Settles a success, if the claim is still held. Returns whether it was. */
+  markSent(settlement: Settlement & AttemptRecord): Promise<boolean>;
+  /** Records a failed attempt: due again at `retryAt`, or given up. Returns whether the claim was still held. */
+  markAttemptFailed(settlement: Settlement & FailedAttempt): Promise<boolean>;
+  /**
+   * Settles a batch's outcomes at once, each exactly as markSent or
+   * markAttemptFailed would (a claim no longer held is skipped). Optional:
+   * where a commit is costly (SQLite's fsync) one commit for the batch is
+   * what lets an engine deliver thousands a second.
+   */
+  settleMany?(outcomes: readonly Outcome[]): Promise<void>;
+  /** Gives an item back unattempted (shutdown interrupted it): due at `at`, attempt not counted. */
+  release(settlement: Settlement): Promise<boolean>;
+}

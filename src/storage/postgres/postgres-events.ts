@@ -1,0 +1,119 @@
+import type { EventPageQuery, EventsRepository, NewEvent, StoredEvent } from '../../events/events-repository.js';
+import type { EventType } from '../../events/event-types.js';
+import { isoTimestamp, type Sql } from './postgres-sql.js';
+
+/**
+ * Writes events in one statement (one round trip however many: an import's
+ * run of 10,000 orders writes its 10,000 events in one). Each account's
+ * positions come from bumping accounts.events_position under the account's
+ * row lock, taken in id order (as the status-change group takes them, so the
+ * two never deadlock): another transaction writing events of the account
+ * waits here until this one ends, so positions commit in increasing order.
+ *
+ * Must run inside the transaction of the change the events report: this is
+ * the one place the outbox is written, and what the webhook fan-out extends.
+ */
+const INSERT_EVENTS = `
+WITH e AS (
+  SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[])
+    WITH ORDINALITY AS e(account_id, id, type, subject, created_at, payload, ord)
+),
+counts AS (SELECT account_id, count(*) AS n FROM e GROUP BY account_id),
+locked AS (SELECT id FROM accounts WHERE id IN (SELECT account_id FROM counts) ORDER BY id FOR NO KEY UPDATE),
+bumped AS (
+  UPDATE accounts a SET events_position = a.events_position + c.n FROM counts c
+  WHERE a.id = c.account_id AND a.id = ANY (ARRAY(SELECT id FROM locked))
+  RETURNING a.id, a.events_position - c.n AS base
+),
+inserted AS (
+  INSERT INTO events (account_id, position, id, type, subject, created_at, payload)
+  SELECT e.account_id, b.base + row_number() OVER (PARTITION BY e.account_id ORDER BY e.ord), e.id, e.type, e.subject, e.created_at, e.payload
+  FROM e JOIN bumped b ON b.id = e.account_id
+  RETURNING 1
+),
+-- The webhook fan-out: a delivery per event and enabled endpoint of its
+-- account subscribed to its type, in the same transaction (seq in event order).
+delivered AS (
+  INSERT INTO webhook_deliveries (endpoint_id, event_id, subject, status, created_at, next_attempt_at)
+  SELECT w.id, e.id, e.subject, 'pending', e.created_at, e.created_at
+  FROM e JOIN bumped b ON b.id = e.account_id
+  JOIN webhook_endpoints w ON w.account_id = e.account_id AND w.status = 'enabled'
+    AND (w.event_types IS NULL OR (' ' || w.event_types || ' ') LIKE '% ' || e.type || ' %')
+  ORDER BY e.ord, w.id
+  RETURNING 1
+)
+SELECT count(*)::integer AS n FROM inserted`;
+
+export async function insertEvents(tx: Sql, events: readonly NewEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  const [row] = await tx<{ n: number }>(INSERT_EVENTS, [
+    events.map((event) => event.accountId),
+    events.map((event) => event.id),
+    events.map((event) => event.type),
+    events.map((event) => event.subject),
+    events.map((event) => event.createdAt),
+    events.map((event) => event.payload),
+  ]);
+  // Only an account that does not exist can drop an event; its change must not commit alone.
+  if (row?.n !== events.length) throw new Error(`${events.length} events to write, ${row?.n ?? 0} written: an account is missing`);
+}
+
+interface EventRow {
+  account_id: bigint;
+  position: bigint;
+  id: string;
+  type: EventType;
+  subject: string;
+  created_at: string;
+  payload: string;
+}
+
+const COLUMNS = `account_id, position, id, type, subject, ${isoTimestamp('created_at')}, payload`;
+
+function toStoredEvent(row: EventRow): StoredEvent {
+  return {
+    id: row.id,
+    accountId: Number(row.account_id),
+    position: row.position,
+    type: row.type,
+    subject: row.subject,
+    createdAt: row.created_at,
+    payload: row.payload,
+  };
+}
+
+export function createPostgresEventsRepository(sql: Sql): EventsRepository {
+  return {
+    async listPage(query) {
+      const { text, values } = eventPageSql(query);
+      return (await sql<EventRow>(text, values)).map(toStoredEvent);
+    },
+    async findForAccount(accountId, id) {
+      const [row] = await sql<EventRow>(`SELECT ${COLUMNS} FROM events WHERE id = $1 AND account_id = $2`, [id, accountId]);
+      return row && toStoredEvent(row);
+    },
+    async pruneBefore(before, limit) {
+      const [row] = await sql<{ n: number }>(
+        `WITH pruned AS (
+           DELETE FROM events WHERE ctid = ANY (ARRAY(SELECT ctid FROM events WHERE created_at < $1 ORDER BY created_at LIMIT $2)) RETURNING 1
+         )
+         SELECT count(*)::integer AS n FROM pruned`,
+        [before, limit],
+      );
+      return row?.n ?? 0;
+    },
+  };
+}
+
+function eventPageSql({ accountId, filter, afterPosition, limit }: EventPageQuery): { text: string; values: unknown[] } {
+  const values: unknown[] = [accountId, afterPosition];
+  const param = (value: unknown) => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  const where = ['account_id = $1', 'position > $2'];
+  if (filter.types !== undefined) where.push(`type IN (${filter.types.map((type) => param(type)).join(', ')})`);
+  if (filter.createdFrom !== undefined) where.push(`created_at >= ${param(filter.createdFrom)}::timestamptz`);
+  if (filter.createdTo !== undefined) where.push(`created_at < ${param(filter.createdTo)}::timestamptz`);
+  return { text: `SELECT ${COLUMNS} FROM events WHERE ${where.join(' AND ')} ORDER BY position LIMIT ${param(limit)}`, values };
+}

@@ -1,0 +1,178 @@
+import { NotFoundError } from '../../errors/errors.js';
+import type { WebhooksRepository } from '../../webhooks/webhooks-repository.js';
+import { FOREIGN_KEY_VIOLATION, sqlState } from './postgres-errors.js';
+import { isoTimestamp, type Sql } from './postgres-sql.js';
+import {
+  FAILING_ENDPOINT_DISABLED_AFTER_MS,
+  storedEventTypes,
+  toClaimedDelivery,
+  toDelivery,
+  toEndpoint,
+  type ClaimedDeliveryRow,
+  type DeliveryRow,
+  type EndpointRow,
+} from '../webhook-rows.js';
+
+const ENDPOINT = `id, account_id, url, event_types, description, status, disabled_reason, ${isoTimestamp('created_at')}`;
+const qualified = (alias: string, column: string) => `${isoTimestamp(`${alias}.${column}`).replace(/ AS .*$/, '')} AS ${column}`;
+const DELIVERY = [
+  'd.seq::text AS seq',
+  'd.event_id',
+  'd.status',
+  qualified('d', 'created_at'),
+  'd.attempts',
+  qualified('d', 'last_attempt_at'),
+  'd.last_status_code',
+  'd.last_error',
+  'd.last_duration_ms',
+  qualified('d', 'next_attempt_at'),
+].join(', ');
+
+export function createPostgresWebhooksRepository(sql: Sql): WebhooksRepository {
+  return {
+    async createEndpoint(endpoint) {
+      try {
+        const [row] = await sql<EndpointRow>(
+          `INSERT INTO webhook_endpoints (id, account_id, url, event_types, description, status, secret, created_at)
+           VALUES ($1, $2, $3, $4, $5, 'enabled', $6, $7) RETURNING ${ENDPOINT}`,
+          [endpoint.id, endpoint.accountId, endpoint.url, storedEventTypes(endpoint.eventTypes), endpoint.description, endpoint.sealedSecret, endpoint.createdAt],
+        );
+        if (row === undefined) throw new Error('INSERT … RETURNING returned no row');
+        return toEndpoint(row);
+      } catch (error) {
+        if (sqlState(error) === FOREIGN_KEY_VIOLATION) throw new NotFoundError('account_not_found', `Account ${endpoint.accountId} does not exist.`);
+        throw error;
+      }
+    },
+    async listEndpoints(accountId, afterId, limit) {
+      const rows = await sql<EndpointRow>(
+        `SELECT ${ENDPOINT} FROM webhook_endpoints WHERE account_id = $1 AND id > $2 ORDER BY id COLLATE "C" LIMIT $3`,
+        [accountId, afterId ?? '', limit],
+      );
+      return rows.map(toEndpoint);
+    },
+    async findEndpoint(accountId, id) {
+      const [row] = await sql<EndpointRow>(`SELECT ${ENDPOINT} FROM webhook_endpoints WHERE account_id = $1 AND id = $2`, [accountId, id]);
+      return row && toEndpoint(row);
+    },
+    async updateEndpoint(accountId, id, changes) {
+      const [row] = await sql<EndpointRow>(
+        `UPDATE webhook_endpoints SET
+           url = coalesce($3, url),
+           event_types = CASE WHEN $4::boolean THEN $5::text ELSE event_types END,
+           description = CASE WHEN $6::boolean THEN $7::text ELSE description END,
+           status = coalesce($8::text, status),
+           disabled_reason = CASE WHEN $8 = 'enabled' THEN NULL ELSE disabled_reason END,
+           failing_since = CASE WHEN $8 = 'enabled' THEN NULL ELSE failing_since END
+         WHERE account_id = $1 AND id = $2 RETURNING ${ENDPOINT}`,
+        [
+          accountId,
+          id,
+          changes.url ?? null,
+          changes.eventTypes !== undefined,
+          changes.eventTypes === undefined ? null : storedEventTypes(changes.eventTypes),
+          changes.description !== undefined,
+          changes.description ?? null,
+          changes.status ?? null,
+        ],
+      );
+      return row && toEndpoint(row);
+    },
+    async deleteEndpoint(accountId, id) {
+      const rows = await sql('DELETE FROM webhook_endpoints WHERE account_id = $1 AND id = $2 RETURNING id', [accountId, id]);
+      return rows.length > 0;
+    },
+    async rotateSecret(accountId, id, { sealedSecret, previousUntil }) {
+      const [row] = await sql<EndpointRow>(
+        `UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_until = $3, secret = $4
+         WHERE account_id = $1 AND id = $2 RETURNING ${ENDPOINT}`,
+        [accountId, id, previousUntil, sealedSecret],
+      );
+      return row && toEndpoint(row);
+    },
+    async listDeliveries(accountId, endpointId, beforeId, limit) {
+      const rows = await sql<DeliveryRow>(
+        `SELECT ${DELIVERY} FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+         WHERE w.account_id = $1 AND d.endpoint_id = $2 AND d.seq < $3 ORDER BY d.seq DESC LIMIT $4`,
+        [accountId, endpointId, beforeId ?? '9223372036854775807', limit],
+      );
+      return rows.map(toDelivery);
+    },
+    async redeliver({ accountId, eventId, endpointId, now }) {
+      // One statement: the event's existence and the new deliveries are read and written together.
+      const [row] = await sql<{ found: boolean; queued: number }>(
+        `WITH event AS (SELECT id, type, subject FROM events WHERE id = $2 AND account_id = $1),
+         queued AS (
+           INSERT INTO webhook_deliveries (endpoint_id, event_id, subject, status, created_at, next_attempt_at)
+           SELECT w.id, e.id, e.subject, 'pending', $4::timestamptz, $4::timestamptz FROM event e JOIN webhook_endpoints w ON w.account_id = $1
+           WHERE CASE WHEN $3::text IS NULL
+                      THEN w.status = 'enabled' AND (w.event_types IS NULL OR (' ' || w.event_types || ' ') LIKE '% ' || e.type || ' %')
+                      ELSE w.id = $3 END
+           RETURNING 1)
+         SELECT EXISTS (SELECT 1 FROM event) AS found, (SELECT count(*) FROM queued)::integer AS queued`,
+        [accountId, eventId, endpointId ?? null, now],
+      );
+      return row?.found === true ? row.queued : undefined;
+    },
+    async claimDue({ claimant, now, claimedUntil, limit }) {
+      // SKIP LOCKED: concurrent claimers pass over rows another one has
+      // locked and never take the same row. A delivery is due only when no
+      // earlier delivery of its subject to its endpoint is still pending;
+      // one being claimed right now is still pending, so its successor waits.
+      const rows = await sql<ClaimedDeliveryRow>(
+        `WITH claimed AS (
+           UPDATE webhook_deliveries SET claimed_by = $1, next_attempt_at = $2, attempts = attempts + 1
+           WHERE seq IN (
+             SELECT d.seq FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+             WHERE d.status = 'pending' AND d.next_attempt_at <= $3 AND w.status = 'enabled'
+               AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p
+                               WHERE p.endpoint_id = d.endpoint_id AND p.subject = d.subject AND p.status = 'pending' AND p.seq < d.seq)
+             ORDER BY d.next_attempt_at, d.seq LIMIT $4 FOR UPDATE OF d SKIP LOCKED)
+           RETURNING seq, attempts, endpoint_id, event_id)
+         SELECT c.seq::text AS seq, c.attempts, c.endpoint_id, c.event_id, w.url, w.secret, w.previous_secret,
+                ${qualified('w', 'previous_secret_until')}, e.payload
+         FROM claimed c JOIN webhook_endpoints w ON w.id = c.endpoint_id JOIN events e ON e.id = c.event_id ORDER BY c.seq`,
+        [claimant, claimedUntil, now, limit],
+      );
+      return rows.map(toClaimedDelivery);
+    },
+    async markSent({ id, claimant, at, statusCode, durationMs }) {
+      const [row] = await sql<{ settled: boolean }>(
+        `WITH settled AS (
+           UPDATE webhook_deliveries SET status = 'succeeded', claimed_by = NULL, last_attempt_at = $3, last_status_code = $4, last_error = NULL, last_duration_ms = $5
+           WHERE seq = $1 AND claimed_by = $2 AND status = 'pending' RETURNING endpoint_id),
+         healthy AS (UPDATE webhook_endpoints SET failing_since = NULL WHERE id IN (SELECT endpoint_id FROM settled) AND failing_since IS NOT NULL RETURNING 1)
+         SELECT EXISTS (SELECT 1 FROM settled) AS settled`,
+        [id, claimant, at, statusCode ?? null, durationMs ?? null],
+      );
+      return row?.settled === true;
+    },
+    async markAttemptFailed({ id, claimant, at, error, statusCode, durationMs, retryAt, gone }) {
+      const cutoff = new Date(Date.parse(at) - FAILING_ENDPOINT_DISABLED_AFTER_MS).toISOString();
+      const [row] = await sql<{ settled: boolean }>(
+        `WITH settled AS (
+           UPDATE webhook_deliveries SET status = $4, next_attempt_at = coalesce($5::timestamptz, $3::timestamptz), claimed_by = NULL, last_attempt_at = $3::timestamptz,
+             last_status_code = $6, last_error = $7, last_duration_ms = $8
+           WHERE seq = $1 AND claimed_by = $2 AND status = 'pending' RETURNING endpoint_id),
+         endpoint AS (
+           UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, $3::timestamptz),
+             status = CASE WHEN $9::boolean OR coalesce(failing_since, $3::timestamptz) <= $10::timestamptz THEN 'disabled' ELSE status END,
+             disabled_reason = CASE WHEN $9::boolean THEN 'The endpoint answered HTTP 410 Gone.'
+                                    WHEN coalesce(failing_since, $3::timestamptz) <= $10::timestamptz AND status = 'enabled' THEN 'Every delivery attempt failed for 5 days.'
+                                    ELSE disabled_reason END
+           WHERE id IN (SELECT endpoint_id FROM settled) RETURNING 1)
+         SELECT EXISTS (SELECT 1 FROM settled) AS settled`,
+        [id, claimant, at, retryAt === undefined ? 'failed' : 'pending', retryAt ?? null, statusCode ?? null, error, durationMs ?? null, gone === true, cutoff],
+      );
+      return row?.settled === true;
+    },
+    async release({ id, claimant, at }) {
+      const rows = await sql(
+        `UPDATE webhook_deliveries SET next_attempt_at = $1, claimed_by = NULL, attempts = attempts - 1
+         WHERE seq = $2 AND claimed_by = $3 AND status = 'pending' RETURNING seq`,
+        [at, id, claimant],
+      );
+      return rows.length > 0;
+    },
+  };
+}

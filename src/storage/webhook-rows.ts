@@ -1,0 +1,91 @@
+import type { ClaimedWebhookDelivery, WebhookDelivery, WebhookDeliveryStatus, WebhookEndpoint, WebhookEndpointStatus } from '../webhooks/webhooks-repository.js';
+
+/** Rows as both adapters select them (timestamps as ISO 8601 text), mapped in one place so both databases answer alike. */
+
+/** An endpoint failing every attempt for this long is disabled. */
+export const FAILING_ENDPOINT_DISABLED_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
+
+export const ENDPOINT_COLUMNS = 'id, account_id, url, event_types, description, status, disabled_reason, created_at';
+
+export interface EndpointRow {
+  id: string;
+  account_id: bigint | number;
+  url: string;
+  event_types: string | null;
+  description: string | null;
+  status: string;
+  disabled_reason: string | null;
+  created_at: string;
+}
+
+export function toEndpoint(row: EndpointRow): WebhookEndpoint {
+  return {
+    id: row.id,
+    accountId: Number(row.account_id),
+    url: row.url,
+    eventTypes: row.event_types === null ? null : row.event_types.split(' ').filter((type) => type !== ''),
+    description: row.description,
+    status: row.status as WebhookEndpointStatus,
+    disabledReason: row.disabled_reason,
+    createdAt: row.created_at,
+  };
+}
+
+/** Event types as stored: space-separated, NULL for every type. */
+export function storedEventTypes(types: readonly string[] | null): string | null {
+  return types === null ? null : types.join(' ');
+}
+
+export interface DeliveryRow {
+  seq: bigint | number | string;
+  event_id: string;
+  status: string;
+  created_at: string;
+  attempts: bigint | number;
+  last_attempt_at: string | null;
+  last_status_code: bigint | number | null;
+  last_error: string | null;
+  last_duration_ms: bigint | number | null;
+  next_attempt_at: string;
+}
+
+export function toDelivery(row: DeliveryRow): WebhookDelivery {
+  return {
+    id: String(row.seq),
+    eventId: row.event_id,
+    status: row.status as WebhookDeliveryStatus,
+    createdAt: row.created_at,
+    attempts: Number(row.attempts),
+    lastAttemptAt: row.last_attempt_at,
+    statusCode: row.last_status_code === null ? null : Number(row.last_status_code),
+    error: row.last_error,
+    durationMs: row.last_duration_ms === null ? null : Number(row.last_duration_ms),
+    nextAttemptAt: row.status === 'pending' ? row.next_attempt_at : null,
+  };
+}
+
+export interface ClaimedDeliveryRow {
+  seq: bigint | number | string;
+  attempts: bigint | number;
+  endpoint_id: string;
+  event_id: string;
+  url: string;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_until: string | null;
+  payload: string;
+}
+
+export function toClaimedDelivery(row: ClaimedDeliveryRow): ClaimedWebhookDelivery {
+  return {
+    id: String(row.seq),
+    attempts: Number(row.attempts),
+    endpointId: row.endpoint_id,
+    eventId: row.event_id,
+    url: row.url,
+    sealedSecret: row.secret,
+    previousSealedSecret: row.previous_secret,
+    previousSecretUntil: row.previous_secret_until,
+    payload: row.payload,
+  };
+}

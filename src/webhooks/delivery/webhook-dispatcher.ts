@@ -1,0 +1,57 @@
+import type { Logger } from 'pino';
+import type { WebhooksConfig } from '../../config/config.js';
+import { createDeliveryEngine, type Sender } from '../../delivery/delivery-engine.js';
+import type { Clock } from '../../shared/clock.js';
+import type { OutageLog } from '../../shared/outage-log.js';
+import type { ClaimedWebhookDelivery, WebhooksRepository } from '../webhooks-repository.js';
+
+/** The engine's share of the process while it serves requests (see yieldTo). */
+const SHARE_WHILE_BUSY = 0.1;
+
+/** Deliveries one engine claims and sends at once. */
+const BATCH_SIZE = 64;
+
+/**
+ * The delay before the retry after `attempts` failed attempts: the
+ * schedule's entry ±20 % jitter, so endpoints that failed together do not
+ * come back together; undefined once the schedule is spent (given up).
+ */
+export function scheduledRetryDelayMs(schedule: readonly number[], attempts: number, random: number): number | undefined {
+  const delay = schedule[attempts - 1];
+  return delay === undefined ? undefined : Math.round(delay * (0.8 + 0.4 * random));
+}
+
+/** Webhook deliveries on the shared delivery engine. */
+export function createWebhookDispatcher({
+  webhooksRepository,
+  sender,
+  clock,
+  logger,
+  outages,
+  config,
+  random = Math.random,
+  busy,
+}: {
+  webhooksRepository: WebhooksRepository;
+  sender: Sender<ClaimedWebhookDelivery>;
+  clock: Clock;
+  logger: Logger;
+  outages: Pick<OutageLog, 'databaseUnreachable'>;
+  config: Pick<WebhooksConfig, 'retryScheduleMs' | 'timeoutMs' | 'pollIntervalMs'>;
+  random?: () => number;
+  /** Whether the process served requests since the last call; undefined: never yield. */
+  busy?: () => boolean;
+}) {
+  return createDeliveryEngine({
+    name: 'webhooks',
+    queue: webhooksRepository,
+    sender,
+    clock,
+    logger,
+    outages,
+    config: { pollIntervalMs: config.pollIntervalMs, attemptTimeoutMs: config.timeoutMs, batchSize: BATCH_SIZE },
+    retryDelayMs: (attempts, jitter) => scheduledRetryDelayMs(config.retryScheduleMs, attempts, jitter),
+    random,
+    ...(busy === undefined ? {} : { yieldTo: { busy, share: SHARE_WHILE_BUSY } }),
+  });
+}

@@ -1,0 +1,91 @@
+import { Type, type Static } from 'typebox';
+import { EVENT_TYPES } from '../events/event-types.js';
+import { WEBHOOK_DELIVERY_STATUSES, WEBHOOK_ENDPOINT_STATUSES } from './webhooks-repository.js';
+
+/** The records the webhook operations answer with, and their examples. */
+
+const URL_MAX_LENGTH = 2048;
+const DESCRIPTION_MAX_LENGTH = 500;
+export const ENDPOINT_ID_EXAMPLE = 'we_3f9c2a4e9b7d4c558e0e3d2b1a0f9c87';
+export const EVENT_ID_EXAMPLE = 'evt_0b8a3f7e5c1d4e2a9f607d4c3b2a1e09';
+export const SECRET_EXAMPLE = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+
+export const UrlSchema = Type.String({
+  minLength: 1,
+  maxLength: URL_MAX_LENGTH,
+  description: 'Where events are POSTed: an https URL (http only where the operator allows it) whose host resolves to public addresses only.',
+});
+export const EventTypesSchema = Type.Array(Type.String({ enum: [...EVENT_TYPES], maxLength: 40 }), {
+  minItems: 1,
+  maxItems: EVENT_TYPES.length,
+  uniqueItems: true,
+  description: `The event types to receive (${EVENT_TYPES.join(', ')}).`,
+});
+export const DescriptionSchema = Type.String({ maxLength: DESCRIPTION_MAX_LENGTH, description: 'A note for people, shown back as given.' });
+
+export const ENDPOINT_PROPERTIES = {
+  id: Type.String({ maxLength: 40, description: 'The endpoint id: `we_` and 32 hex digits.' }),
+  url: Type.String({ maxLength: URL_MAX_LENGTH, description: 'Where events are POSTed.' }),
+  eventTypes: Type.Union([Type.Array(Type.String({ enum: [...EVENT_TYPES], maxLength: 40 }), { maxItems: EVENT_TYPES.length }), Type.Null()], {
+    description: 'The event types it receives; null: every type, those added later included.',
+  }),
+  description: Type.Union([Type.String({ maxLength: DESCRIPTION_MAX_LENGTH }), Type.Null()], { description: 'The note given, or null.' }),
+  status: Type.String({
+    enum: [...WEBHOOK_ENDPOINT_STATUSES],
+    maxLength: 8,
+    description: '`enabled`: events are delivered; `disabled` (by you, or by the service after HTTP 410 or 5 days of failures): deliveries wait.',
+  }),
+  disabledReason: Type.Union([Type.String({ maxLength: 200 }), Type.Null()], { description: 'Why the service disabled it, or null.' }),
+  createdAt: Type.String({ format: 'date-time', maxLength: 30, description: 'When it was created, ISO 8601 in UTC.' }),
+};
+export const WebhookEndpointSchema = Type.Object(ENDPOINT_PROPERTIES, { title: 'WebhookEndpoint', additionalProperties: false });
+export type WebhookEndpointRecord = Static<typeof WebhookEndpointSchema>;
+
+export const WITH_SECRET_PROPERTIES = {
+  ...ENDPOINT_PROPERTIES,
+  secret: Type.String({
+    maxLength: 100,
+    description: 'The signing secret (Standard Webhooks, `whsec_…`). Shown only in this response: store it now.',
+  }),
+};
+
+export const ENDPOINT_EXAMPLE = {
+  id: ENDPOINT_ID_EXAMPLE,
+  url: 'https://hooks.example.com/store-orders',
+  eventTypes: ['order.cancelled', 'order.shipped'],
+  description: 'Fulfilment service',
+  status: 'enabled',
+  disabledReason: null,
+  createdAt: '2026-11-24T10:00:00.000Z',
+};
+
+const DELIVERY_PROPERTIES = {
+  id: Type.String({ maxLength: 20, description: 'The delivery id (decimal).' }),
+  eventId: Type.String({ maxLength: 40, description: 'The event delivered; also the webhook-id header of every attempt.' }),
+  status: Type.String({ enum: [...WEBHOOK_DELIVERY_STATUSES], maxLength: 9, description: '`pending` (waiting or retrying), `succeeded` or `failed` (given up).' }),
+  createdAt: Type.String({ format: 'date-time', maxLength: 30, description: 'When it was queued, ISO 8601 in UTC.' }),
+  attempts: Type.Integer({ format: 'int32', minimum: 0, maximum: 1000, description: 'Attempts made so far.' }),
+  lastAttemptAt: Type.Union([Type.String({ format: 'date-time', maxLength: 30 }), Type.Null()], { description: 'When the latest attempt ended, or null.' }),
+  statusCode: Type.Union([Type.Integer({ format: 'int32', minimum: 100, maximum: 599 }), Type.Null()], { description: "The latest attempt's HTTP status, or null when it got none." }),
+  error: Type.Union([Type.String({ maxLength: 200 }), Type.Null()], { description: 'Why the latest attempt failed, or null.' }),
+  durationMs: Type.Union([Type.Integer({ format: 'int32', minimum: 0, maximum: 3_600_000 }), Type.Null()], { description: 'How long the latest attempt took, or null.' }),
+  nextAttemptAt: Type.Union([Type.String({ format: 'date-time', maxLength: 30 }), Type.Null()], {
+    description: 'When the next attempt is due (pending only), or null.',
+  }),
+};
+export const WebhookDeliverySchema = Type.Object(DELIVERY_PROPERTIES, { title: 'WebhookDelivery', additionalProperties: false });
+export type WebhookDeliveryRecord = Static<typeof WebhookDeliverySchema>;
+
+export const DELIVERY_EXAMPLE = {
+  id: '42',
+  eventId: EVENT_ID_EXAMPLE,
+  status: 'pending',
+  createdAt: '2026-11-24T10:00:00.000Z',
+  attempts: 1,
+  lastAttemptAt: '2026-11-24T10:00:00.231Z',
+  statusCode: 503,
+  error: 'The endpoint answered HTTP 503.',
+  durationMs: 231,
+  nextAttemptAt: '2026-11-24T10:00:05.231Z',
+};
+

@@ -1,0 +1,90 @@
+import type { ClaimedItem, DeliveryQueue } from '../delivery/delivery-queue.js';
+
+export const WEBHOOK_ENDPOINT_STATUSES = ['enabled', 'disabled'] as const;
+export type WebhookEndpointStatus = (typeof WEBHOOK_ENDPOINT_STATUSES)[number];
+
+export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
+
+/** A webhook endpoint as stored, minus its secrets. Timestamps are ISO 8601 UTC with milliseconds. */
+export interface WebhookEndpoint {
+  id: string;
+  accountId: number;
+  url: string;
+  /** The event types it receives; null: every type. */
+  eventTypes: string[] | null;
+  description: string | null;
+  status: WebhookEndpointStatus;
+  /** Why it was disabled when the service disabled it (410, failing for days). */
+  disabledReason: string | null;
+  createdAt: string;
+}
+
+export interface NewWebhookEndpoint {
+  id: string;
+  accountId: number;
+  url: string;
+  eventTypes: string[] | null;
+  description: string | null;
+  /** The signing secret, sealed (webhook-secrets.ts): never stored in clear. */
+  sealedSecret: string;
+  createdAt: string;
+}
+
+export interface WebhookEndpointChanges {
+  url?: string;
+  eventTypes?: string[] | null;
+  description?: string | null;
+  status?: WebhookEndpointStatus;
+}
+
+/** One delivery of one event to one endpoint, with its latest attempt. */
+export interface WebhookDelivery {
+  id: string;
+  eventId: string;
+  status: WebhookDeliveryStatus;
+  createdAt: string;
+  attempts: number;
+  lastAttemptAt: string | null;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number | null;
+  /** When the next attempt is due; null once succeeded or given up. */
+  nextAttemptAt: string | null;
+}
+
+/** A delivery an engine holds: everything it needs to sign and send it. */
+export interface ClaimedWebhookDelivery extends ClaimedItem {
+  endpointId: string;
+  eventId: string;
+  url: string;
+  sealedSecret: string;
+  /** The secret before the last rotation, while deliveries still carry its signature too. */
+  previousSealedSecret: string | null;
+  previousSecretUntil: string | null;
+  /** The Event record's JSON text, sent as is. */
+  payload: string;
+}
+
+/** Storage of webhook endpoints and their deliveries (the delivery engine's queue). Adapters live in src/storage/<database>/. */
+export interface WebhooksRepository extends DeliveryQueue<ClaimedWebhookDelivery> {
+  /** Throws NotFoundError('account_not_found') for an unknown account. */
+  createEndpoint(endpoint: NewWebhookEndpoint): Promise<WebhookEndpoint>;
+  /** The account's endpoints by id, after `afterId`, at most `limit`. */
+  listEndpoints(accountId: number, afterId: string | undefined, limit: number): Promise<WebhookEndpoint[]>;
+  findEndpoint(accountId: number, id: string): Promise<WebhookEndpoint | undefined>;
+  /** Applies the changes; enabling clears the disabled reason and the failure streak. Undefined when the account has no such endpoint. */
+  updateEndpoint(accountId: number, id: string, changes: WebhookEndpointChanges): Promise<WebhookEndpoint | undefined>;
+  /** Deletes the endpoint and its deliveries. Returns whether it existed. */
+  deleteEndpoint(accountId: number, id: string): Promise<boolean>;
+  /** The current secret becomes the previous one (signing too until `previousUntil`) and `sealedSecret` the current one. */
+  rotateSecret(accountId: number, id: string, rotation: { sealedSecret: string; previousUntil: string }): Promise<WebhookEndpoint | undefined>;
+  /** The endpoint's deliveries, newest first, older than `beforeId`, at most `limit`. */
+  listDeliveries(accountId: number, endpointId: string, beforeId: string | undefined, limit: number): Promise<WebhookDelivery[]>;
+  /**
+   * Queues the account's event again: to `endpointId` (whatever it subscribes
+   * to), or to every enabled endpoint subscribed to its type. Returns how many
+   * deliveries were queued, or undefined when the account has no such event.
+   */
+  redeliver(request: { accountId: number; eventId: string; endpointId?: string; now: string }): Promise<number | undefined>;
+}

@@ -1,0 +1,145 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { InvalidInputError, ValidationError } from '../errors/errors.js';
+import { principalOf } from '../http/authentication.js';
+import { parseJsonObject, requireJsonContentType } from '../http/json-body.js';
+import type { WebhookDelivery, WebhookEndpoint } from './webhooks-repository.js';
+import {
+  createEndpointSchema,
+  deleteEndpointSchema,
+  getEndpointSchema,
+  listDeliveriesSchema,
+  listEndpointsSchema,
+  PAGE_LIMIT_DEFAULT,
+  redeliverSchema,
+  rotateSecretSchema,
+  updateEndpointSchema,
+  WEBHOOKS_BODY_LIMIT_BYTES,
+  WEBHOOKS_LIMIT_MAX,
+  type PageQuery,
+} from './webhooks-schemas.js';
+import type { WebhookDeliveryRecord, WebhookEndpointRecord } from './webhook-record-schemas.js';
+import type { WebhooksService } from './webhooks-service.js';
+
+const SCOPE = 'webhooks:manage';
+const BODY_EXAMPLE = '{"url": "https://hooks.example.com/store-orders"}';
+
+function toEndpointRecord(endpoint: WebhookEndpoint): WebhookEndpointRecord {
+  return {
+    id: endpoint.id,
+    url: endpoint.url,
+    eventTypes: endpoint.eventTypes,
+    description: endpoint.description,
+    status: endpoint.status,
+    disabledReason: endpoint.disabledReason,
+    createdAt: endpoint.createdAt,
+  };
+}
+
+function toDeliveryRecord(delivery: WebhookDelivery): WebhookDeliveryRecord {
+  return { ...delivery };
+}
+
+/**
+ * Page cursors: the last key of the page, opaque to clients. Every read is
+ * scoped to the caller's account, so a cursor can only move a walk within
+ * the caller's own data; its form alone is checked.
+ */
+function encodeCursor(key: string | undefined): string | null {
+  return key === undefined ? null : Buffer.from(key, 'utf8').toString('base64url');
+}
+
+function decodeCursor(cursor: string | undefined, form: RegExp): string | undefined {
+  if (cursor === undefined) return undefined;
+  const key = /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
+  if (!form.test(key)) throw new InvalidInputError('Query parameter cursor', 'is not valid: pass the nextCursor of a previous page unchanged.', 'invalid_cursor');
+  return key;
+}
+
+function pageLimit(query: PageQuery): number {
+  const limit = query.limit === undefined ? PAGE_LIMIT_DEFAULT : Number(query.limit);
+  if (limit > WEBHOOKS_LIMIT_MAX) throw new ValidationError(`Query parameter limit is not valid. Expected: 1 to ${WEBHOOKS_LIMIT_MAX}.`);
+  return limit;
+}
+
+/** The v2 (beta) webhook operations. Expects to be registered under /v2, behind requireApiKey, in its own scope. */
+export function registerWebhooksRoutes(scope: FastifyInstance, { webhooksService }: { webhooksService: WebhooksService }): void {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
+
+  // Only our strict JSON parser: every other media type is refused before its body is read.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: WEBHOOKS_BODY_LIMIT_BYTES }, (_request, body, done) => {
+    try {
+      done(null, parseJsonObject(body as Buffer, BODY_EXAMPLE));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
+  const withBody = {
+    bodyLimit: WEBHOOKS_BODY_LIMIT_BYTES,
+    preParsing: async (request: Parameters<typeof requireJsonContentType>[0]) => {
+      requireJsonContentType(request);
+    },
+  };
+
+  app.post('/webhook-endpoints', { schema: createEndpointSchema, config: { scope: SCOPE }, ...withBody }, async (request, reply) => {
+    const { endpoint, secret } = await webhooksService.createEndpoint(principalOf(request).accountId, request.body);
+    return reply.code(201).send({ ...toEndpointRecord(endpoint), secret });
+  });
+
+  app.get('/webhook-endpoints', { schema: listEndpointsSchema, config: { scope: SCOPE } }, async (request) => {
+    const after = decodeCursor(request.query.cursor, /^we_[0-9a-f]{32}$/);
+    const page = await webhooksService.listEndpoints(principalOf(request).accountId, after, pageLimit(request.query));
+    return { data: page.items.map(toEndpointRecord), nextCursor: encodeCursor(page.next) };
+  });
+
+  app.get('/webhook-endpoints/:endpointId', { schema: getEndpointSchema, config: { scope: SCOPE } }, async (request) => {
+    return toEndpointRecord(await webhooksService.getEndpoint(principalOf(request).accountId, request.params.endpointId));
+  });
+
+  app.patch('/webhook-endpoints/:endpointId', { schema: updateEndpointSchema, config: { scope: SCOPE }, ...withBody }, async (request) => {
+    const { status, ...fields } = request.body;
+    const endpoint = await webhooksService.updateEndpoint(principalOf(request).accountId, request.params.endpointId, {
+      ...fields,
+      ...(status === undefined ? {} : { status: status === 'enabled' ? 'enabled' : 'disabled' }),
+    });
+    return toEndpointRecord(endpoint);
+  });
+
+  app.delete('/webhook-endpoints/:endpointId', { schema: deleteEndpointSchema, config: { scope: SCOPE } }, async (request, reply) => {
+    await webhooksService.deleteEndpoint(principalOf(request).accountId, request.params.endpointId);
+    return reply.code(204).send(null);
+  });
+
+  app.post('/webhook-endpoints/:endpointId/rotate-secret', { schema: rotateSecretSchema, config: { scope: SCOPE } }, async (request) => {
+    const { endpoint, secret } = await webhooksService.rotateSecret(principalOf(request).accountId, request.params.endpointId);
+    return { ...toEndpointRecord(endpoint), secret };
+  });
+
+  app.get('/webhook-endpoints/:endpointId/deliveries', { schema: listDeliveriesSchema, config: { scope: SCOPE } }, async (request) => {
+    const before = decodeCursor(request.query.cursor, /^[1-9][0-9]{0,18}$/);
+    const page = await webhooksService.listDeliveries(principalOf(request).accountId, request.params.endpointId, before, pageLimit(request.query));
+    return { data: page.items.map(toDeliveryRecord), nextCursor: encodeCursor(page.next) };
+  });
+
+  app.post(
+    '/events/:eventId/redeliver',
+    {
+      schema: redeliverSchema,
+      config: { scope: SCOPE },
+      bodyLimit: WEBHOOKS_BODY_LIMIT_BYTES,
+      // The body is optional here: without one, the event goes to every subscribed endpoint.
+      preParsing: async (request) => {
+        if (request.headers['content-length'] !== undefined && request.headers['content-length'] !== '0') requireJsonContentType(request);
+        else if (request.headers['transfer-encoding'] !== undefined) requireJsonContentType(request);
+      },
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+    },
+    async (request, reply) => {
+      const queued = await webhooksService.redeliver(principalOf(request).accountId, request.params.eventId, request.body.endpointId);
+      return reply.code(202).send({ queued });
+    },
+  );
+}

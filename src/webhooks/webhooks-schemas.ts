@@ -1,0 +1,240 @@
+import { Type, type Static } from 'typebox';
+import { commonErrorResponses, errorResponse } from '../http/error-responses.js';
+import { documentedAs } from '../openapi/openapi-document.js';
+import { WEBHOOK_ENDPOINT_STATUSES } from './webhooks-repository.js';
+import {
+  DELIVERY_EXAMPLE,
+  DescriptionSchema,
+  ENDPOINT_EXAMPLE,
+  ENDPOINT_ID_EXAMPLE,
+  ENDPOINT_PROPERTIES,
+  EVENT_ID_EXAMPLE,
+  EventTypesSchema,
+  SECRET_EXAMPLE,
+  UrlSchema,
+  WITH_SECRET_PROPERTIES,
+  WebhookDeliverySchema,
+  WebhookEndpointSchema,
+} from './webhook-record-schemas.js';
+
+/** The largest body the webhook-endpoint operations read (413 beyond). */
+export const WEBHOOKS_BODY_LIMIT_BYTES = 16 * 1024;
+export const WEBHOOKS_LIMIT_MAX = 100;
+const WEBHOOKS_LIMIT_DEFAULT = 20;
+
+const BETA = { 'x-stability': 'beta' } as const;
+const SCOPE = 'webhooks:manage';
+
+const PageQuerySchema = Type.Object(
+  {
+    limit: Type.Optional(
+      documentedAs(Type.String({ pattern: '^[1-9][0-9]{0,2}$', description: `the page size, 1 to ${WEBHOOKS_LIMIT_MAX} (default ${WEBHOOKS_LIMIT_DEFAULT}).` }), {
+        type: 'integer',
+        format: 'int32',
+        minimum: 1,
+        maximum: WEBHOOKS_LIMIT_MAX,
+        default: WEBHOOKS_LIMIT_DEFAULT,
+      }),
+    ),
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'the nextCursor of the previous page, unchanged.' })),
+  },
+  { additionalProperties: false },
+);
+export type PageQuery = Static<typeof PageQuerySchema>;
+export const PAGE_LIMIT_DEFAULT = WEBHOOKS_LIMIT_DEFAULT;
+
+const NextCursorSchema = Type.Union([Type.String({ maxLength: 100 }), Type.Null()], { description: 'Opaque cursor of the next page, or null when this page is the last.' });
+
+const EndpointIdParamsSchema = Type.Object({
+  endpointId: Type.String({ pattern: '^we_[0-9a-f]{32}$', maxLength: 35, description: 'The endpoint id: `we_` and 32 hex digits.', examples: [ENDPOINT_ID_EXAMPLE] }),
+});
+
+const ID_400 = errorResponse('The endpointId is not `we_` and 32 hex digits (validation_failed).', {
+  code: 'validation_failed',
+  message: 'Path parameter endpointId is not valid.',
+});
+const NOT_FOUND = errorResponse("No such endpoint for this account; another account's endpoint is not found either (webhook_endpoint_not_found).", {
+  code: 'webhook_endpoint_not_found',
+  message: 'No webhook endpoint with this id exists.',
+});
+const BODY_400 = errorResponse(
+  'The body is not a JSON object (malformed_request, content_type_not_json), a field is missing, unknown or invalid, ' +
+    'or the URL is refused: not https, credentials in it, or a host that resolves to a loopback, private, link-local, multicast or metadata address (validation_failed; the message says why).',
+  [
+    { code: 'validation_failed', message: "url is refused: The URL's host 169.254.169.254 is in a link-local (cloud metadata) range, which webhooks may not reach." },
+    { code: 'content_type_not_json', message: 'The Content-Type must be application/json.' },
+  ],
+);
+const CURSOR_400 = errorResponse('A query parameter is malformed (validation_failed) or the cursor is not a nextCursor of this listing (invalid_cursor).', {
+  code: 'invalid_cursor',
+  message: 'Query parameter cursor is not valid: pass the nextCursor of a previous page unchanged.',
+});
+const TOO_LARGE = errorResponse(`The body is over ${WEBHOOKS_BODY_LIMIT_BYTES} bytes (payload_too_large).`, {
+  code: 'payload_too_large',
+  message: 'The request body is larger than this endpoint accepts.',
+});
+
+export const createEndpointSchema = {
+  operationId: 'createWebhookEndpoint',
+  tags: ['webhooks'],
+  ...BETA,
+  summary: 'Create a webhook endpoint (beta)',
+  description: 'Registers a URL that receives signed events (Standard Webhooks). The response carries the signing secret, shown only here.',
+  body: Type.Object(
+    { url: UrlSchema, eventTypes: Type.Optional(EventTypesSchema), description: Type.Optional(DescriptionSchema) },
+    { title: 'CreateWebhookEndpointRequest', additionalProperties: false, examples: [{ url: ENDPOINT_EXAMPLE.url, eventTypes: ENDPOINT_EXAMPLE.eventTypes, description: 'Fulfilment service' }] },
+  ),
+  response: {
+    201: Type.Object(WITH_SECRET_PROPERTIES, {
+      title: 'WebhookEndpointWithSecret',
+      additionalProperties: false,
+      description: 'Created. Keep the secret: it is not shown again (rotate it to get a new one).',
+      examples: [{ ...ENDPOINT_EXAMPLE, secret: SECRET_EXAMPLE }],
+    }),
+    ...commonErrorResponses(SCOPE),
+    400: BODY_400,
+    413: TOO_LARGE,
+  },
+} as const;
+
+export const listEndpointsSchema = {
+  operationId: 'listWebhookEndpoints',
+  tags: ['webhooks'],
+  ...BETA,
+  summary: 'List webhook endpoints (beta)',
+  description: "The account's webhook endpoints, one page at a time (secrets are never listed).",
+  querystring: PageQuerySchema,
+  response: {
+    200: Type.Object(
+      { data: Type.Array(WebhookEndpointSchema, { maxItems: WEBHOOKS_LIMIT_MAX, description: 'The endpoints of this page.' }), nextCursor: NextCursorSchema },
+      { title: 'WebhookEndpointsPage', additionalProperties: false, description: 'One page of endpoints.', examples: [{ data: [ENDPOINT_EXAMPLE], nextCursor: null }] },
+    ),
+    ...commonErrorResponses(SCOPE),
+    400: CURSOR_400,
+  },
+} as const;
+
+export const getEndpointSchema = {
+  operationId: 'getWebhookEndpoint',
+  tags: ['webhooks'],
+  ...BETA,
+  summary: 'Get a webhook endpoint (beta)',
+  description: 'One endpoint of the account, without its secret.',
+  params: EndpointIdParamsSchema,
+  response: {
+    200: Type.Object(ENDPOINT_PROPERTIES, { title: 'WebhookEndpoint', additionalProperties: false, description: 'The endpoint.', examples: [ENDPOINT_EXAMPLE] }),
+    ...commonErrorResponses(SCOPE),
+    400: ID_400,
+    404: NOT_FOUND,
+  },
+} as const;
+
+export const updateEndpointSchema = {
+  operationId: 'updateWebhookEndpoint',
+  tags: ['webhooks'],
+  ...BETA,
+  summary: 'Update a webhook endpoint (beta)',
+  description: 'Changes the fields given. Enabling an endpoint the service disabled resumes its waiting deliveries, in order.',
+  params: EndpointIdParamsSchema,
+  body: Type.Object(
+    {
+      url: Type.Optional(UrlSchema),
+      eventTypes: Type.Optional(Type.Union([Type.Null(), EventTypesSchema], { description: 'The event types to receive; null: every type.' })),
+      description: Type.Optional(Type.Union([Type.Null(), DescriptionSchema], { description: 'A note for people; null removes it.' })),
+      status: Type.Optional(Type.String({ enum: [...WEBHOOK_ENDPOINT_STATUSES], maxLength: 8, description: 'enabled or disabled.' })),
+    },
+    { title: 'UpdateWebhookEndpointRequest', additionalProperties: false, examples: [{ status: 'disabled' }] },
+  ),
+  response: {
+    200: Type.Object(ENDPOINT_PROPERTIES, {
+      title: 'WebhookEndpoint',
+      additionalProperties: false,
+      description: 'The endpoint as updated.',
+      examples: [{ ...ENDPOINT_EXAMPLE, status: 'disabled' }],
+    }),
+    ...commonErrorResponses(SCOPE),
+    400: BODY_400,
+    404: NOT_FOUND,
+    413: TOO_LARGE,
+  },
+} as const;
+
+export const deleteEndpointSchema = {
+  operationId: 'deleteWebhookEndpoint',
+  tags: ['webhooks'],
+  ...BETA,
+  summary: 'Delete a webhook endpoint (beta)',
+  description: 'Deletes the endpoint and its delivery log; nothing more is sent to it.',
+  params: EndpointIdParamsSchema,
+  response: {
+    204: Type.Null({ description: 'Deleted.' }),
+    ...commonErrorResponses(SCOPE),
+    400: ID_400,
+    404: NOT_FOUND,
+  },
+} as const;
+
+export const rotateSecretSchema = {
+  operationId: 'rotateWebhookEndpointSecret',
+  tags: ['webhooks'],
+  ...BETA,
+  summary: 'Rotate the signing secret (beta)',
+  description: 'Issues a new signing secret, shown only here. For 24 hours every delivery carries signatures by both the new and the previous secret.',
+  params: EndpointIdParamsSchema,
+  response: {
+    200: Type.Object(WITH_SECRET_PROPERTIES, {
+      title: 'WebhookEndpointWithSecret',
+      additionalProperties: false,
+      description: 'The endpoint and its new secret.',
+      examples: [{ ...ENDPOINT_EXAMPLE, secret: SECRET_EXAMPLE }],
+    }),
+    ...commonErrorResponses(SCOPE),
+    400: ID_400,
+    404: NOT_FOUND,
+  },
+} as const;
+
+export const listDeliveriesSchema = {
+  operationId: 'listWebhookDeliveries',
+  tags: ['webhooks'],
+  ...BETA,
+  summary: "List an endpoint's deliveries (beta)",
+  description: 'The deliveries to the endpoint, newest first, each with its latest attempt: time, HTTP status or error, duration, and the next retry.',
+  params: EndpointIdParamsSchema,
+  querystring: PageQuerySchema,
+  response: {
+    200: Type.Object(
+      { data: Type.Array(WebhookDeliverySchema, { maxItems: WEBHOOKS_LIMIT_MAX, description: 'The deliveries of this page, newest first.' }), nextCursor: NextCursorSchema },
+      { title: 'WebhookDeliveriesPage', additionalProperties: false, description: 'One page of deliveries.', examples: [{ data: [DELIVERY_EXAMPLE], nextCursor: null }] },
+    ),
+    ...commonErrorResponses(SCOPE),
+    400: CURSOR_400,
+    404: NOT_FOUND,
+  },
+} as const;
+
+export const redeliverSchema = {
+  operationId: 'redeliverEvent',
+  tags: ['webhooks'],
+  ...BETA,
+  summary: 'Deliver an event again (beta)',
+  description: 'Queues the event again: to endpointId when given (whatever it subscribes to), else to every enabled endpoint subscribed to its type.',
+  params: Type.Object({ eventId: Type.String({ minLength: 1, maxLength: 100, description: 'The event id.', examples: [EVENT_ID_EXAMPLE] }) }),
+  body: Type.Object(
+    { endpointId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only this endpoint.' })) },
+    { title: 'RedeliverEventRequest', additionalProperties: false, examples: [{ endpointId: ENDPOINT_ID_EXAMPLE }] },
+  ),
+  response: {
+    202: Type.Object(
+      { queued: Type.Integer({ format: 'int32', minimum: 0, maximum: 1_000_000, description: 'How many deliveries were queued.' }) },
+      { title: 'RedeliveryQueued', additionalProperties: false, description: 'Queued.', examples: [{ queued: 1 }] },
+    ),
+    ...commonErrorResponses(SCOPE),
+    400: BODY_400,
+    404: errorResponse('No such event or endpoint for this account (event_not_found, webhook_endpoint_not_found).', [
+      { code: 'event_not_found', message: 'No event with this id exists.' },
+      { code: 'webhook_endpoint_not_found', message: 'No webhook endpoint with this id exists.' },
+    ]),
+    413: TOO_LARGE,
+  },
+} as const;

@@ -1,0 +1,181 @@
+/**
+ * The webhooks part of the storage contract, the same cases on every
+ * adapter: endpoints scoped to their account, and the deliveries queue the
+ * engine relies on (claims that hold until `claimedUntil`, settlements only
+ * by the claimant, one subject's deliveries to one endpoint in order).
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { openStorage } from '../../../src/storage/open-storage.js';
+import type { ContractCoverage } from '../../support/storage-contract.js';
+import { testBackends } from '../../support/storage.js';
+import { startHookReceiver, webhooksHarness } from '../../webhooks/support.js';
+
+export const CONTRACT_COVERS = {
+  webhooks: [
+    'createEndpoint',
+    'listEndpoints',
+    'findEndpoint',
+    'updateEndpoint',
+    'deleteEndpoint',
+    'rotateSecret',
+    'listDeliveries',
+    'redeliver',
+    'claimDue',
+    'markSent',
+    'markAttemptFailed',
+    'release',
+  ],
+} as const satisfies ContractCoverage;
+
+const FAR = '9999-12-31T00:00:00.000Z';
+
+for (const backend of testBackends({ postgresDirect: true })) {
+  describe(`webhooks storage contract: ${backend.name}`, () => {
+    test('when ten connections claim concurrently, then each of 60 due deliveries is claimed exactly once', async (t) => {
+      const h = await webhooksHarness(t, backend);
+      const { accountId, auth } = await h.tenant();
+      const receiver = await startHookReceiver(t);
+      await h.app.inject({ method: 'POST', url: '/v2/webhook-endpoints', headers: { ...auth, 'content-type': 'application/json' }, payload: { url: receiver.url, eventTypes: ['order.created'] } });
+      for (let i = 0; i < 60; i++) await h.services.orders.createOrder({ accountId });
+      const connections = Array.from({ length: 10 }, () => openStorage(h.database));
+      t.after(() => Promise.all(connections.map((c) => c.close())));
+      const now = new Date().toISOString();
+      const claims = await Promise.all(
+        connections.map(async (connection, index) => {
+          const mine = [];
+          for (;;) {
+            const batch = await connection.webhooks.claimDue({ claimant: `c${index}`, now, claimedUntil: FAR, limit: 3 });
+            if (batch.length === 0) return mine;
+            mine.push(...batch.map((d) => d.id));
+          }
+        }),
+      );
+      const all = claims.flat();
+      assert.equal(all.length, 60);
+      assert.equal(new Set(all).size, 60);
+    });
+
+    test('when a claim lapses (its holder died), then another engine takes the delivery and the old holder cannot settle it', async (t) => {
+      const h = await webhooksHarness(t, backend);
+      const { accountId, auth } = await h.tenant();
+      const receiver = await startHookReceiver(t);
+      await h.app.inject({ method: 'POST', url: '/v2/webhook-endpoints', headers: { ...auth, 'content-type': 'application/json' }, payload: { url: receiver.url, eventTypes: ['order.created'] } });
+      await h.services.orders.createOrder({ accountId });
+      const t0 = Date.now() + 1000;
+      const at = (ms: number) => new Date(t0 + ms).toISOString();
+      const [first] = await h.storage.webhooks.claimDue({ claimant: 'dead', now: at(0), claimedUntil: at(1000), limit: 10 });
+      assert.ok(first);
+      assert.deepEqual(await h.storage.webhooks.claimDue({ claimant: 'other', now: at(999), claimedUntil: at(2000), limit: 10 }), []);
+      const [second] = await h.storage.webhooks.claimDue({ claimant: 'other', now: at(1000), claimedUntil: at(2000), limit: 10 });
+      assert.equal(second?.id, first.id);
+      assert.equal(second?.attempts, 2);
+      assert.equal(await h.storage.webhooks.markSent({ id: first.id, claimant: 'dead', at: at(1500) }), false);
+      assert.equal(await h.storage.webhooks.markSent({ id: first.id, claimant: 'other', at: at(1500), statusCode: 200, durationMs: 3 }), true);
+      assert.equal(await h.storage.webhooks.markAttemptFailed({ id: first.id, claimant: 'other', at: at(1600), error: 'late' }), false);
+    });
+
+    test('when one order has two events, then the later is not claimable until the earlier succeeded or was given up, and other orders flow meanwhile', async (t) => {
+      const h = await webhooksHarness(t, backend);
+      const { accountId, auth } = await h.tenant();
+      const receiver = await startHookReceiver(t);
+      await h.app.inject({ method: 'POST', url: '/v2/webhook-endpoints', headers: { ...auth, 'content-type': 'application/json' }, payload: { url: receiver.url } });
+      const one = await h.services.orders.createOrder({ accountId });
+      await h.services.orders.cancelOrder(accountId, one.id);
+      const other = await h.services.orders.createOrder({ accountId });
+      const now = () => new Date(Date.now() + 1000).toISOString();
+      const claimed = await h.storage.webhooks.claimDue({ claimant: 'a', now: now(), claimedUntil: FAR, limit: 10 });
+      // The creation of each order, not the cancellation of the first.
+      assert.equal(claimed.length, 2);
+      const payloads = claimed.map((d) => JSON.parse(d.payload) as { type: string; data: { order: { id: number } } });
+      assert.deepEqual(payloads.map((p) => p.type), ['order.created', 'order.created']);
+      assert.deepEqual(new Set(payloads.map((p) => String(p.data.order.id))), new Set([String(one.id), String(other.id)]));
+      const [first] = claimed;
+      assert.ok(first);
+      // A failed attempt with a retry keeps it pending: the cancellation still waits.
+      await h.storage.webhooks.markAttemptFailed({ id: first.id, claimant: 'a', at: now(), error: 'HTTP 500', statusCode: 500, retryAt: FAR });
+      assert.deepEqual(await h.storage.webhooks.claimDue({ claimant: 'b', now: now(), claimedUntil: FAR, limit: 10 }), []);
+      // Given up: the next one goes.
+      const [again] = await h.storage.webhooks.claimDue({ claimant: 'b', now: FAR, claimedUntil: FAR, limit: 10 });
+      assert.equal(again?.id, first.id);
+      await h.storage.webhooks.markAttemptFailed({ id: first.id, claimant: 'b', at: now(), error: 'HTTP 500' });
+      const [next] = await h.storage.webhooks.claimDue({ claimant: 'c', now: now(), claimedUntil: FAR, limit: 10 });
+      assert.equal((JSON.parse(next?.payload ?? '{}') as { type?: string }).type, 'order.cancelled');
+    });
+    test('when endpoints are created, read, listed, updated, rotated and deleted, then each is seen by its own account only', async (t) => {
+      const h = await webhooksHarness(t, backend);
+      const { accountId } = await h.tenant();
+      const other = await h.tenant();
+      const at = '2026-11-24T10:00:00.000Z';
+      const base = { accountId, url: 'https://hooks.example.com/a', eventTypes: null, description: null, sealedSecret: 'v1.aa.bb', createdAt: at };
+      const first = await h.storage.webhooks.createEndpoint({ ...base, id: 'we_00000000000000000000000000000001' });
+      await h.storage.webhooks.createEndpoint({ ...base, id: 'we_00000000000000000000000000000002', eventTypes: ['order.created', 'order.cancelled'], description: 'two' });
+      assert.deepEqual(first, { id: 'we_00000000000000000000000000000001', accountId, url: base.url, eventTypes: null, description: null, status: 'enabled', disabledReason: null, createdAt: at });
+      assert.equal(await h.storage.webhooks.findEndpoint(other.accountId, first.id), undefined);
+      assert.deepEqual((await h.storage.webhooks.listEndpoints(accountId, undefined, 1)).map((e) => e.id), [first.id]);
+      const [second] = await h.storage.webhooks.listEndpoints(accountId, first.id, 10);
+      assert.deepEqual(second?.eventTypes, ['order.created', 'order.cancelled']);
+      assert.deepEqual(await h.storage.webhooks.listEndpoints(other.accountId, undefined, 10), []);
+      assert.equal(await h.storage.webhooks.updateEndpoint(other.accountId, first.id, { status: 'disabled' }), undefined);
+      const updated = await h.storage.webhooks.updateEndpoint(accountId, first.id, { status: 'disabled', description: 'note', eventTypes: ['order.shipped'] });
+      assert.deepEqual([updated?.status, updated?.description, updated?.eventTypes, updated?.url], ['disabled', 'note', ['order.shipped'], base.url]);
+      const cleared = await h.storage.webhooks.updateEndpoint(accountId, first.id, { description: null, eventTypes: null, status: 'enabled' });
+      assert.deepEqual([cleared?.status, cleared?.description, cleared?.eventTypes], ['enabled', null, null]);
+      assert.equal(await h.storage.webhooks.rotateSecret(other.accountId, first.id, { sealedSecret: 'v1.cc.dd', previousUntil: at }), undefined);
+      assert.equal((await h.storage.webhooks.rotateSecret(accountId, first.id, { sealedSecret: 'v1.cc.dd', previousUntil: at }))?.id, first.id);
+      assert.equal(await h.storage.webhooks.deleteEndpoint(other.accountId, first.id), false);
+      assert.equal(await h.storage.webhooks.deleteEndpoint(accountId, first.id), true);
+      assert.equal(await h.storage.webhooks.findEndpoint(accountId, first.id), undefined);
+    });
+
+    test('when a claimed delivery is released, then it is due again unattempted; the log lists it, and a redelivery queues another', async (t) => {
+      const h = await webhooksHarness(t, backend);
+      const { accountId, auth } = await h.tenant();
+      const receiver = await startHookReceiver(t);
+      const created = await h.app.inject({ method: 'POST', url: '/v2/webhook-endpoints', headers: { ...auth, 'content-type': 'application/json' }, payload: { url: receiver.url, eventTypes: ['order.created'] } });
+      const { id: endpointId } = created.json<{ id: string }>();
+      await h.services.orders.createOrder({ accountId });
+      const now = new Date(Date.now() + 1000).toISOString();
+      const [claimed] = await h.storage.webhooks.claimDue({ claimant: 'a', now, claimedUntil: FAR, limit: 10 });
+      assert.ok(claimed);
+      assert.equal(await h.storage.webhooks.release({ id: claimed.id, claimant: 'b', at: now }), false);
+      assert.equal(await h.storage.webhooks.release({ id: claimed.id, claimant: 'a', at: now }), true);
+      const [again] = await h.storage.webhooks.claimDue({ claimant: 'c', now, claimedUntil: FAR, limit: 10 });
+      assert.equal(again?.attempts, 1);
+      const [logged] = await h.storage.webhooks.listDeliveries(accountId, endpointId, undefined, 10);
+      assert.equal(logged?.eventId, claimed.eventId);
+      assert.equal(logged?.status, 'pending');
+      assert.equal(await h.storage.webhooks.redeliver({ accountId, eventId: claimed.eventId, now }), 1);
+      assert.equal(await h.storage.webhooks.redeliver({ accountId: accountId + 1000, eventId: claimed.eventId, now }), undefined);
+      assert.equal((await h.storage.webhooks.listDeliveries(accountId, endpointId, undefined, 10)).length, 2);
+    });
+    test('when every attempt to an endpoint has failed for 5 days, then the endpoint is disabled and says why; a success in between resets the count', async (t) => {
+      const h = await webhooksHarness(t, backend);
+      const { accountId, auth } = await h.tenant();
+      const receiver = await startHookReceiver(t);
+      const created = await h.app.inject({ method: 'POST', url: '/v2/webhook-endpoints', headers: { ...auth, 'content-type': 'application/json' }, payload: { url: receiver.url, eventTypes: ['order.created'] } });
+      const { id: endpointId } = created.json<{ id: string }>();
+      await h.services.orders.createOrder({ accountId });
+      const t0 = Date.now() + 1000;
+      const iso = (ms: number) => new Date(t0 + ms).toISOString();
+      const DAY = 24 * 60 * 60 * 1000;
+      const [first] = await h.storage.webhooks.claimDue({ claimant: 'a', now: iso(0), claimedUntil: iso(1000), limit: 1 });
+      assert.ok(first);
+      await h.storage.webhooks.markAttemptFailed({ id: first.id, claimant: 'a', at: iso(0), error: 'HTTP 500', statusCode: 500, retryAt: iso(5 * DAY - 1) });
+      const [second] = await h.storage.webhooks.claimDue({ claimant: 'b', now: iso(5 * DAY - 1), claimedUntil: FAR, limit: 1 });
+      assert.equal(second?.id, first.id);
+      await h.storage.webhooks.markAttemptFailed({ id: first.id, claimant: 'b', at: iso(5 * DAY - 1), error: 'HTTP 500', statusCode: 500, retryAt: iso(5 * DAY) });
+      assert.equal((await h.storage.webhooks.findEndpoint(accountId, endpointId))?.status, 'enabled', 'not yet 5 days');
+      const [third] = await h.storage.webhooks.claimDue({ claimant: 'c', now: iso(5 * DAY), claimedUntil: FAR, limit: 1 });
+      await h.storage.webhooks.markAttemptFailed({ id: third?.id ?? '', claimant: 'c', at: iso(5 * DAY), error: 'HTTP 500', statusCode: 500, retryAt: iso(6 * DAY) });
+      const disabled = await h.storage.webhooks.findEndpoint(accountId, endpointId);
+      assert.equal(disabled?.status, 'disabled');
+      assert.match(String(disabled?.disabledReason), /5 days/);
+      // A disabled endpoint's deliveries wait; enabling it again clears the streak.
+      assert.deepEqual(await h.storage.webhooks.claimDue({ claimant: 'd', now: FAR, claimedUntil: FAR, limit: 1 }), []);
+      const enabled = await h.storage.webhooks.updateEndpoint(accountId, endpointId, { status: 'enabled' });
+      assert.deepEqual([enabled?.status, enabled?.disabledReason], ['enabled', null]);
+      assert.equal((await h.storage.webhooks.claimDue({ claimant: 'd', now: FAR, claimedUntil: FAR, limit: 1 })).length, 1);
+    });
+  });
+}
