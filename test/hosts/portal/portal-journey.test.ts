@@ -81,7 +81,7 @@ for (const backend of testBackends()) {
       await page.getByRole('button', { name: 'Cancel this order' }).click();
       await page.getByText('Order 1001 was cancelled.').waitFor();
       assert.deepEqual((await listOrders(storeUrl, key)).ids, ['1002']);
-      await page.getByRole('button', { name: 'Mark order 1002 shipped' }).click();
+      await page.getByRole('button', { name: 'Mark shipped: order 1002' }).click();
       await page.getByText('Order 1002 was marked shipped.').waitFor();
       // v1 lists pending and shipped orders; a cancelled one is gone.
       assert.deepEqual((await listOrders(storeUrl, key)).ids, ['1002']);
