@@ -145,8 +145,9 @@ export function greeting({ address, quickstartAddress, portalAddress, metricsUrl
   if (portalAddress !== undefined) lines.push(`Self-service portal at ${portalAddress} (sign up, API keys, orders)`);
   if (metricsUrl !== undefined) lines.push(`Prometheus metrics at ${metricsUrl}${workers > 1 ? ' (every worker, aggregated)' : ''}`);
   if (freshDatabase) {
+    const how = portalAddress === undefined ? 'Create one and an API key for it:' : `Sign up in a browser at ${portalAddress}/sign-up, or create one and an API key from this shell:`;
     lines.push(
-      'The database has no accounts yet. Create one and an API key for it:',
+      `The database has no accounts yet. ${how}`,
       '  ./bin/store-orders accounts create --name "My Pet Store"',
       '  ./bin/store-orders keys create --account 1',
       `Then: curl -H "Authorization: Bearer <key>" ${address}/v1/store/orders`,

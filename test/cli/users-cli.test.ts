@@ -50,6 +50,13 @@ test('when an operator invites, lists, resets and disables portal users, then th
   assert.match(disabled.stdout, /Disabled ann@example\.com; their portal sessions have ended\./);
   assert.equal((await browser.get('/')).statusCode, 303, 'the session ended at once');
   assert.notEqual((JSON.parse((await cli.run('users', 'list', '--json')).stdout) as typeof list).users[0]?.disabledAt, null);
+  // The account's audit trail holds the sign-up (as the new user, from their address) and the disable (as the operator).
+  const trail = JSON.parse((await cli.run('audit', 'list', '--account', '1', '--json')).stdout) as { data: { action: string; actor: { kind: string }; target?: { kind: string }; details: Record<string, unknown> }[] };
+  const userEntries = trail.data.filter((entry) => entry.target?.kind === 'user').map((entry) => [entry.action, entry.actor.kind, entry.details]);
+  assert.deepEqual(userEntries, [
+    ['user_disabled', 'operator', {}],
+    ['user_created', 'user', { invited: true }],
+  ]);
 });
 
 test('when a users command names no such user or account, then it fails with a clear record', async (t) => {

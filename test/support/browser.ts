@@ -1,14 +1,18 @@
 /**
  * Real-browser tests of the portal: Debian's Chromium driven by
  * playwright-core (as the docs page test does), the portal and the store
- * host listening on real ports over one database, and axe-core's check.
- * Every portal page's browser test starts here.
+ * host listening on real ports over one database, a WebAuthn virtual
+ * authenticator when asked, and axe-core's check. Every portal page's
+ * browser test starts here.
  */
+import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import type { TestContext } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
+import type { FastifyInstance } from 'fastify';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { createTestApp, type TestApp } from './app.js';
+import { buildTestStoreApp } from './app.js';
+import { capturingLogger } from './logs.js';
 import { createTestPortal, type TestPortal } from './portal.js';
 import type { TestBackend } from './storage.js';
 
@@ -34,9 +38,9 @@ async function launchChromium(t: TestContext): Promise<Browser> {
 
 export interface BrowserPortal {
   portal: TestPortal;
-  /** The store host over the same database (keys made in the portal work there). */
-  api: TestApp;
-  /** The portal's origin, http://localhost:<port> (PORTAL_PUBLIC_URL unset, as after a default `npm start`). */
+  /** The store host over the portal's services (one key cache: a key revoked in the portal is refused there at once). */
+  store: FastifyInstance;
+  /** The portal's origin, http://localhost:<port> (PORTAL_PUBLIC_URL unset, as after a default `npm start`; WebAuthn's RP ID must be a name, not an IP address). */
   origin: string;
   /** The store host's address, http://127.0.0.1:<port>. */
   apiOrigin: string;
@@ -47,21 +51,18 @@ export interface BrowserPortal {
 
 /** The store host and the portal listening on free ports over one fresh database of `backend`, and a browser. */
 export async function startBrowserPortal(t: TestContext, backend: TestBackend, { env = {} }: { env?: Record<string, string> } = {}): Promise<BrowserPortal> {
-  const api = await createTestApp(t, backend);
-  const apiOrigin = await api.app.listen({ host: '127.0.0.1', port: 0 });
-  const portal = await createTestPortal(t, backend, {
-    env,
-    over: { storage: api.storage, database: api.database },
-    storeAddress: () => apiOrigin,
-    derivedOrigin: true,
-  });
+  let apiOrigin = '';
+  const portal = await createTestPortal(t, backend, { env, storeAddress: () => apiOrigin, derivedOrigin: true });
+  const store = await buildTestStoreApp({ logger: capturingLogger().logger, services: portal.services, storage: portal.storage });
+  t.after(() => store.close());
+  apiOrigin = await store.listen({ host: '127.0.0.1', port: 0 });
   await portal.app.listen({ host: '127.0.0.1', port: 0 });
   const address = portal.app.server.address();
   if (address === null || typeof address === 'string') throw new Error('the portal is not listening on a port');
   const browser = await launchChromium(t);
   return {
     portal,
-    api,
+    store,
     origin: `http://localhost:${address.port}`,
     apiOrigin,
     browser,
@@ -73,10 +74,24 @@ export async function startBrowserPortal(t: TestContext, backend: TestBackend, {
   };
 }
 
-/** axe-core's serious and critical violations of the page as it is now (WCAG 2.1 A and AA rules), as readable lines. */
+/** Adds a virtual platform authenticator (user verification on) to the page's browser context (CDP WebAuthn.addVirtualAuthenticator). */
+export async function addVirtualAuthenticator(page: Page): Promise<void> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+  });
+}
+
+/** axe-core's serious and critical violations of the page as it is now (every rule axe runs by default: WCAG 2.x A and AA and best practices), as readable lines. */
 export async function seriousViolations(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
+  const results = await new AxeBuilder({ page }).analyze();
   return results.violations
     .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
     .map((violation) => `${page.url()}: ${violation.id} (${violation.impact ?? ''}) ${violation.help}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+}
+
+/** Fails when axe finds a serious or critical violation on the page as it is now. */
+export async function assertAccessible(page: Page, what: string): Promise<void> {
+  assert.deepEqual(await seriousViolations(page), [], `${what}: no serious or critical accessibility violation`);
 }

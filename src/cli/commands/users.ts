@@ -46,6 +46,7 @@ export const usersCommands: readonly DatabaseCommand[] = [
       const email = args[0] ?? '';
       const user = await container.services.users.disableUser(email);
       if (user === undefined) throw noSuchUser(email);
+      await container.services.audit.recordAfterChange({ actor: { kind: 'operator' }, accountId: user.accountId, action: 'user_disabled', target: { kind: 'user', id: String(user.id) } });
       print.result(userJson(user), `Disabled ${user.email}; their portal sessions have ended.`);
     },
   },

@@ -7,7 +7,7 @@ import { testBackends } from '../../support/storage.js';
 
 for (const backend of testBackends()) {
   describe(`portal /audit: ${backend.name}`, () => {
-    test('when a user signs in (after a failure), changes the password, makes a key and signs out, then each is recorded as that user from their address, shown newest first', async (t) => {
+    test('when a user signs up, signs in (after a failure), changes the password, makes a key and signs out, then each is recorded as that user from their address, shown newest first', async (t) => {
       const portal = await createTestPortal(t, backend);
       const { client, email } = await signUp(portal);
       const user = await portal.storage.users.findByEmail(email);
@@ -27,7 +27,7 @@ for (const backend of testBackends()) {
       });
       assert.deepEqual(
         actions.map((entry) => entry.action),
-        ['authn_token_created', 'authn_password_change', 'authn_login_success', 'authn_login_fail'],
+        ['authn_token_created', 'authn_password_change', 'authn_login_success', 'authn_login_fail', 'user_created'],
       );
       for (const entry of actions) {
         assert.deepEqual(entry.actor, { kind: 'user', id: user.id });
@@ -59,7 +59,8 @@ for (const backend of testBackends()) {
       const next = /<a href="([^"]+)" rel="next">Next page<\/a>/.exec(first.body)?.[1];
       assert.ok(next !== undefined);
       const second = await client.get(next.replace(/&amp;/g, '&'));
-      assert.equal((second.body.match(/<tr>/g) ?? []).length, 1 + 5);
+      // 30 entries and the sign-up's user_created.
+      assert.equal((second.body.match(/<tr>/g) ?? []).length, 1 + 6);
       assert.doesNotMatch(second.body, /rel="next"/);
       assert.match(pageText(second.body), /order 0/);
       const forged = await client.get('/audit?cursor=forged');

@@ -90,8 +90,8 @@ for (const backend of testBackends()) {
       await page.waitForURL(`${origin}/sign-in`);
     });
 
-    test('when the pages are checked with axe-core, then none has a serious or critical violation, on a laptop and on a phone', async (t) => {
-      const { origin, newPage } = await startBrowserPortal(t, backend);
+    test('when the pages are checked with axe-core, then none has a serious or critical violation (refused forms and the 409 page included), on a laptop and on a phone', async (t) => {
+      const { origin, newPage, portal } = await startBrowserPortal(t, backend);
       for (const viewport of [{ width: 1280, height: 800 }, { width: 375, height: 740 }]) {
         const page = await newPage({ viewport });
         const violations: string[] = [];
@@ -117,6 +117,25 @@ for (const backend of testBackends()) {
         await page.waitForURL(`${origin}/`);
         await check('/');
         await check('/settings');
+        await check('/keys');
+        // The key form refused (no scope chosen), with its message.
+        await page.getByLabel('Key name').fill('till');
+        for (const scope of await page.getByRole('checkbox').all()) await scope.uncheck();
+        await page.getByRole('button', { name: 'Create key' }).click();
+        await page.getByText('Choose at least one scope.').waitFor();
+        violations.push(...(await seriousViolations(page)));
+        const user = await portal.storage.users.findByEmail(`axe-${viewport.width}@example.com`);
+        assert.ok(user !== undefined);
+        // Order ids are global: one per viewport.
+        const id = viewport.width;
+        await portal.services.orders.createOrder({ accountId: user.accountId, id: BigInt(id), petId: 7n, quantity: 1 });
+        await check('/orders');
+        await page.getByRole('button', { name: `Mark shipped: order ${id}` }).click();
+        await page.getByText(`Order ${id} was marked shipped.`).waitFor();
+        // The 409 page: a shipped order's cancellation, with its reason.
+        await check(`/orders/${id}/cancel`);
+        await page.getByText(`Order ${id} is shipped and cannot be cancelled.`).waitFor();
+        await check('/audit');
         assert.deepEqual(violations, []);
       }
     });

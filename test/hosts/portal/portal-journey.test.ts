@@ -6,17 +6,11 @@
  * on every page on the way.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
+import { addVirtualAuthenticator, assertAccessible, browserSkip, startBrowserPortal } from '../../support/browser.js';
 import { TEST_PASSWORD } from '../../support/portal.js';
-import { addVirtualAuthenticator, assertAccessible, CHROMIUM, startLivePortal } from '../../support/portal-browser.js';
 import { testBackends } from '../../support/storage.js';
-
-const skip =
-  !existsSync(CHROMIUM) && process.env.CI === undefined
-    ? `${CHROMIUM} is absent (install it: apt-get install -y chromium); this test runs whenever CI is set`
-    : false;
 
 async function listOrders(storeUrl: string, key: string): Promise<{ status: number; ids: string[] }> {
   const response = await fetch(`${storeUrl}/v1/store/orders`, { headers: { authorization: `Bearer ${key}` } });
@@ -36,9 +30,9 @@ async function registerPasskey(page: Page, portalUrl: string): Promise<void> {
 }
 
 for (const backend of testBackends()) {
-  describe(`portal journey in a browser: ${backend.name}`, { skip }, () => {
+  describe(`portal journey in a browser: ${backend.name}`, { skip: browserSkip }, () => {
     test('when a new user goes from sign-up to API calls, order changes, key roll and revoke, and back in with a password and a passkey, then every step works and every page passes axe', async (t) => {
-      const { portal, portalUrl, storeUrl, browser } = await startLivePortal(t, backend);
+      const { portal, origin: portalUrl, apiOrigin: storeUrl, browser } = await startBrowserPortal(t, backend);
       const context = await browser.newContext();
       const page = await context.newPage();
       const errors: string[] = [];
@@ -87,7 +81,7 @@ for (const backend of testBackends()) {
       await page.getByRole('button', { name: 'Cancel this order' }).click();
       await page.getByText('Order 1001 was cancelled.').waitFor();
       assert.deepEqual((await listOrders(storeUrl, key)).ids, ['1002']);
-      await page.getByRole('button', { name: 'Mark order 1002 shipped' }).click();
+      await page.getByRole('button', { name: 'Mark shipped: order 1002' }).click();
       await page.getByText('Order 1002 was marked shipped.').waitFor();
       // v1 lists pending and shipped orders; a cancelled one is gone.
       assert.deepEqual((await listOrders(storeUrl, key)).ids, ['1002']);
@@ -142,19 +136,19 @@ for (const backend of testBackends()) {
     });
 
     test('when a stranger presses "Sign in with a passkey" with a passkey this portal does not know, then the one generic message shows and no one is signed in', async (t) => {
-      const { portalUrl, browser } = await startLivePortal(t, backend);
+      const { origin: portalUrl, browser } = await startBrowserPortal(t, backend);
       const page = await (await browser.newContext()).newPage();
       await addVirtualAuthenticator(page);
       // A passkey of another site with the same RP ID (another portal on localhost) is unknown here.
-      const other = await startLivePortal(t, backend);
-      await page.goto(`${other.portalUrl}/sign-up`);
+      const other = await startBrowserPortal(t, backend);
+      await page.goto(`${other.origin}/sign-up`);
       await page.getByLabel('Email').fill('someone@example.com');
       await page.getByLabel('Password').fill(TEST_PASSWORD);
       await page.getByLabel('Store name').fill('Elsewhere');
       await page.getByRole('button', { name: 'Create account' }).click();
-      await page.waitForURL(`${other.portalUrl}/`);
-      await page.goto(`${other.portalUrl}/settings`);
-      await registerPasskey(page, other.portalUrl);
+      await page.waitForURL(`${other.origin}/`);
+      await page.goto(`${other.origin}/settings`);
+      await registerPasskey(page, other.origin);
 
       await page.goto(`${portalUrl}/sign-in`);
       await page.getByRole('button', { name: 'Sign in with a passkey' }).click();

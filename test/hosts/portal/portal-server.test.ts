@@ -12,7 +12,7 @@ function database(t: TestContext): string {
   return `sqlite:${path.join(dir, 'store.db')}`;
 }
 
-test('when the server starts, then its greeting names the portal at http://localhost:<port>, which answers the sign-in page', async (t) => {
+test('when the server starts on a fresh database, then its greeting names the portal at http://localhost:<port> and its sign-up page, which both answer', async (t) => {
   const server = await startServer(t, { DATABASE_URL: database(t) });
   assert.match(server.stderr(), /^Self-service portal at http:\/\/localhost:\d+ /m);
   const portalUrl = server.portalUrl ?? '';
@@ -20,6 +20,9 @@ test('when the server starts, then its greeting names the portal at http://local
   assert.equal(response.status, 200);
   assert.match(response.headers.get('content-type') ?? '', /^text\/html/);
   assert.match(await response.text(), /<button type="submit" class="button">Sign in<\/button>/);
+  // A fresh database: the greeting sends a new user to sign up in the browser, no CLI needed.
+  assert.ok(server.stderr().includes(`Sign up in a browser at ${portalUrl}/sign-up`), server.stderr());
+  assert.equal((await fetch(`${portalUrl}/sign-up`)).status, 200);
   server.child.kill('SIGTERM');
   assert.equal(await server.exited, 0);
 });

@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { PortalContext } from '../portal-context.js';
 import { csrfField, formField } from '../portal-context.js';
+import { recordPortalAction } from '../portal-audit.js';
 import { refuseWhileThrottled } from './sign-in-pages.js';
 
 const SignUpQuery = Type.Object({ invite: Type.Optional(Type.String({ maxLength: 200 })) });
@@ -50,6 +51,7 @@ export function registerSignUpPages(scope: FastifyInstance, context: PortalConte
       );
     }
     await sessions.start(request, reply, result.user.id);
+    await recordPortalAction(services.audit, request, result.user, 'user_created', { target: { kind: 'user', id: String(result.user.id) }, details: { invited: inviteToken !== '' } });
     return reply.redirect('/', 303);
   });
 }
