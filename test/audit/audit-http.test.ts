@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { API_KEY_SCOPES } from '../../src/api-keys/api-key-scopes.js';
 import { describe, test } from 'node:test';
 import { createTestApp, errorBody } from '../support/app.js';
 import { testBackends } from '../support/storage.js';
@@ -54,7 +55,7 @@ for (const backend of testBackends()) {
       assert.equal(created?.action, 'authn_token_created');
       assert.deepEqual(created?.actor, { kind: 'system' });
       assert.deepEqual(created?.target, { kind: 'api_key', id: String(apiKey.id) });
-      assert.equal(created?.details.scopes, 'orders:read orders:write pets:read messages:write audit:read');
+      assert.equal(created?.details.scopes, API_KEY_SCOPES.join(' '));
       assert.equal(page.data.length, 3);
       assert.ok((second?.id ?? 0) > (first?.id ?? 0));
       assert.ok(!response.body.includes('so_prod_'), 'no key material in the trail');

@@ -38,7 +38,7 @@ for (const backend of testBackends()) {
       const { apiKey } = await services.apiKeys.createKey({ accountId: account.id });
       const narrow = await services.apiKeys.createKey({ accountId: account.id, scopes: ['audit:read', 'orders:read'] });
       assert.deepEqual(await readSql(config, `SELECT scopes FROM api_keys ORDER BY id`), [
-        { scopes: `* ${OLD_ALL} audit:read` },
+        { scopes: `* ${API_KEY_SCOPES.join(' ')}` },
         { scopes: 'orders:read audit:read' },
       ]);
       assert.deepEqual(narrow.apiKey.scopes, ['orders:read', 'audit:read']);

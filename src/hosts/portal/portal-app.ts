@@ -25,6 +25,7 @@ import { registerResetPasswordPages } from './pages/reset-password-pages.js';
 import { registerSettingsPages } from './pages/settings-pages.js';
 import { registerSignInPages } from './pages/sign-in-pages.js';
 import { registerSignUpPages } from './pages/sign-up-pages.js';
+import { registerWebhooksPages } from './pages/webhooks-pages.js';
 
 export interface PortalAppDependencies {
   logger: FastifyBaseLogger;
@@ -101,6 +102,7 @@ export async function buildPortalApp({ logger, services, config, storeAddress, r
     registerOrdersPages(signedIn, context);
     registerAuditPages(signedIn, context);
     registerPasskeySettingsPages(signedIn, context);
+    registerWebhooksPages(signedIn, context);
   });
   return app;
 }

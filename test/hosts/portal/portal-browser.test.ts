@@ -90,8 +90,9 @@ for (const backend of testBackends()) {
       await page.waitForURL(`${origin}/sign-in`);
     });
 
-    test('when the pages are checked with axe-core, then none has a serious or critical violation (refused forms and the 409 page included), on a laptop and on a phone', async (t) => {
-      const { origin, newPage, portal } = await startBrowserPortal(t, backend);
+    test('when the pages are checked with axe-core, then none has a serious or critical violation (refused forms, the 409 page and the webhooks pages included), on a laptop and on a phone', async (t) => {
+      // Loopback allowed, so that the webhooks page can add an endpoint (nothing is delivered).
+      const { origin, newPage, portal } = await startBrowserPortal(t, backend, { env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8' } });
       for (const viewport of [{ width: 1280, height: 800 }, { width: 375, height: 740 }]) {
         const page = await newPage({ viewport });
         const violations: string[] = [];
@@ -136,6 +137,16 @@ for (const backend of testBackends()) {
         await check(`/orders/${id}/cancel`);
         await page.getByText(`Order ${id} is shipped and cannot be cancelled.`).waitFor();
         await check('/audit');
+        await check('/webhooks');
+        await page.getByLabel('Endpoint URL').fill(`http://127.0.0.1:9/a/rather/long/path/for/a/webhook/receiver/${viewport.width}`);
+        await page.getByRole('button', { name: 'Add endpoint' }).click();
+        await page.getByLabel('Signing secret').waitFor();
+        violations.push(...(await seriousViolations(page)));
+        const [account] = (await portal.services.accounts.listAccounts()).slice(-1);
+        const [endpoint] = (await portal.services.webhooks.listEndpoints(account?.id ?? 0, undefined, 1)).items;
+        await portal.services.orders.createOrder({ accountId: account?.id ?? 0 });
+        await check(`/webhooks/${endpoint?.id ?? ''}`);
+        await check(`/webhooks/${endpoint?.id ?? ''}/delete`);
         assert.deepEqual(violations, []);
       }
     });

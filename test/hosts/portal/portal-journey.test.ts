@@ -6,6 +6,7 @@
  * on every page on the way.
  */
 import assert from 'node:assert/strict';
+import { API_KEY_SCOPES } from '../../../src/api-keys/api-key-scopes.js';
 import { describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { addVirtualAuthenticator, assertAccessible, browserSkip, startBrowserPortal } from '../../support/browser.js';
@@ -62,7 +63,7 @@ for (const backend of testBackends()) {
       await page.getByRole('link', { name: 'API keys' }).click();
       await assertAccessible(page, '/keys (empty)');
       await page.getByLabel('Key name').fill('till');
-      for (const scope of ['orders:read', 'orders:write', 'pets:read', 'messages:write', 'audit:read']) assert.equal(await page.getByLabel(scope).isChecked(), true, scope);
+      for (const scope of API_KEY_SCOPES) assert.equal(await page.getByLabel(scope).isChecked(), true, scope);
       assert.equal(await page.getByLabel('Expires in').inputValue(), '90d');
       await page.getByRole('button', { name: 'Create key' }).click();
       const newKey = page.getByLabel('New API key', { exact: true });

@@ -1,0 +1,201 @@
+/** The /webhooks pages over real requests, on every backend: create (secret once), SSRF refusal, disable/enable, rotate, delete, deliveries and redelivery, other accounts, CSRF. */
+import assert from 'node:assert/strict';
+import { describe, test, type TestContext } from 'node:test';
+import { createTestPortal, pageText, signUp, type PortalClient, type TestPortal } from '../../support/portal.js';
+import { testBackends, type TestBackend } from '../../support/storage.js';
+
+const SECRET = /id="signing-secret"[^>]*value="([^"]+)"/;
+const ALL_TYPES = ['order.created', 'order.shipped', 'order.cancelled', 'message.sent', 'message.failed'];
+/** Creation checks the URL only (nothing is delivered here): loopback allowed, as the webhook tests do. */
+const LOOPBACK_ENV = { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8' };
+const HOOK_URL = 'http://127.0.0.1:9/hooks';
+
+async function webhooksPortal(t: TestContext, backend: TestBackend): Promise<TestPortal> {
+  return createTestPortal(t, backend, { env: LOOPBACK_ENV });
+}
+
+async function createEndpoint(client: PortalClient, fields: Record<string, string | string[]> = {}) {
+  const response = await client.post('/webhooks', { url: HOOK_URL, eventType: ALL_TYPES, description: 'fulfilment', ...fields }, {}, '/webhooks');
+  return { response, secret: SECRET.exec(response.body)?.[1] ?? '', id: /href="\/webhooks\/(we_[0-9a-f]{32})"/.exec(response.body)?.[1] ?? '' };
+}
+
+async function accountOf(portal: TestPortal, email: string): Promise<number> {
+  const user = await portal.storage.users.findByEmail(email);
+  assert.ok(user !== undefined);
+  return user.accountId;
+}
+
+for (const backend of testBackends()) {
+  describe(`portal /webhooks: ${backend.name}`, () => {
+    test('when a user creates an endpoint, then its secret is shown once (no-store, never in a URL) and the list shows the endpoint without it', async (t) => {
+      const portal = await webhooksPortal(t, backend);
+      const { client, email } = await signUp(portal);
+      const page = await client.get('/webhooks');
+      assert.equal(page.statusCode, 200);
+      assert.match(page.body, /<a href="\/webhooks">Webhooks<\/a>/, 'in the navigation');
+      for (const label of ['Endpoint URL', 'Event types', 'Description', 'Add endpoint']) assert.ok(pageText(page.body).includes(label), label);
+      assert.equal((page.body.match(/type="checkbox" name="eventType" value="[^"]+" checked/g) ?? []).length, ALL_TYPES.length, 'every type is checked by default');
+
+      const created = await createEndpoint(client);
+      assert.equal(created.response.statusCode, 201, created.response.body);
+      assert.equal(created.response.headers['cache-control'], 'no-store');
+      assert.equal(created.response.headers.location, undefined);
+      assert.match(created.secret, /^whsec_[A-Za-z0-9+/=]{20,}$/);
+      assert.match(created.response.body, /<label for="signing-secret">Signing secret<\/label>/);
+      assert.match(created.response.body, /id="signing-secret"[^>]*readonly/);
+      assert.match(created.response.body, /data-copy="signing-secret"/);
+
+      const [endpoint] = (await portal.services.webhooks.listEndpoints(await accountOf(portal, email), undefined, 10)).items;
+      assert.ok(endpoint !== undefined);
+      assert.equal(endpoint.eventTypes, null, 'all checked: every type, those added later included');
+      assert.equal(endpoint.description, 'fulfilment');
+
+      const again = await client.get('/webhooks');
+      for (const column of ['URL', 'Event types', 'Status', 'Created']) assert.ok(again.body.includes(`<th scope="col">${column}</th>`), column);
+      const text = pageText(again.body);
+      assert.ok(text.includes(HOOK_URL));
+      assert.ok(text.includes('all event types'));
+      assert.ok(text.includes('enabled'));
+      assert.ok(!again.body.includes(created.secret), 'never shown again');
+      assert.ok(!again.body.includes('Signing secret'));
+      assert.ok(!portal.logs.join('\n').includes(created.secret), 'never logged');
+    });
+
+    test('when some event types are checked, then the endpoint receives those only; none checked is a form error', async (t) => {
+      const portal = await webhooksPortal(t, backend);
+      const { client, email } = await signUp(portal);
+      assert.equal((await createEndpoint(client, { eventType: ['order.cancelled', 'order.shipped'] })).response.statusCode, 201);
+      const [endpoint] = (await portal.services.webhooks.listEndpoints(await accountOf(portal, email), undefined, 10)).items;
+      assert.deepEqual(endpoint?.eventTypes, ['order.shipped', 'order.cancelled']);
+      const none = await createEndpoint(client, { eventType: [] });
+      assert.equal(none.response.statusCode, 400);
+      assert.match(pageText(none.response.body), /Choose at least one event type\./);
+    });
+
+    test('when the URL is refused by the SSRF rules, then the form shows the reason with 400, keeps the input, and no endpoint is made', async (t) => {
+      const portal = await webhooksPortal(t, backend);
+      const { client, email } = await signUp(portal);
+      const metadata = await createEndpoint(client, { url: 'https://169.254.169.254/latest/meta-data' });
+      assert.equal(metadata.response.statusCode, 400);
+      assert.match(metadata.response.body, /class="alert error" role="alert">url is refused: The URL&#39;s host 169\.254\.169\.254 is in a link-local \(cloud metadata\) range/);
+      assert.match(metadata.response.body, /value="https:\/\/169\.254\.169\.254\/latest\/meta-data"/, 'the input is kept');
+      assert.equal(metadata.secret, '');
+      const scheme = await createEndpoint(client, { url: 'ftp://127.0.0.1/hooks' });
+      assert.equal(scheme.response.statusCode, 400);
+      assert.match(pageText(scheme.response.body), /url is refused: The URL must use https or http\./);
+      const empty = await createEndpoint(client, { url: '  ' });
+      assert.equal(empty.response.statusCode, 400);
+      assert.match(pageText(empty.response.body), /Endpoint URL is required\./);
+      assert.deepEqual((await portal.services.webhooks.listEndpoints(await accountOf(portal, email), undefined, 10)).items, []);
+    });
+
+    test('when a user disables and enables an endpoint, then its status follows and the disabling is in the audit trail', async (t) => {
+      const portal = await webhooksPortal(t, backend);
+      const { client, email } = await signUp(portal);
+      const { id } = await createEndpoint(client);
+      const accountId = await accountOf(portal, email);
+      const disabled = await client.post(`/webhooks/${id}/disable`, {}, {}, '/webhooks');
+      assert.equal(disabled.statusCode, 303);
+      assert.equal(disabled.headers.location, '/webhooks?done=disabled');
+      assert.equal((await portal.services.webhooks.getEndpoint(accountId, id)).status, 'disabled');
+      const list = await client.get('/webhooks?done=disabled');
+      assert.match(pageText(list.body), /The endpoint was disabled\./);
+      assert.match(list.body, new RegExp(`action="/webhooks/${id}/enable"`));
+      const audit = await portal.services.audit.list(accountId, { limit: 10 });
+      const entry = audit.entries.find((candidate) => candidate.action === 'webhook_endpoint_disabled');
+      assert.deepEqual(entry?.target, { kind: 'webhook_endpoint', id });
+      assert.equal(entry?.actor.kind, 'user');
+      const enabled = await client.post(`/webhooks/${id}/enable`, {});
+      assert.equal(enabled.statusCode, 303);
+      assert.equal((await portal.services.webhooks.getEndpoint(accountId, id)).status, 'enabled');
+    });
+
+    test('when a user rotates the secret through the confirmation step, then a new secret is shown once', async (t) => {
+      const portal = await webhooksPortal(t, backend);
+      const { client } = await signUp(portal);
+      const { id, secret: first } = await createEndpoint(client);
+      const confirm = await client.get(`/webhooks/${id}/rotate`);
+      assert.equal(confirm.statusCode, 200);
+      assert.match(confirm.body, /<button type="submit" class="button">Rotate secret<\/button>/);
+      assert.ok(!confirm.body.includes('whsec_'));
+      const rotated = await client.post(`/webhooks/${id}/rotate`, {});
+      assert.equal(rotated.statusCode, 200);
+      assert.equal(rotated.headers['cache-control'], 'no-store');
+      const second = SECRET.exec(rotated.body)?.[1] ?? '';
+      assert.match(second, /^whsec_/);
+      assert.notEqual(second, first);
+      assert.match(pageText(rotated.body), /signed with both the new and the previous secret/);
+      assert.ok(!(await client.get('/webhooks')).body.includes(second));
+    });
+
+    test('when a user deletes an endpoint, then only the second step deletes it', async (t) => {
+      const portal = await webhooksPortal(t, backend);
+      const { client, email } = await signUp(portal);
+      const { id } = await createEndpoint(client);
+      const accountId = await accountOf(portal, email);
+      const confirm = await client.get(`/webhooks/${id}/delete`);
+      assert.equal(confirm.statusCode, 200);
+      assert.match(confirm.body, /<button type="submit" class="button danger">Delete endpoint<\/button>/);
+      assert.equal((await portal.services.webhooks.listEndpoints(accountId, undefined, 10)).items.length, 1, 'asking deletes nothing');
+      const deleted = await client.post(`/webhooks/${id}/delete`, {});
+      assert.equal(deleted.statusCode, 303);
+      assert.equal(deleted.headers.location, '/webhooks?done=deleted');
+      assert.deepEqual((await portal.services.webhooks.listEndpoints(accountId, undefined, 10)).items, []);
+      assert.equal((await client.get(`/webhooks/${id}`)).statusCode, 404);
+    });
+
+    test('when an order changes, then its delivery is listed under the endpoint, and Redeliver queues the event again', async (t) => {
+      const portal = await webhooksPortal(t, backend);
+      const { client, email } = await signUp(portal);
+      const { id } = await createEndpoint(client, { eventType: 'order.created' });
+      const accountId = await accountOf(portal, email);
+      await portal.services.orders.createOrder({ accountId });
+      const page = await client.get(`/webhooks/${id}`);
+      assert.equal(page.statusCode, 200);
+      for (const column of ['Event', 'Time', 'Status', 'Response', 'Duration', 'Next retry']) assert.ok(page.body.includes(`<th scope="col">${column}</th>`), column);
+      const eventId = /name="eventId" value="(evt_[0-9a-f]{32})"/.exec(page.body)?.[1];
+      assert.ok(eventId !== undefined, 'the delivery is listed with a Redeliver form');
+      assert.match(page.body, />Redeliver<\/button>/);
+      assert.match(pageText(page.body), /pending 0 attempts not sent yet/);
+
+      const redelivered = await client.post(`/webhooks/${id}/redeliver`, { eventId });
+      assert.equal(redelivered.statusCode, 303);
+      assert.equal(redelivered.headers.location, `/webhooks/${id}?redelivered=${eventId}`);
+      const deliveries = (await portal.services.webhooks.listDeliveries(accountId, id, undefined, 10)).items;
+      assert.deepEqual(deliveries.map((delivery) => [delivery.eventId, delivery.status]), [[eventId, 'pending'], [eventId, 'pending']]);
+      const after = await client.get(`/webhooks/${id}?redelivered=${eventId}`);
+      assert.match(pageText(after.body), new RegExp(`Event ${eventId} was queued for delivery again\\.`));
+      assert.equal(after.body.match(/>Redeliver<\/button>/g)?.length, 2);
+      const unknown = await client.post(`/webhooks/${id}/redeliver`, { eventId: 'evt_00000000000000000000000000000000' });
+      assert.equal(unknown.statusCode, 404);
+    });
+
+    test("when a user opens or changes another account's endpoint, then it is not found and nothing changes", async (t) => {
+      const portal = await webhooksPortal(t, backend);
+      const { client: owner, email } = await signUp(portal);
+      const { id } = await createEndpoint(owner);
+      const { client: other } = await signUp(portal);
+      for (const path of [`/webhooks/${id}`, `/webhooks/${id}/delete`, `/webhooks/${id}/rotate`]) assert.equal((await other.get(path)).statusCode, 404, path);
+      await other.get('/webhooks');
+      for (const action of ['disable', 'delete', 'rotate']) assert.equal((await other.post(`/webhooks/${id}/${action}`, {})).statusCode, 404, action);
+      assert.equal((await other.post(`/webhooks/${id}/redeliver`, { eventId: 'evt_00000000000000000000000000000000' })).statusCode, 404);
+      assert.ok(!(await other.get('/webhooks')).body.includes(id), 'not listed');
+      const endpoint = await portal.services.webhooks.getEndpoint(await accountOf(portal, email), id);
+      assert.equal(endpoint.status, 'enabled');
+    });
+
+    test('when a form is forged (no token, another origin), then 403 and nothing changes', async (t) => {
+      const portal = await webhooksPortal(t, backend);
+      const { client, email } = await signUp(portal);
+      const { id } = await createEndpoint(client);
+      const accountId = await accountOf(portal, email);
+      const fields = { url: HOOK_URL, eventType: 'order.created' };
+      assert.equal((await client.post('/webhooks', fields, { csrf: null })).statusCode, 403);
+      assert.equal((await client.post('/webhooks', fields, { origin: 'https://evil.example' })).statusCode, 403);
+      for (const action of ['disable', 'delete', 'rotate']) assert.equal((await client.post(`/webhooks/${id}/${action}`, {}, { csrf: null })).statusCode, 403, action);
+      assert.equal((await client.post(`/webhooks/${id}/delete`, {}, { csrf: 'forged' })).statusCode, 403);
+      const endpoints = (await portal.services.webhooks.listEndpoints(accountId, undefined, 10)).items;
+      assert.deepEqual(endpoints.map((endpoint) => [endpoint.id, endpoint.status]), [[id, 'enabled']]);
+    });
+  });
+}
