@@ -62,30 +62,14 @@ function pageLimit(query: PageQuery): number {
   return limit;
 }
 
-/** The v2 (beta) webhook operations. Expects to be registered under /v2, behind requireApiKey, in its own scope. */
-export function registerWebhooksRoutes(scope: FastifyInstance, { webhooksService }: { webhooksService: WebhooksService }): void {
+/**
+ * The v2 (beta) webhook operations. Expects to be registered under /v2,
+ * behind requireApiKey, in its own scope. The operations that take a JSON
+ * body sit in a child scope with the one strict JSON parser; the others keep
+ * the host's body rule (a body sent to them is refused as on every route).
+ */
+export async function registerWebhooksRoutes(scope: FastifyInstance, { webhooksService }: { webhooksService: WebhooksService }): Promise<void> {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
-
-  // Only our strict JSON parser: every other media type is refused before its body is read.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: WEBHOOKS_BODY_LIMIT_BYTES }, (_request, body, done) => {
-    try {
-      done(null, parseJsonObject(body as Buffer, BODY_EXAMPLE));
-    } catch (error) {
-      done(error as Error, undefined);
-    }
-  });
-  const withBody = {
-    bodyLimit: WEBHOOKS_BODY_LIMIT_BYTES,
-    preParsing: async (request: Parameters<typeof requireJsonContentType>[0]) => {
-      requireJsonContentType(request);
-    },
-  };
-
-  app.post('/webhook-endpoints', { schema: createEndpointSchema, config: { scope: SCOPE }, ...withBody }, async (request, reply) => {
-    const { endpoint, secret } = await webhooksService.createEndpoint(principalOf(request).accountId, request.body);
-    return reply.code(201).send({ ...toEndpointRecord(endpoint), secret });
-  });
 
   app.get('/webhook-endpoints', { schema: listEndpointsSchema, config: { scope: SCOPE } }, async (request) => {
     const after = decodeCursor(request.query.cursor, /^we_[0-9a-f]{32}$/);
@@ -95,15 +79,6 @@ export function registerWebhooksRoutes(scope: FastifyInstance, { webhooksService
 
   app.get('/webhook-endpoints/:endpointId', { schema: getEndpointSchema, config: { scope: SCOPE } }, async (request) => {
     return toEndpointRecord(await webhooksService.getEndpoint(principalOf(request).accountId, request.params.endpointId));
-  });
-
-  app.patch('/webhook-endpoints/:endpointId', { schema: updateEndpointSchema, config: { scope: SCOPE }, ...withBody }, async (request) => {
-    const { status, ...fields } = request.body;
-    const endpoint = await webhooksService.updateEndpoint(principalOf(request).accountId, request.params.endpointId, {
-      ...fields,
-      ...(status === undefined ? {} : { status: status === 'enabled' ? 'enabled' : 'disabled' }),
-    });
-    return toEndpointRecord(endpoint);
   });
 
   app.delete('/webhook-endpoints/:endpointId', { schema: deleteEndpointSchema, config: { scope: SCOPE } }, async (request, reply) => {
@@ -122,24 +97,57 @@ export function registerWebhooksRoutes(scope: FastifyInstance, { webhooksService
     return { data: page.items.map(toDeliveryRecord), nextCursor: encodeCursor(page.next) };
   });
 
-  app.post(
-    '/events/:eventId/redeliver',
-    {
-      schema: redeliverSchema,
-      config: { scope: SCOPE },
+  await app.register(async (bodiedScope) => {
+    const app = bodiedScope.withTypeProvider<TypeBoxTypeProvider>();
+    // Only our strict JSON parser: every other media type is refused before its body is read.
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: WEBHOOKS_BODY_LIMIT_BYTES }, (_request, body, done) => {
+      try {
+        done(null, parseJsonObject(body as Buffer, BODY_EXAMPLE));
+      } catch (error) {
+        done(error as Error, undefined);
+      }
+    });
+    const withBody = {
       bodyLimit: WEBHOOKS_BODY_LIMIT_BYTES,
-      // The body is optional here: without one, the event goes to every subscribed endpoint.
-      preParsing: async (request) => {
-        if (request.headers['content-length'] !== undefined && request.headers['content-length'] !== '0') requireJsonContentType(request);
-        else if (request.headers['transfer-encoding'] !== undefined) requireJsonContentType(request);
+      preParsing: async (request: Parameters<typeof requireJsonContentType>[0]) => {
+        requireJsonContentType(request);
       },
-      preValidation: async (request) => {
-        request.body ??= {};
+    };
+
+    app.post('/webhook-endpoints', { schema: createEndpointSchema, config: { scope: SCOPE }, ...withBody }, async (request, reply) => {
+      const { endpoint, secret } = await webhooksService.createEndpoint(principalOf(request).accountId, request.body);
+      return reply.code(201).send({ ...toEndpointRecord(endpoint), secret });
+    });
+
+    app.patch('/webhook-endpoints/:endpointId', { schema: updateEndpointSchema, config: { scope: SCOPE }, ...withBody }, async (request) => {
+      const { status, ...fields } = request.body;
+      const endpoint = await webhooksService.updateEndpoint(principalOf(request).accountId, request.params.endpointId, {
+        ...fields,
+        ...(status === undefined ? {} : { status: status === 'enabled' ? 'enabled' : 'disabled' }),
+      });
+      return toEndpointRecord(endpoint);
+    });
+
+    app.post(
+      '/events/:eventId/redeliver',
+      {
+        schema: redeliverSchema,
+        config: { scope: SCOPE },
+        bodyLimit: WEBHOOKS_BODY_LIMIT_BYTES,
+        // The body is optional here: without one, the event goes to every subscribed endpoint.
+        preParsing: async (request) => {
+          if (request.headers['content-length'] !== undefined && request.headers['content-length'] !== '0') requireJsonContentType(request);
+          else if (request.headers['transfer-encoding'] !== undefined) requireJsonContentType(request);
+        },
+        preValidation: async (request) => {
+          request.body ??= {};
+        },
       },
-    },
-    async (request, reply) => {
-      const queued = await webhooksService.redeliver(principalOf(request).accountId, request.params.eventId, request.body.endpointId);
-      return reply.code(202).send({ queued });
-    },
-  );
+      async (request, reply) => {
+        const queued = await webhooksService.redeliver(principalOf(request).accountId, request.params.eventId, request.body.endpointId);
+        return reply.code(202).send({ queued });
+      },
+    );
+  });
 }

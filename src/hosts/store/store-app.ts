@@ -114,7 +114,7 @@ export async function registerStoreRoutes(
   await app.register(
     async (v2) => {
       requireApiKey(v2, services.apiKeys, { rateLimiter, keyUsage: services.keyUsage });
-      registerWebhooksRoutes(v2, { webhooksService: services.webhooks });
+      await registerWebhooksRoutes(v2, { webhooksService: services.webhooks });
     },
     { prefix: '/v2' },
   );
