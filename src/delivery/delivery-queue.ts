@@ -10,6 +10,8 @@ export interface ClaimedItem {
   id: string;
   /** Including the attempt this claim starts. */
   attempts: number;
+  /** When it became due (created, retry time, or a lapsed claim's end): its attempt's lag is measured from here. */
+  dueAt: string;
 }
 
 export interface ClaimRequest {
@@ -65,4 +67,12 @@ export interface DeliveryQueue<T extends ClaimedItem> {
   settleMany?(outcomes: readonly Outcome[]): Promise<void>;
   /** Gives an item back unattempted (shutdown interrupted it): due at `at`, attempt not counted. */
   release(settlement: Settlement): Promise<boolean>;
+  /**
+   * The earliest due time among items still to deliver (not in flight: a
+   * claim moves an item's due time to its lease's end), or undefined when
+   * none is waiting; items held back for good (a disabled webhook endpoint)
+   * do not count. One read of the queue's due index, for the
+   * oldest-undelivered metric at each scrape.
+   */
+  oldestDueAt(): Promise<string | undefined>;
 }
