@@ -157,6 +157,8 @@ export function createServiceMetrics(registry: Registry): ServiceMetrics {
       for (const child of Object.values(counted)) child.inc(0);
       const count = (outcome: Outcome) => counted[outcome.sent ? 'sent' : outcome.settlement.retryAt === undefined ? 'given_up' : 'failed'].inc();
       const { settleMany } = queue;
+      // Exposed from the start (empty buckets), so that rules and dashboards find the series.
+      lag.zero({ kind });
       const lagOf = lag.labels({ kind });
       return {
         ...queue,
