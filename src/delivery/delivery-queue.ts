@@ -68,10 +68,11 @@ export interface DeliveryQueue<T extends ClaimedItem> {
   /** Gives an item back unattempted (shutdown interrupted it): due at `at`, attempt not counted. */
   release(settlement: Settlement): Promise<boolean>;
   /**
-   * The earliest due time among items still to deliver (not in flight: a
-   * claim moves an item's due time to its lease's end), or undefined when
-   * none is waiting; items held back for good (a disabled webhook endpoint)
-   * do not count. One read of the queue's due index, for the
+   * The earliest due time among items still to deliver (one in flight is
+   * due again only at its lease's end: a future time), or undefined when
+   * none is waiting; only items a claim could take count (not those of a
+   * disabled webhook endpoint, nor those held back behind an earlier one of
+   * their order). One read of the queue's due index, for the
    * oldest-undelivered metric at each scrape.
    */
   oldestDueAt(): Promise<string | undefined>;

@@ -115,10 +115,15 @@ export function createPostgresWebhooksRepository(sql: Sql): WebhooksRepository {
       return row?.found === true ? row.queued : undefined;
     },
     async oldestDueAt() {
-      // The due index in order, stopping at the first delivery whose endpoint is enabled.
+      // What the claim would take, in due order: the due index, stopping at the
+      // first delivery of an enabled endpoint with no earlier one of its
+      // subject pending (a held-back delivery waits for its receiver, not the engine).
       const [row] = await sql<{ next_attempt_at: string }>(
         `SELECT ${qualified('d', 'next_attempt_at')} FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
-         WHERE d.status = 'pending' AND w.status = 'enabled' ORDER BY d.next_attempt_at LIMIT 1`,
+         WHERE d.status = 'pending' AND w.status = 'enabled'
+           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p
+                           WHERE p.endpoint_id = d.endpoint_id AND p.subject = d.subject AND p.status = 'pending' AND p.seq < d.seq)
+         ORDER BY d.next_attempt_at LIMIT 1`,
       );
       return row?.next_attempt_at;
     },

@@ -180,10 +180,15 @@ export function createSqliteWebhooksRepository(db: Database.Database): WebhooksR
       return redeliver.immediate(accountId, eventId, endpointId, now);
     },
     async oldestDueAt() {
-      // The due index in order, stopping at the first delivery whose endpoint is enabled.
+      // What the claim would take, in due order: the due index, stopping at the
+      // first delivery of an enabled endpoint with no earlier one of its
+      // subject pending (a held-back delivery waits for its receiver, not the engine).
       const row = sql(
         `SELECT d.next_attempt_at FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
-         WHERE d.status = 'pending' AND w.status = 'enabled' ORDER BY d.next_attempt_at LIMIT 1`,
+         WHERE d.status = 'pending' AND w.status = 'enabled'
+           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p
+                           WHERE p.endpoint_id = d.endpoint_id AND p.subject = d.subject AND p.status = 'pending' AND p.seq < d.seq)
+         ORDER BY d.next_attempt_at LIMIT 1`,
       ).get() as { next_attempt_at: string } | undefined;
       return row?.next_attempt_at;
     },

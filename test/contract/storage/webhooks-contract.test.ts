@@ -106,7 +106,7 @@ for (const backend of testBackends({ postgresDirect: true })) {
       const [next] = await h.storage.webhooks.claimDue({ claimant: 'c', now: now(), claimedUntil: FAR, limit: 10 });
       assert.equal((JSON.parse(next?.payload ?? '{}') as { type?: string }).type, 'order.cancelled');
     });
-    test('when deliveries wait, fail, are held back behind an earlier one or belong to a disabled endpoint, then oldestDueAt is the due time of the earliest that an enabled endpoint waits for', async (t) => {
+    test('when deliveries wait, fail, are held back behind an earlier one or belong to a disabled endpoint, then oldestDueAt is the due time of the earliest a claim could take', async (t) => {
       const h = await webhooksHarness(t, backend);
       const { accountId, auth } = await h.tenant();
       const receiver = await startHookReceiver(t);
@@ -120,14 +120,24 @@ for (const backend of testBackends({ postgresDirect: true })) {
       assert.equal(await h.storage.webhooks.oldestDueAt(), createdDelivery.createdAt);
       const [claimed] = await h.storage.webhooks.claimDue({ claimant: 'a', now: FAR, claimedUntil: FAR, limit: 10 });
       assert.equal(claimed?.id, createdDelivery.id);
-      // In flight: the cancellation, due since it was queued, waits behind it.
-      assert.equal(await h.storage.webhooks.oldestDueAt(), cancelledDelivery.createdAt);
+      // In flight (due again only at its lease's end), then waiting for its retry: the cancellation waits behind it (for the receiver, not the engine).
+      assert.equal(await h.storage.webhooks.oldestDueAt(), FAR);
       await h.storage.webhooks.markAttemptFailed({ id: createdDelivery.id, claimant: 'a', at: FAR, error: 'HTTP 500', statusCode: 500, retryAt: FAR });
-      assert.equal(await h.storage.webhooks.oldestDueAt(), cancelledDelivery.createdAt);
+      assert.equal(await h.storage.webhooks.oldestDueAt(), FAR);
+      const other = await h.services.orders.createOrder({ accountId });
+      const [otherDelivery] = await h.storage.webhooks.listDeliveries(accountId, endpointId, undefined, 1);
+      assert.ok(otherDelivery && other);
+      assert.equal(await h.storage.webhooks.oldestDueAt(), otherDelivery.createdAt);
       // A disabled endpoint's deliveries wait for it to be enabled, not for the engine.
       await h.storage.webhooks.updateEndpoint(accountId, endpointId, { status: 'disabled' });
       assert.equal(await h.storage.webhooks.oldestDueAt(), undefined);
       await h.storage.webhooks.updateEndpoint(accountId, endpointId, { status: 'enabled' });
+      assert.equal(await h.storage.webhooks.oldestDueAt(), otherDelivery.createdAt);
+      // Given up: the cancellation is free to go, due since it was queued.
+      // (The other order's delivery is claimed too: in flight, it no longer counts.)
+      const again = await h.storage.webhooks.claimDue({ claimant: 'b', now: FAR, claimedUntil: FAR, limit: 10 });
+      assert.deepEqual(again.map((d) => d.id).sort(), [createdDelivery.id, otherDelivery.id].sort());
+      await h.storage.webhooks.markAttemptFailed({ id: createdDelivery.id, claimant: 'b', at: FAR, error: 'HTTP 500' });
       assert.equal(await h.storage.webhooks.oldestDueAt(), cancelledDelivery.createdAt);
     });
 
