@@ -52,6 +52,7 @@ export function createServices(
   metrics: ServiceMetrics,
 ): Services {
   metrics.pool(storage);
+  metrics.oldestUndelivered({ messages: storage.messages, webhooks: storage.webhooks }, clock);
   return config.tracing === null ? buildServices(storage, config, clock, metrics) : buildServices(storage, config, clock, metrics, createServiceTracing(storage.kind));
 }
 
@@ -143,7 +144,7 @@ export function createMessagesDispatcher(
   const delivery =
     messages.webhookUrl === undefined ? recordOnlyDelivery : createWebhookDelivery({ url: messages.webhookUrl, timeoutMs: messages.webhookTimeoutMs });
   const dispatcher = createMessageDispatcher({
-    messagesRepository: container.storage.messages,
+    messagesRepository: container.metrics.deliveryQueue('messages', container.storage.messages),
     delivery: container.metrics.deliveries(container.config.tracing === null ? delivery : tracedDelivery(delivery)),
     clock,
     logger,
@@ -169,7 +170,7 @@ export function createBackgroundEventsPruner(container: Pick<Container, 'config'
  * endpoint enabled again); otherwise it polls.
  */
 export function createWebhooksDispatcher(
-  container: Pick<Container, 'config' | 'storage' | 'services'>,
+  container: Pick<Container, 'config' | 'storage' | 'services'> & { metrics?: ServiceMetrics },
   logger: Logger,
   outages: Pick<OutageLog, 'databaseUnreachable'>,
   clock: Clock = systemClock,
@@ -182,7 +183,8 @@ export function createWebhooksDispatcher(
     clock,
     timeoutMs: webhooks.timeoutMs,
   });
-  const engine = createWebhookDispatcher({ webhooksRepository: container.storage.webhooks, sender, clock, logger, outages, config: webhooks, ...(busy === undefined ? {} : { busy }) });
+  const webhooksRepository = (container.metrics ?? UNCOUNTED_SERVICE_METRICS).deliveryQueue('webhooks', container.storage.webhooks);
+  const engine = createWebhookDispatcher({ webhooksRepository, sender, clock, logger, outages, config: webhooks, ...(busy === undefined ? {} : { busy }) });
   container.services.webhooks.onQueued(() => engine.wake());
   return {
     start: engine.start,

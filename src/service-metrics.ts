@@ -1,5 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { ClaimedItem, DeliveryQueue, Outcome } from './delivery/delivery-queue.js';
+import type { Clock } from './shared/clock.js';
 import type { ApiKeysRepository } from './api-keys/api-keys-repository.js';
 import type { MessageDelivery } from './messages/messages-delivery.js';
 import type { ChangeStatus } from './orders/order-status-changes.js';
@@ -20,11 +22,22 @@ export interface ServiceMetrics {
   keyLookups(repository: ApiKeysRepository, source: 'cache' | 'database'): ApiKeysRepository;
   /** Message delivery attempts by outcome. */
   deliveries(delivery: MessageDelivery): MessageDelivery;
+  /**
+   * `store_deliveries_total`: the queue's settled attempts by outcome (sent,
+   * failed and retried, given up); `store_delivery_lag_seconds`: each
+   * claimed item's wait from due to claim (its attempt starts at once).
+   */
+  deliveryQueue<T extends ClaimedItem, Q extends DeliveryQueue<T>>(kind: DeliveryKind, queue: Q): Q;
+  /** `store_delivery_oldest_undelivered_seconds`: how overdue each queue's oldest waiting item is, read at each scrape. */
+  oldestUndelivered(queues: Record<DeliveryKind, Pick<DeliveryQueue<ClaimedItem>, 'oldestDueAt'>>, clock: Clock): void;
   /** The database pool's connections in use and requests waiting for one (PostgreSQL only). */
   pool(storage: Pick<Storage, 'connections'>): void;
   /** `store_database_up`: 1 while the database answers, 0 during an outage (set by the outage log). */
   databaseUp(): (up: boolean) => void;
 }
+
+export type DeliveryKind = 'messages' | 'webhooks';
+const DELIVERY_KINDS: readonly DeliveryKind[] = ['messages', 'webhooks'];
 
 /**
  * A counter with one label whose values are known up front, counted in plain
@@ -77,6 +90,19 @@ export function createServiceMetrics(registry: Registry): ServiceMetrics {
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers,
   });
+  const settled = new Counter({
+    name: 'store_deliveries_total',
+    help: 'Delivery attempts settled, by kind (messages, webhooks) and outcome (sent; failed: will be retried; given_up: dead-lettered).',
+    labelNames: ['kind', 'outcome'] as const,
+    registers,
+  });
+  const lag = new Histogram({
+    name: 'store_delivery_lag_seconds',
+    help: 'Time from a delivery becoming due (queued, its retry time, or a lapsed claim) until an engine claims it for an attempt, by kind.',
+    labelNames: ['kind'] as const,
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600],
+    registers,
+  });
   return {
     groupCommitWaits: (changeStatus) => async (change) => {
       const started = performance.now();
@@ -126,6 +152,60 @@ export function createServiceMetrics(registry: Registry): ServiceMetrics {
         },
       };
     },
+    deliveryQueue<T extends ClaimedItem, Q extends DeliveryQueue<T>>(kind: DeliveryKind, queue: Q): Q {
+      const counted = { sent: settled.labels({ kind, outcome: 'sent' }), failed: settled.labels({ kind, outcome: 'failed' }), given_up: settled.labels({ kind, outcome: 'given_up' }) };
+      for (const child of Object.values(counted)) child.inc(0);
+      const count = (outcome: Outcome) => counted[outcome.sent ? 'sent' : outcome.settlement.retryAt === undefined ? 'given_up' : 'failed'].inc();
+      const { settleMany } = queue;
+      // Exposed from the start (empty buckets), so that rules and dashboards find the series.
+      lag.zero({ kind });
+      const lagOf = lag.labels({ kind });
+      return {
+        ...queue,
+        async claimDue(request) {
+          const claimed = await queue.claimDue(request);
+          const now = Date.parse(request.now);
+          for (const item of claimed) lagOf.observe(Math.max(0, now - Date.parse(item.dueAt)) / 1000);
+          return claimed;
+        },
+        async markSent(settlement) {
+          count({ sent: true, settlement });
+          return queue.markSent(settlement);
+        },
+        async markAttemptFailed(settlement) {
+          count({ sent: false, settlement });
+          return queue.markAttemptFailed(settlement);
+        },
+        ...(settleMany === undefined
+          ? {}
+          : {
+              async settleMany(outcomes: readonly Outcome[]) {
+                outcomes.forEach(count);
+                return settleMany.call(queue, outcomes);
+              },
+            }),
+      };
+    },
+    oldestUndelivered(queues, clock) {
+      new Gauge({
+        name: 'store_delivery_oldest_undelivered_seconds',
+        help: 'How long the longest-waiting undelivered item has been due, by kind (0: nothing waiting). Read from the database at each scrape.',
+        labelNames: ['kind'] as const,
+        // Every worker reads the same database: the primary shows the value once, not summed.
+        aggregator: 'max',
+        registers,
+        async collect() {
+          await Promise.all(
+            DELIVERY_KINDS.map(async (kind) => {
+              // A failed read (an outage) leaves the last value; store_database_up says why.
+              const due = await queues[kind].oldestDueAt().catch(() => null);
+              if (due === null) return;
+              this.set({ kind }, due === undefined ? 0 : Math.max(0, (clock.now().getTime() - Date.parse(due)) / 1000));
+            }),
+          );
+        },
+      });
+    },
     databaseUp() {
       const gauge = new Gauge({ name: 'store_database_up', help: 'Whether the database answers (1) or an outage is under way (0).', registers });
       gauge.set(1);
@@ -159,6 +239,8 @@ export const UNCOUNTED_SERVICE_METRICS: ServiceMetrics = {
   groupCommitWaits: (changeStatus) => changeStatus,
   keyLookups: (repository) => repository,
   deliveries: (delivery) => delivery,
+  deliveryQueue: (_kind, queue) => queue,
+  oldestUndelivered: () => undefined,
   pool: () => undefined,
   databaseUp: () => () => undefined,
 };

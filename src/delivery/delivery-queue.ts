@@ -10,6 +10,8 @@ export interface ClaimedItem {
   id: string;
   /** Including the attempt this claim starts. */
   attempts: number;
+  /** When it became due (created, retry time, or a lapsed claim's end): its attempt's lag is measured from here. */
+  dueAt: string;
 }
 
 export interface ClaimRequest {
@@ -65,4 +67,13 @@ export interface DeliveryQueue<T extends ClaimedItem> {
   settleMany?(outcomes: readonly Outcome[]): Promise<void>;
   /** Gives an item back unattempted (shutdown interrupted it): due at `at`, attempt not counted. */
   release(settlement: Settlement): Promise<boolean>;
+  /**
+   * The earliest due time among items still to deliver (one in flight is
+   * due again only at its lease's end: a future time), or undefined when
+   * none is waiting; only items a claim could take count (not those of a
+   * disabled webhook endpoint, nor those held back behind an earlier one of
+   * their order). One read of the queue's due index, for the
+   * oldest-undelivered metric at each scrape.
+   */
+  oldestDueAt(): Promise<string | undefined>;
 }

@@ -48,6 +48,8 @@ export interface ClaimedMessage {
   createdAt: string;
   /** Including the attempt this claim starts. */
   attempts: number;
+  /** When it became due (created, retry time, or a lapsed claim's end). */
+  dueAt: string;
 }
 
 /** Storage of quickstart messages and their delivery queue. Adapters live in src/storage/<database>/. */

@@ -65,6 +65,8 @@ export interface ClaimedMessageRow {
   message: string;
   created_at: string;
   attempts: bigint | number;
+  /** When it was due, before the claim moved its due time to the lease's end. */
+  due_at: string;
 }
 
 /** Claimed messages, oldest first: the order a dispatcher delivers them in. */
@@ -76,6 +78,7 @@ export function toClaimedMessages(rows: readonly ClaimedMessageRow[]): ClaimedMe
       message: row.message,
       createdAt: row.created_at,
       attempts: Number(row.attempts),
+      dueAt: row.due_at,
     }))
     .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
 }

@@ -74,12 +74,15 @@ export interface ClaimedDeliveryRow {
   previous_secret: string | null;
   previous_secret_until: string | null;
   payload: string;
+  /** When it was due, before the claim moved its due time to the lease's end. */
+  due_at: string;
 }
 
 export function toClaimedDelivery(row: ClaimedDeliveryRow): ClaimedWebhookDelivery {
   return {
     id: String(row.seq),
     attempts: Number(row.attempts),
+    dueAt: row.due_at,
     endpointId: row.endpoint_id,
     eventId: row.event_id,
     url: row.url,

@@ -76,17 +76,23 @@ export function createPostgresMessagesRepository(sql: Sql, transaction: Transact
       const [row] = await sql<MessageRow>(`SELECT ${COLUMNS} FROM messages WHERE id = $1 AND account_id = $2`, [id, accountId]);
       return row && toMessage(row);
     },
+    async oldestDueAt() {
+      const [row] = await sql<{ next_attempt_at: string }>(`SELECT ${isoTimestamp('next_attempt_at')} FROM messages WHERE status = 'queued' ORDER BY next_attempt_at LIMIT 1`);
+      return row?.next_attempt_at;
+    },
     async claimDue({ claimant, now, claimedUntil, limit }) {
       // SKIP LOCKED: concurrent claimers on other connections pass over rows
       // another claimer has locked instead of waiting for them, and never
       // take the same row; the UPDATE moves each out of "due" as it commits.
-      const rows = await sql<{ id: string; account_id: bigint; message: string; created_at: string; attempts: number }>(
-        `UPDATE messages SET claimed_by = $1, next_attempt_at = $2, attempts = attempts + 1
-         WHERE id IN (
-           SELECT id FROM messages WHERE status = 'queued' AND next_attempt_at <= $3
+      // The claim carries the time each message was due at (for the delivery-lag metric).
+      const rows = await sql<{ id: string; account_id: bigint; message: string; created_at: string; attempts: number; due_at: string }>(
+        `WITH due AS (
+           SELECT id, next_attempt_at AS due_at FROM messages WHERE status = 'queued' AND next_attempt_at <= $3
            ORDER BY next_attempt_at, id LIMIT $4 FOR UPDATE SKIP LOCKED
          )
-         RETURNING id, account_id, message, ${isoTimestamp('created_at')}, attempts`,
+         UPDATE messages m SET claimed_by = $1, next_attempt_at = $2, attempts = m.attempts + 1
+         FROM due WHERE m.id = due.id
+         RETURNING m.id, m.account_id, m.message, ${isoAs('m.created_at', 'created_at')}, m.attempts, ${isoAs('due.due_at', 'due_at')}`,
         [claimant, claimedUntil, now, limit],
       );
       return toClaimedMessages(rows);

@@ -114,23 +114,37 @@ export function createPostgresWebhooksRepository(sql: Sql): WebhooksRepository {
       );
       return row?.found === true ? row.queued : undefined;
     },
+    async oldestDueAt() {
+      // What the claim would take, in due order: the due index, stopping at the
+      // first delivery of an enabled endpoint with no earlier one of its
+      // subject pending (a held-back delivery waits for its receiver, not the engine).
+      const [row] = await sql<{ next_attempt_at: string }>(
+        `SELECT ${qualified('d', 'next_attempt_at')} FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+         WHERE d.status = 'pending' AND w.status = 'enabled'
+           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p
+                           WHERE p.endpoint_id = d.endpoint_id AND p.subject = d.subject AND p.status = 'pending' AND p.seq < d.seq)
+         ORDER BY d.next_attempt_at LIMIT 1`,
+      );
+      return row?.next_attempt_at;
+    },
     async claimDue({ claimant, now, claimedUntil, limit }) {
       // SKIP LOCKED: concurrent claimers pass over rows another one has
       // locked and never take the same row. A delivery is due only when no
       // earlier delivery of its subject to its endpoint is still pending;
       // one being claimed right now is still pending, so its successor waits.
       const rows = await sql<ClaimedDeliveryRow>(
-        `WITH claimed AS (
-           UPDATE webhook_deliveries SET claimed_by = $1, next_attempt_at = $2, attempts = attempts + 1
-           WHERE seq IN (
-             SELECT d.seq FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
-             WHERE d.status = 'pending' AND d.next_attempt_at <= $3 AND w.status = 'enabled'
-               AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p
-                               WHERE p.endpoint_id = d.endpoint_id AND p.subject = d.subject AND p.status = 'pending' AND p.seq < d.seq)
-             ORDER BY d.next_attempt_at, d.seq LIMIT $4 FOR UPDATE OF d SKIP LOCKED)
-           RETURNING seq, attempts, endpoint_id, event_id)
+        `WITH due AS (
+           SELECT d.seq, d.next_attempt_at AS due_at FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+           WHERE d.status = 'pending' AND d.next_attempt_at <= $3 AND w.status = 'enabled'
+             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p
+                             WHERE p.endpoint_id = d.endpoint_id AND p.subject = d.subject AND p.status = 'pending' AND p.seq < d.seq)
+           ORDER BY d.next_attempt_at, d.seq LIMIT $4 FOR UPDATE OF d SKIP LOCKED),
+         claimed AS (
+           UPDATE webhook_deliveries u SET claimed_by = $1, next_attempt_at = $2, attempts = u.attempts + 1
+           FROM due WHERE u.seq = due.seq
+           RETURNING u.seq, u.attempts, u.endpoint_id, u.event_id, due.due_at)
          SELECT c.seq::text AS seq, c.attempts, c.endpoint_id, c.event_id, w.url, w.secret, w.previous_secret,
-                ${qualified('w', 'previous_secret_until')}, e.payload
+                ${qualified('w', 'previous_secret_until')}, e.payload, ${qualified('c', 'due_at')}
          FROM claimed c JOIN webhook_endpoints w ON w.id = c.endpoint_id JOIN events e ON e.id = c.event_id ORDER BY c.seq`,
         [claimant, claimedUntil, now, limit],
       );

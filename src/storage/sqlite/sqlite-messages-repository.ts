@@ -15,6 +15,24 @@ const PREFIXED = 'm.id, m.account_id, m.message, m.status, m.created_at, m.attem
 export function createSqliteMessagesRepository(db: Database.Database): MessagesRepository {
   const sql = statementCache(db);
 
+  // One immediate transaction holds SQLite's writer lock: a message found
+  // due here is moved out of "due" before any other claimer looks. Each
+  // claim carries the time it was due at (for the delivery-lag metric).
+  const claim = db.transaction((claimant: string, now: string, claimedUntil: string, limit: number) => {
+    const due = sql(`SELECT id, next_attempt_at FROM messages WHERE status = 'queued' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?`).all(now, limit) as {
+      id: string;
+      next_attempt_at: string;
+    }[];
+    if (due.length === 0) return [];
+    const dueAt = new Map(due.map(({ id, next_attempt_at }) => [id, next_attempt_at]));
+    const rows = sql(
+      `UPDATE messages SET claimed_by = ?, next_attempt_at = ?, attempts = attempts + 1
+       WHERE id IN (SELECT value FROM json_each(?))
+       RETURNING id, account_id, message, created_at, attempts`,
+    ).all(claimant, claimedUntil, JSON.stringify(due.map(({ id }) => id))) as Omit<ClaimedMessageRow, 'due_at'>[];
+    return toClaimedMessages(rows.map((row) => ({ ...row, due_at: dueAt.get(row.id) ?? now })));
+  });
+
   // One write transaction (BEGIN IMMEDIATE holds SQLite's single writer
   // lock): binding the key (or taking over an expired binding) and inserting
   // the message commit together or not at all. The primary key on
@@ -67,15 +85,12 @@ export function createSqliteMessagesRepository(db: Database.Database): MessagesR
       const row = sql(`SELECT ${COLUMNS} FROM messages WHERE id = ? AND account_id = ?`).get(id, accountId) as MessageRow | undefined;
       return row && toMessage(row);
     },
+    async oldestDueAt() {
+      const row = sql(`SELECT next_attempt_at FROM messages WHERE status = 'queued' ORDER BY next_attempt_at LIMIT 1`).get() as { next_attempt_at: string } | undefined;
+      return row?.next_attempt_at;
+    },
     async claimDue({ claimant, now, claimedUntil, limit }) {
-      // A single UPDATE is atomic under SQLite's writer lock: a message
-      // matched here is moved out of "due" before any other claimer looks.
-      const rows = sql(
-        `UPDATE messages SET claimed_by = ?, next_attempt_at = ?, attempts = attempts + 1
-         WHERE id IN (SELECT id FROM messages WHERE status = 'queued' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?)
-         RETURNING id, account_id, message, created_at, attempts`,
-      ).all(claimant, claimedUntil, now, limit) as ClaimedMessageRow[];
-      return toClaimedMessages(rows);
+      return claim.immediate(claimant, now, claimedUntil, limit);
     },
     async markSent({ id, claimant, at }) {
       return settle.immediate(

@@ -20,28 +20,29 @@ const DELIVERY_COLUMNS = 'seq, event_id, status, created_at, attempts, last_atte
 export function createSqliteWebhooksRepository(db: Database.Database): WebhooksRepository {
   const sql = statementCache(db);
 
-  // A single UPDATE under SQLite's writer lock: what it matches leaves "due"
-  // before any other claimer looks. A delivery is due only when no earlier
-  // delivery of its subject to its endpoint is still pending (in flight,
-  // waiting for a retry, or held back by a disabled endpoint).
+  // One immediate transaction holds SQLite's writer lock: what it finds due
+  // leaves "due" before any other claimer looks. A delivery is due only when
+  // no earlier delivery of its subject to its endpoint is still pending (in
+  // flight, waiting for a retry, or held back by a disabled endpoint). Each
+  // claim carries the time it was due at (for the delivery-lag metric).
   const claim = db.transaction((claimant: string, now: string, claimedUntil: string, limit: number) => {
-    const claimed = sql(
-      `UPDATE webhook_deliveries SET claimed_by = ?, next_attempt_at = ?, attempts = attempts + 1
-       WHERE seq IN (
-         SELECT d.seq FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
-         WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND w.status = 'enabled'
-           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p
-                           WHERE p.endpoint_id = d.endpoint_id AND p.subject = d.subject AND p.status = 'pending' AND p.seq < d.seq)
-         ORDER BY d.next_attempt_at, d.seq LIMIT ?)
-       RETURNING seq`,
-    ).all(claimant, claimedUntil, now, limit) as { seq: bigint }[];
-    if (claimed.length === 0) return [];
+    const due = sql(
+      `SELECT d.seq, d.next_attempt_at FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+       WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND w.status = 'enabled'
+         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p
+                         WHERE p.endpoint_id = d.endpoint_id AND p.subject = d.subject AND p.status = 'pending' AND p.seq < d.seq)
+       ORDER BY d.next_attempt_at, d.seq LIMIT ?`,
+    ).all(now, limit) as { seq: bigint; next_attempt_at: string }[];
+    if (due.length === 0) return [];
+    const seqs = JSON.stringify(due.map(({ seq }) => Number(seq)));
+    sql(`UPDATE webhook_deliveries SET claimed_by = ?, next_attempt_at = ?, attempts = attempts + 1 WHERE seq IN (SELECT value FROM json_each(?))`).run(claimant, claimedUntil, seqs);
+    const dueAt = new Map(due.map(({ seq, next_attempt_at }) => [String(seq), next_attempt_at]));
     const rows = sql(
       `SELECT d.seq, d.attempts, d.endpoint_id, d.event_id, w.url, w.secret, w.previous_secret, w.previous_secret_until, e.payload
        FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id JOIN events e ON e.id = d.event_id
        WHERE d.seq IN (SELECT value FROM json_each(?)) ORDER BY d.seq`,
-    ).all(JSON.stringify(claimed.map(({ seq }) => Number(seq)))) as ClaimedDeliveryRow[];
-    return rows.map(toClaimedDelivery);
+    ).all(seqs) as Omit<ClaimedDeliveryRow, 'due_at'>[];
+    return rows.map((row) => toClaimedDelivery({ ...row, due_at: dueAt.get(String(row.seq)) ?? now }));
   });
 
   const fail = db.transaction(
@@ -177,6 +178,19 @@ export function createSqliteWebhooksRepository(db: Database.Database): WebhooksR
     },
     async redeliver({ accountId, eventId, endpointId, now }) {
       return redeliver.immediate(accountId, eventId, endpointId, now);
+    },
+    async oldestDueAt() {
+      // What the claim would take, in due order: the due index, stopping at the
+      // first delivery of an enabled endpoint with no earlier one of its
+      // subject pending (a held-back delivery waits for its receiver, not the engine).
+      const row = sql(
+        `SELECT d.next_attempt_at FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+         WHERE d.status = 'pending' AND w.status = 'enabled'
+           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p
+                           WHERE p.endpoint_id = d.endpoint_id AND p.subject = d.subject AND p.status = 'pending' AND p.seq < d.seq)
+         ORDER BY d.next_attempt_at LIMIT 1`,
+      ).get() as { next_attempt_at: string } | undefined;
+      return row?.next_attempt_at;
     },
     async claimDue({ claimant, now, claimedUntil, limit }) {
       return claim.immediate(claimant, now, claimedUntil, limit);

@@ -15,7 +15,7 @@ import { isoPlus, rejectsWithCode, type ContractCoverage } from '../../support/s
 import { testBackends } from '../../support/storage.js';
 
 export const CONTRACT_COVERS = {
-  messages: ['create', 'findForAccount', 'claimDue', 'markSent', 'markAttemptFailed', 'release'],
+  messages: ['create', 'findForAccount', 'claimDue', 'markSent', 'markAttemptFailed', 'release', 'oldestDueAt'],
 } as const satisfies ContractCoverage;
 
 const T0 = '2026-11-22T10:00:00.000Z';
@@ -166,9 +166,9 @@ for (const backend of testBackends({ postgresDirect: true })) {
         assert.deepEqual(
           [...claimed].sort((a, b) => a.createdAt.localeCompare(b.createdAt)),
           [
-            { id: 'm-b', accountId, message: 'text of m-b', createdAt: at(100), attempts: 1 },
-            { id: 'm-e', accountId: otherId, message: 'text of m-e', createdAt: at(150), attempts: 1 },
-            { id: 'm-c', accountId, message: 'text of m-c', createdAt: at(200), attempts: 1 },
+            { id: 'm-b', accountId, message: 'text of m-b', createdAt: at(100), attempts: 1, dueAt: at(100) },
+            { id: 'm-e', accountId: otherId, message: 'text of m-e', createdAt: at(150), attempts: 1, dueAt: at(150) },
+            { id: 'm-c', accountId, message: 'text of m-c', createdAt: at(200), attempts: 1, dueAt: at(200) },
           ],
         );
         assert.deepEqual(await storage.messages.findForAccount(accountId, 'm-b'), {
@@ -189,11 +189,12 @@ for (const backend of testBackends({ postgresDirect: true })) {
         await storage.messages.create(message(accountId, 'm-3', 400), at(400));
         // Due at 200 (m-2), 300 (m-1's retry), 400 (m-3): the two oldest due.
         const claimed = await claim({ claimant: 'c2', now: at(500), claimedUntil: at(1000), limit: 2 });
-        assert.deepEqual(claimed.map((m) => [m.id, m.attempts]).sort(), [['m-1', 2], ['m-2', 1]]);
+        // Each claim carries when it fell due: its creation, or its retry time.
+        assert.deepEqual(claimed.map((m) => [m.id, m.attempts, m.dueAt]).sort(), [['m-1', 2, at(300)], ['m-2', 1, at(200)]]);
         assert.deepEqual((await claim({ claimant: 'c3', now: at(999), claimedUntil: at(2000) })).map((m) => m.id), ['m-3']);
         assert.deepEqual(
-          (await claim({ claimant: 'c4', now: at(1000), claimedUntil: at(2000) })).map((m) => [m.id, m.attempts]).sort(),
-          [['m-1', 3], ['m-2', 2]],
+          (await claim({ claimant: 'c4', now: at(1000), claimedUntil: at(2000) })).map((m) => [m.id, m.attempts, m.dueAt]).sort(),
+          [['m-1', 3, at(1000)], ['m-2', 2, at(1000)]],
           'claims that lapsed at claimedUntil are due again',
         );
       });
@@ -216,6 +217,29 @@ for (const backend of testBackends({ postgresDirect: true })) {
           }),
         );
         assert.deepEqual([...claimed].sort(), ids);
+      });
+    });
+
+    describe('messages.oldestDueAt', () => {
+      test('when messages wait, are claimed, retried and settled, then the oldest due time is that of the earliest still waiting, and undefined when none waits', async (t) => {
+        const { storage, accountId, claim } = await setUp(t);
+        assert.equal(await storage.messages.oldestDueAt(), undefined);
+        await storage.messages.create(message(accountId, 'm-1', 100), at(100));
+        await storage.messages.create(message(accountId, 'm-2', 200), at(200));
+        assert.equal(await storage.messages.oldestDueAt(), at(100));
+        // A claim moves the item out of "waiting" until its lease ends.
+        assert.deepEqual((await claim({ claimant: 'c1', now: at(500), claimedUntil: at(60_000), limit: 1 })).map((m) => m.id), ['m-1']);
+        assert.equal(await storage.messages.oldestDueAt(), at(200));
+        assert.equal(await storage.messages.markAttemptFailed({ id: 'm-1', claimant: 'c1', at: at(600), error: 'HTTP 500', retryAt: at(150) }), true);
+        assert.equal(await storage.messages.oldestDueAt(), at(150));
+        const [retried] = await claim({ claimant: 'c2', now: at(700), claimedUntil: at(60_000), limit: 1 });
+        assert.equal(retried?.id, 'm-1');
+        assert.equal(await storage.messages.markAttemptFailed({ id: 'm-1', claimant: 'c2', at: at(800), error: 'HTTP 500' }), true, 'given up');
+        assert.equal(await storage.messages.oldestDueAt(), at(200));
+        const [last] = await claim({ claimant: 'c3', now: at(900), claimedUntil: at(60_000), limit: 1 });
+        assert.equal(last?.id, 'm-2');
+        assert.equal(await storage.messages.markSent({ id: 'm-2', claimant: 'c3', at: at(950) }), true);
+        assert.equal(await storage.messages.oldestDueAt(), undefined);
       });
     });
 

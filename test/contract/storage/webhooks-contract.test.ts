@@ -25,6 +25,7 @@ export const CONTRACT_COVERS = {
     'markSent',
     'markAttemptFailed',
     'release',
+    'oldestDueAt',
   ],
 } as const satisfies ContractCoverage;
 
@@ -70,6 +71,9 @@ for (const backend of testBackends({ postgresDirect: true })) {
       const [second] = await h.storage.webhooks.claimDue({ claimant: 'other', now: at(1000), claimedUntil: at(2000), limit: 10 });
       assert.equal(second?.id, first.id);
       assert.equal(second?.attempts, 2);
+      // Due since it was queued the first time, since the lapsed claim's end the second.
+      assert.ok(Date.parse(first.dueAt) <= Date.parse(at(0)), first.dueAt);
+      assert.equal(second?.dueAt, at(1000));
       assert.equal(await h.storage.webhooks.markSent({ id: first.id, claimant: 'dead', at: at(1500) }), false);
       assert.equal(await h.storage.webhooks.markSent({ id: first.id, claimant: 'other', at: at(1500), statusCode: 200, durationMs: 3 }), true);
       assert.equal(await h.storage.webhooks.markAttemptFailed({ id: first.id, claimant: 'other', at: at(1600), error: 'late' }), false);
@@ -102,6 +106,41 @@ for (const backend of testBackends({ postgresDirect: true })) {
       const [next] = await h.storage.webhooks.claimDue({ claimant: 'c', now: now(), claimedUntil: FAR, limit: 10 });
       assert.equal((JSON.parse(next?.payload ?? '{}') as { type?: string }).type, 'order.cancelled');
     });
+    test('when deliveries wait, fail, are held back behind an earlier one or belong to a disabled endpoint, then oldestDueAt is the due time of the earliest a claim could take', async (t) => {
+      const h = await webhooksHarness(t, backend);
+      const { accountId, auth } = await h.tenant();
+      const receiver = await startHookReceiver(t);
+      assert.equal(await h.storage.webhooks.oldestDueAt(), undefined);
+      const created = await h.app.inject({ method: 'POST', url: '/v2/webhook-endpoints', headers: { ...auth, 'content-type': 'application/json' }, payload: { url: receiver.url } });
+      const endpointId = created.json<{ id: string }>().id;
+      const order = await h.services.orders.createOrder({ accountId });
+      await h.services.orders.cancelOrder(accountId, order.id);
+      const [createdDelivery, cancelledDelivery] = (await h.storage.webhooks.listDeliveries(accountId, endpointId, undefined, 10)).reverse();
+      assert.ok(createdDelivery && cancelledDelivery);
+      assert.equal(await h.storage.webhooks.oldestDueAt(), createdDelivery.createdAt);
+      const [claimed] = await h.storage.webhooks.claimDue({ claimant: 'a', now: FAR, claimedUntil: FAR, limit: 10 });
+      assert.equal(claimed?.id, createdDelivery.id);
+      // In flight (due again only at its lease's end), then waiting for its retry: the cancellation waits behind it (for the receiver, not the engine).
+      assert.equal(await h.storage.webhooks.oldestDueAt(), FAR);
+      await h.storage.webhooks.markAttemptFailed({ id: createdDelivery.id, claimant: 'a', at: FAR, error: 'HTTP 500', statusCode: 500, retryAt: FAR });
+      assert.equal(await h.storage.webhooks.oldestDueAt(), FAR);
+      const other = await h.services.orders.createOrder({ accountId });
+      const [otherDelivery] = await h.storage.webhooks.listDeliveries(accountId, endpointId, undefined, 1);
+      assert.ok(otherDelivery && other);
+      assert.equal(await h.storage.webhooks.oldestDueAt(), otherDelivery.createdAt);
+      // A disabled endpoint's deliveries wait for it to be enabled, not for the engine.
+      await h.storage.webhooks.updateEndpoint(accountId, endpointId, { status: 'disabled' });
+      assert.equal(await h.storage.webhooks.oldestDueAt(), undefined);
+      await h.storage.webhooks.updateEndpoint(accountId, endpointId, { status: 'enabled' });
+      assert.equal(await h.storage.webhooks.oldestDueAt(), otherDelivery.createdAt);
+      // Given up: the cancellation is free to go, due since it was queued.
+      // (The other order's delivery is claimed too: in flight, it no longer counts.)
+      const again = await h.storage.webhooks.claimDue({ claimant: 'b', now: FAR, claimedUntil: FAR, limit: 10 });
+      assert.deepEqual(again.map((d) => d.id).sort(), [createdDelivery.id, otherDelivery.id].sort());
+      await h.storage.webhooks.markAttemptFailed({ id: createdDelivery.id, claimant: 'b', at: FAR, error: 'HTTP 500' });
+      assert.equal(await h.storage.webhooks.oldestDueAt(), cancelledDelivery.createdAt);
+    });
+
     test('when endpoints are created, read, listed, updated, rotated and deleted, then each is seen by its own account only', async (t) => {
       const h = await webhooksHarness(t, backend);
       const { accountId } = await h.tenant();
