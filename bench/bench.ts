@@ -125,7 +125,7 @@ function startOurs(env: Record<string, string>, extra: string[] = [], core = SER
   return start(
     process.execPath,
     [BIN, 'serve', ...extra],
-    { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', QUICKSTART_PORT: 'off', RATE_LIMIT_REQUESTS: '1000000000', ...env },
+    { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', QUICKSTART_PORT: 'off', PORTAL_PORT: 'off', METRICS_PORT: '0', RATE_LIMIT_REQUESTS: '1000000000', ...env },
     core,
   );
 }
@@ -618,7 +618,7 @@ async function main(): Promise<void> {
     await subscribe(setup, bulk.key, 'bulk');
     await setup.stop();
     // Each imported order's order.created event queues one delivery, in the import's transaction.
-    cli(env, ['orders', 'import', '--account', bulk.id, importFile('h-bulk.ndjson', ndjson(QUEUED, 500_000_001))]);
+    cli(env, ['orders', 'import', '--account', bulk.id, importFile('h-bulk.ndjson', ndjson(QUEUED, 900_000_001))]);
     const sender = await startOurs(hookEnv);
     const started = performance.now();
     while ((await received('bulk')).n < QUEUED && performance.now() - started < 120_000) await new Promise((resolve) => setTimeout(resolve, 100));

@@ -21,7 +21,7 @@ import { systemClock, type Clock } from './shared/clock.js';
 import { openStorage } from './storage/open-storage.js';
 import type { Services } from './services.js';
 import { createServiceMetrics, UNCOUNTED_SERVICE_METRICS, type ServiceMetrics } from './service-metrics.js';
-import { createServiceTracing, tracedDelivery, type ServiceTracing } from './service-tracing.js';
+import { createServiceTracing, tracedDelivery, tracedWebhookSender, type ServiceTracing } from './service-tracing.js';
 import { createSessionsService } from './users/sessions-service.js';
 import { createUsersService } from './users/users-service.js';
 import { createPasskeysService } from './users/passkeys-service.js';
@@ -184,7 +184,8 @@ export function createWebhooksDispatcher(
     timeoutMs: webhooks.timeoutMs,
   });
   const webhooksRepository = (container.metrics ?? UNCOUNTED_SERVICE_METRICS).deliveryQueue('webhooks', container.storage.webhooks);
-  const engine = createWebhookDispatcher({ webhooksRepository, sender, clock, logger, outages, config: webhooks, ...(busy === undefined ? {} : { busy }) });
+  const traced = container.config.tracing === null ? sender : tracedWebhookSender(sender);
+  const engine = createWebhookDispatcher({ webhooksRepository, sender: traced, clock, logger, outages, config: webhooks, ...(busy === undefined ? {} : { busy }) });
   container.services.webhooks.onQueued(() => engine.wake());
   return {
     start: engine.start,

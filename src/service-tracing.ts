@@ -1,9 +1,11 @@
 import { context, trace, type Context, type Link } from '@opentelemetry/api';
+import type { Sender } from './delivery/delivery-engine.js';
 import type { MessageDelivery } from './messages/messages-delivery.js';
 import type { ChangeStatus } from './orders/order-status-changes.js';
 import type { OrdersRepository, StatusChange } from './orders/orders-repository.js';
 import { inSpan } from './shared/tracing.js';
 import type { Storage } from './storage/storage.js';
+import type { ClaimedWebhookDelivery } from './webhooks/webhooks-repository.js';
 
 /**
  * Spans around what the services ask of storage, wired by the composition
@@ -88,5 +90,18 @@ export function tracedDelivery(delivery: MessageDelivery): MessageDelivery {
     kind: delivery.kind,
     deliver: (message, signal) =>
       inSpan('message delivery', { attributes: { 'messaging.message.id': message.id, 'store.delivery.attempt': message.attempts } }, () => delivery.deliver(message, signal)),
+  };
+}
+
+/** A span per webhook delivery attempt (`webhook delivery`), whose context the request carries as `traceparent`. */
+export function tracedWebhookSender<S extends Sender<ClaimedWebhookDelivery>>(sender: S): S {
+  return {
+    ...sender,
+    deliver: (delivery, signal) =>
+      inSpan(
+        'webhook delivery',
+        { attributes: { 'store.webhook.endpoint_id': delivery.endpointId, 'store.event.id': delivery.eventId, 'store.delivery.attempt': delivery.attempts } },
+        () => sender.deliver(delivery, signal),
+      ),
   };
 }

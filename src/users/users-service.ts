@@ -156,7 +156,7 @@ export function createUsersService({
     },
 
     /** Sets the password a reset token was issued for, once; every session of the user ends. */
-    async resetPassword(input: { token: string; password: string }): Promise<{ ok: true } | Refusal> {
+    async resetPassword(input: { token: string; password: string }): Promise<{ ok: true; user: User } | Refusal> {
       const badPassword = passwordProblem(input.password);
       if (badPassword !== undefined) return { ok: false, field: 'password', message: badPassword };
       const passwordHash = await hashPassword(input.password);
@@ -165,7 +165,9 @@ export function createUsersService({
         return { ok: false, field: 'form', message: 'This reset link is not valid any more; ask your operator for a new one.' };
       }
       await sessions.endAll(grant.userId);
-      return { ok: true };
+      const user = await usersRepository.findById(grant.userId);
+      if (user === undefined) return { ok: false, field: 'form', message: 'This reset link is not valid any more; ask your operator for a new one.' };
+      return { ok: true, user: withoutPassword(user) };
     },
   };
 

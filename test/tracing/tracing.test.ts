@@ -173,6 +173,37 @@ describe('tracing (OpenTelemetry)', () => {
     assert.deepEqual([span?.traceId, span?.spanId], [match[1], match[2]]);
   });
 
+  test('when an order change is delivered to a webhook endpoint, then the request carries the traceparent of its delivery span', async (t) => {
+    const receiver = await startReceiver(t);
+    const webhook = await startWebhook(t, () => 200);
+    const backend = testBackends()[0];
+    assert.ok(backend);
+    const { config, storage } = await backend.freshDatabase(t);
+    const services = testServices(storage);
+    const { account, auth } = await createTenant(services, 'Webhooks');
+    const order = await services.orders.createOrder({ accountId: account.id });
+    const server = await startServer(t, {
+      DATABASE_URL: databaseUrlOf(config),
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
+      WEBHOOK_POLL_INTERVAL_MS: '50',
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_BSP_SCHEDULE_DELAY: '50',
+    });
+    const json = { ...auth, 'content-type': 'application/json' };
+    const created = await fetch(`${server.baseUrl}/v2/webhook-endpoints`, { method: 'POST', headers: json, body: JSON.stringify({ url: webhook.url, eventTypes: ['order.cancelled'] }) });
+    assert.equal(created.status, 201);
+    assert.equal((await fetch(`${server.baseUrl}/v1/store/orders/${order.id}`, { method: 'DELETE', headers: auth })).status, 204);
+    const [delivered] = await webhook.next(1);
+    assert.ok(delivered);
+    assert.match(delivered.body, /"type":"order\.cancelled"/);
+    const match = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/.exec(String(delivered.headers.traceparent));
+    assert.ok(match, `a W3C traceparent: ${String(delivered.headers.traceparent)}`);
+    await waitFor(() => receiver.spans.some((span) => span.name === 'webhook delivery'), 'the delivery span');
+    const span = receiver.spans.find((s) => s.name === 'webhook delivery');
+    assert.deepEqual([span?.traceId, span?.spanId], [match[1], match[2]]);
+  });
+
   test('when no OTEL variable is set, then log lines carry no trace id', async (t) => {
     const backend = testBackends()[0];
     assert.ok(backend);

@@ -146,6 +146,11 @@ for (const backend of testBackends()) {
       const done = await visitor.post('/reset-password', { token: reset.token, password: 'a fresh new passphrase' });
       assert.equal(done.statusCode, 303);
       assert.equal(done.headers.location, '/sign-in?reset=1');
+      const user = await portal.storage.users.findByEmail(email);
+      assert.ok(user !== undefined);
+      const { entries } = await portal.services.audit.list(user.accountId, {});
+      const change = entries.find((entry) => entry.action === 'authn_password_change');
+      assert.deepEqual([change?.actor, change?.details], [{ kind: 'user', id: user.id }, { reason: 'reset' }], 'the reset is in the audit trail, as the user');
       assert.equal((await client.get('/')).statusCode, 303, 'the old session ended');
       assert.equal((await portal.client().post('/sign-in', { email, password: 'a fresh new passphrase' }, {}, '/sign-in')).statusCode, 303);
       assert.equal((await portal.client().get(`/reset-password?token=${reset.token}`)).statusCode, 400, 'used once');
