@@ -1,9 +1,8 @@
 import { Type, type Static } from 'typebox';
 import { commonErrorResponses, errorResponse } from '../http/error-responses.js';
 import { MessageSchema } from '../messages/messages-schemas.js';
-import { documentedAs } from '../openapi/openapi-document.js';
-import { LIMIT_DESCRIPTION, V2_LIMIT_DEFAULT, V2_LIMIT_MAX } from '../orders/v2/orders-v2-bounds.js';
-import { OrderV2Schema } from '../orders/v2/orders-v2-schemas.js';
+import { LIMIT_DESCRIPTION, V2_LIMIT_MAX } from '../orders/v2/orders-v2-bounds.js';
+import { OrderV2Schema, V2_PAGE_QUERY_FIELDS } from '../orders/v2/orders-v2-schemas.js';
 import { EVENT_TYPE_DESCRIPTIONS, EVENT_TYPES, MESSAGE_EVENT_TYPES, ORDER_EVENT_TYPES, type EventType } from './event-types.js';
 
 /** Marks the events operations in the OpenAPI document (spec section 9.4). */
@@ -97,18 +96,7 @@ const ListEventsQuerySchema = Type.Object(
     createdTo: Type.Optional(
       Type.String({ format: 'date-time', maxLength: 64, description: `only events created before this instant (the range is half-open): ${CREATED_DESCRIPTION}` }),
     ),
-    limit: Type.Optional(
-      documentedAs(Type.String({ pattern: '^[1-9][0-9]{0,3}$', description: `the page size, ${LIMIT_DESCRIPTION}` }), {
-        type: 'integer',
-        format: 'int32',
-        minimum: 1,
-        maximum: V2_LIMIT_MAX,
-        default: V2_LIMIT_DEFAULT,
-      }),
-    ),
-    cursor: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 512, description: 'the nextCursor of the previous page, unchanged (with the same filters).' }),
-    ),
+    ...V2_PAGE_QUERY_FIELDS,
   },
   { additionalProperties: false },
 );

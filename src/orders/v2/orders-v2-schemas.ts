@@ -37,6 +37,22 @@ const OrdersPageSchema = Type.Object(
 
 export const SHIP_DATE_DESCRIPTION = 'an ISO 8601 date-time with a time zone, e.g. 2026-12-01T10:00:00Z.';
 
+/** The page-size and cursor parameters every v2 listing and feed takes (orders, events). */
+export const V2_PAGE_QUERY_FIELDS = {
+  limit: Type.Optional(
+    documentedAs(Type.String({ pattern: '^[1-9][0-9]{0,3}$', description: `the page size, ${LIMIT_DESCRIPTION}` }), {
+      type: 'integer',
+      format: 'int32',
+      minimum: 1,
+      maximum: V2_LIMIT_MAX,
+      default: V2_LIMIT_DEFAULT,
+    }),
+  ),
+  cursor: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 512, description: 'the nextCursor of the previous page, unchanged (with the same filters).' }),
+  ),
+};
+
 /**
  * Every value is a string on purpose: Fastify's validator would otherwise
  * coerce `petId` through a JS number and lose int64 digits. The route parses
@@ -66,18 +82,7 @@ const ListOrdersV2QuerySchema = Type.Object(
         description: `only orders shipping before this instant (the range is half-open): ${SHIP_DATE_DESCRIPTION}`,
       }),
     ),
-    limit: Type.Optional(
-      documentedAs(Type.String({ pattern: '^[1-9][0-9]{0,3}$', description: `the page size, ${LIMIT_DESCRIPTION}` }), {
-        type: 'integer',
-        format: 'int32',
-        minimum: 1,
-        maximum: V2_LIMIT_MAX,
-        default: V2_LIMIT_DEFAULT,
-      }),
-    ),
-    cursor: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 512, description: 'the nextCursor of the previous page, unchanged (with the same filters).' }),
-    ),
+    ...V2_PAGE_QUERY_FIELDS,
   },
   { additionalProperties: false },
 );
