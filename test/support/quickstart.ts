@@ -97,10 +97,14 @@ export interface ReceivedRequest {
  * outside our code). `respond` decides each answer: a status, or 'hang' to
  * never answer.
  */
+/** A receiver's answer: a status, a status with headers (e.g. Retry-After), or no answer at all. */
+export type ReceiverAnswer = number | 'hang' | { status: number; headers: Record<string, string> };
+
 export async function startReceiver(
   t: TestContext,
-  respond: (request: ReceivedRequest, index: number) => number | 'hang',
-): Promise<{ url: string; received: ReceivedRequest[]; next(count: number): Promise<ReceivedRequest[]> }> {
+  respond: (request: ReceivedRequest, index: number) => ReceiverAnswer,
+  path = '/hooks/messages?token=s3cret',
+): Promise<{ url: string; port: number; received: ReceivedRequest[]; next(count: number): Promise<ReceivedRequest[]> }> {
   const received: ReceivedRequest[] = [];
   const waiters: { count: number; resolve: () => void }[] = [];
   const hanging: ServerResponse[] = [];
@@ -116,7 +120,8 @@ export async function startReceiver(
         hanging.push(response);
         return;
       }
-      response.writeHead(answer, { 'content-type': 'text/plain' }).end('ok');
+      const { status, headers } = typeof answer === 'number' ? { status: answer, headers: {} } : answer;
+      response.writeHead(status, { 'content-type': 'text/plain', ...headers }).end('ok');
     });
   });
   server.listen(0, '127.0.0.1');
@@ -128,7 +133,8 @@ export async function startReceiver(
   });
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/hooks/messages?token=s3cret`,
+    url: `http://127.0.0.1:${port}${path}`,
+    port,
     received,
     /** Resolves once `count` requests in all have arrived. */
     next(count) {

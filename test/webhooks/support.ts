@@ -1,7 +1,4 @@
 import { testOutages } from '../support/app.js';
-import { once } from 'node:events';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { TestContext } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { createWebhooksDispatcher } from '../../src/composition.js';
@@ -13,54 +10,16 @@ import { buildTestStoreApp } from '../support/app.js';
 import { testConfig, testServices } from '../support/container.js';
 import { capturingLogger } from '../support/logs.js';
 import type { TestBackend } from '../support/storage.js';
-import { createTenant } from '../support/quickstart.js';
+import { createTenant, startReceiver, type ReceivedRequest, type ReceiverAnswer } from '../support/quickstart.js';
 
 /** What a test receiver saw: the raw body, exactly as signed. */
-export interface Delivered {
-  headers: IncomingMessage['headers'];
-  body: string;
-}
+export type Delivered = ReceivedRequest;
 
-export type Answer = number | 'hang' | { status: number; headers: Record<string, string> };
+export type Answer = ReceiverAnswer;
 
-/** A real HTTP receiver on loopback; `respond` decides each answer. */
-export async function startHookReceiver(t: TestContext, respond: (request: Delivered, index: number) => Answer = () => 204) {
-  const received: Delivered[] = [];
-  const waiters: { count: number; resolve: () => void }[] = [];
-  const hanging: ServerResponse[] = [];
-  const server: Server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const entry = { headers: request.headers, body: Buffer.concat(chunks).toString('utf8') };
-      received.push(entry);
-      const answer = respond(entry, received.length - 1);
-      for (const waiter of waiters.filter((w) => received.length >= w.count)) waiter.resolve();
-      if (answer === 'hang') {
-        hanging.push(response);
-        return;
-      }
-      const { status, headers } = typeof answer === 'number' ? { status: answer, headers: {} } : answer;
-      response.writeHead(status, { 'content-type': 'text/plain', ...headers }).end('ok');
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  t.after(async () => {
-    for (const response of hanging) response.destroy();
-    server.closeAllConnections();
-    server.close();
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/hooks`,
-    port,
-    received,
-    next(count: number): Promise<Delivered[]> {
-      if (received.length >= count) return Promise.resolve(received.slice(0, count));
-      return new Promise((resolve) => waiters.push({ count, resolve: () => resolve(received.slice(0, count)) }));
-    },
-  };
+/** A real HTTP receiver on loopback (the quickstart tests' receiver, at /hooks); `respond` decides each answer. */
+export function startHookReceiver(t: TestContext, respond: (request: Delivered, index: number) => Answer = () => 204) {
+  return startReceiver(t, respond, '/hooks');
 }
 
 /** Loopback allowed (the receiver), http allowed, a short retry schedule. */
