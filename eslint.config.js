@@ -83,6 +83,25 @@ export default tseslint.config(
     },
   },
   {
+    // Node 24 aborts at exit when better-sqlite3 12 is loaded, and two SQLite
+    // libraries in one process break each other's file locks: the one driver
+    // this Node can run comes from sqlite-driver.ts (types may still be imported).
+    files: ['src/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
+    ignores: ['src/storage/sqlite/sqlite-driver.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: ['better-sqlite3', 'better-sqlite3-napi'].map((name) => ({
+            name,
+            allowTypeImports: true,
+            message: 'Import { Database } from src/storage/sqlite/sqlite-driver.ts: it loads the better-sqlite3 build this Node can run.',
+          })),
+        },
+      ],
+    },
+  },
+  {
     // The portal's one script runs in the browser (served as a file, never inline).
     files: ['portal/static/**/*.js'],
     languageOptions: { sourceType: 'script', globals: { document: 'readonly', navigator: 'readonly', window: 'readonly', setTimeout: 'readonly' } },

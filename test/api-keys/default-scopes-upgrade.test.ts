@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import Database from 'better-sqlite3';
+import { Database } from '../../src/storage/sqlite/sqlite-driver.js';
 import pg from 'pg';
 import type { DatabaseConfig } from '../../src/config/config.js';
 import { ROOT } from '../support/process.js';

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
-import Database from 'better-sqlite3';
+import { Database } from '../../src/storage/sqlite/sqlite-driver.js';
 import { openStorage } from '../../src/storage/open-storage.js';
 import { cliOn } from '../support/cli.js';
 import { createTestPortal, pageText, TEST_PASSWORD } from '../support/portal.js';

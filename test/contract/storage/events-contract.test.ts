@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
-import Database from 'better-sqlite3';
+import { Database } from '../../../src/storage/sqlite/sqlite-driver.js';
 import pg from 'pg';
 import type { DatabaseConfig } from '../../../src/config/config.js';
 import type { StoredEvent } from '../../../src/events/events-repository.js';
