@@ -1,3 +1,4 @@
+import type { AuditContext } from '../audit/audit-repository.js';
 import { ConflictError } from '../errors/errors.js';
 import { createBatcher } from '../shared/batcher.js';
 import type { Clock } from '../shared/clock.js';
@@ -19,14 +20,16 @@ export function createGroupedStatusChanges(ordersRepository: Pick<OrdersReposito
 /**
  * The one pending -> cancelled transition every API version uses: a single
  * conditional write, so of concurrent cancels exactly one changes the order.
- * Each version maps the refusal to its own answer.
+ * Each version maps the refusal to its own answer. A cancel that happens
+ * commits with its event and its audit entry (`audit`: who asked).
  */
 export function cancelPendingOrder(
   { changeStatus, clock }: { changeStatus: ChangeStatus; clock: Clock },
   accountId: number,
   orderId: bigint,
+  audit: AuditContext,
 ): Promise<StatusChangeResult> {
-  return changeStatus({ id: orderId, accountId, from: 'pending', to: 'cancelled', at: clock.now().toISOString() });
+  return changeStatus({ id: orderId, accountId, from: 'pending', to: 'cancelled', at: clock.now().toISOString(), audit });
 }
 
 export function alreadyShipped(orderId: bigint): ConflictError {

@@ -1,3 +1,4 @@
+import type { AuditContext } from '../audit/audit-repository.js';
 export const ORDER_STATUSES = ['pending', 'shipped', 'cancelled'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
@@ -39,6 +40,13 @@ export interface StatusChange {
   from: OrderStatus;
   to: OrderStatus;
   at: string;
+  /**
+   * Who asked, from where: a change that happens is written to the audit
+   * trail in its own transaction (order_cancelled, order_shipped), so no
+   * status change commits without its entry, and a cancel's group commit
+   * stays one durable write.
+   */
+  audit?: AuditContext;
 }
 
 /**

@@ -1,6 +1,5 @@
-import { recordOrderChange, SYSTEM_CONTEXT } from '../../audit/audit-context.js';
+import { SYSTEM_CONTEXT } from '../../audit/audit-context.js';
 import type { AuditContext } from '../../audit/audit-repository.js';
-import type { AuditRecorder } from '../../audit/audit-service.js';
 import { AppError, ConflictError, NotFoundError, ValidationError } from '../../errors/errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { digestOf } from '../../shared/digest.js';
@@ -40,12 +39,9 @@ export function createOrdersService({
   clock,
   changeStatus,
   readVersion,
-  audit,
 }: {
   ordersRepository: OrdersRepository;
   clock: Clock;
-  /** Cancels and shipments are recorded once committed. */
-  audit: AuditRecorder;
   /** Shared with the v2 service, so that their version reads share batches. */
   readVersion: ReadVersion;
   /** Shared with every service that cancels, so that their cancels share commits. */
@@ -99,8 +95,8 @@ export function createOrdersService({
      * `context` (who asked, from where) goes to the audit trail.
      */
     async cancelOrder(accountId: number, orderId: bigint, context: AuditContext = SYSTEM_CONTEXT): Promise<void> {
-      const result = await cancelPendingOrder({ changeStatus, clock }, accountId, orderId);
-      if (result.changed) return recordOrderChange(audit, context, accountId, orderId, 'order_cancelled');
+      const result = await cancelPendingOrder({ changeStatus, clock }, accountId, orderId, context);
+      if (result.changed) return;
       if (result.current === 'shipped') throw alreadyShipped(orderId);
       throw notFound(orderId);
     },
@@ -177,13 +173,8 @@ export function createOrdersService({
 
     /** Moves a pending order to shipped (operator interface). */
     async shipOrder(orderId: bigint, context: AuditContext = SYSTEM_CONTEXT): Promise<void> {
-      const result = await ordersRepository.changeStatus({ id: orderId, from: 'pending', to: 'shipped', at: clock.now().toISOString() });
-      if (result.changed) {
-        // The owner is read after the change has committed: an order never changes account.
-        const order = await ordersRepository.findById(orderId);
-        if (order === undefined) return;
-        return recordOrderChange(audit, context, order.accountId, orderId, 'order_shipped');
-      }
+      const result = await ordersRepository.changeStatus({ id: orderId, from: 'pending', to: 'shipped', at: clock.now().toISOString(), audit: context });
+      if (result.changed) return;
       if (result.current === undefined) throw notFound(orderId);
       throw new ConflictError(
         'order_not_pending',

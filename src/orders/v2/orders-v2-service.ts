@@ -6,9 +6,8 @@ import { canonicalFilter, filterDigest, type CursorCodec } from './orders-cursor
 import type { Order, OrderFilter, OrdersRepository } from '../orders-repository.js';
 import type { ReadVersion } from '../listing/version-reads.js';
 import { alreadyShipped, cancelPendingOrder, type ChangeStatus } from '../order-status-changes.js';
-import { recordOrderChange, SYSTEM_CONTEXT } from '../../audit/audit-context.js';
+import { SYSTEM_CONTEXT } from '../../audit/audit-context.js';
 import type { AuditContext } from '../../audit/audit-repository.js';
-import type { AuditRecorder } from '../../audit/audit-service.js';
 
 
 /**
@@ -52,12 +51,9 @@ export function createOrdersV2Service({
   clock,
   changeStatus,
   readVersion,
-  audit,
 }: {
   ordersRepository: OrdersRepository;
   cursors: CursorCodec;
-  /** Cancels are recorded once committed. */
-  audit: AuditRecorder;
   clock: Clock;
   /** Shared with the v1 service so that their cancels share commits. */
   changeStatus: ChangeStatus;
@@ -132,8 +128,8 @@ export function createOrdersV2Service({
      * `context` (who asked, from where) goes to the audit trail.
      */
     async cancelOrder(accountId: number, orderId: bigint, context: AuditContext = SYSTEM_CONTEXT): Promise<void> {
-      const result = await cancelPendingOrder({ changeStatus, clock }, accountId, orderId);
-      if (result.changed) return recordOrderChange(audit, context, accountId, orderId, 'order_cancelled');
+      const result = await cancelPendingOrder({ changeStatus, clock }, accountId, orderId, context);
+      if (result.changed) return;
       if (result.current === 'shipped') throw alreadyShipped(orderId);
       if (result.current === 'cancelled') {
         throw new ConflictError('order_already_cancelled', `Order ${orderId} is already cancelled.`);

@@ -1,4 +1,4 @@
-import type { AuditRepository } from '../../audit/audit-repository.js';
+import type { AuditRepository, NewAuditEntry } from '../../audit/audit-repository.js';
 import { NotFoundError } from '../../errors/errors.js';
 import { auditColumns, toAuditEntry, type AuditRow } from '../audit-rows.js';
 import { FOREIGN_KEY_VIOLATION, sqlState } from './postgres-errors.js';
@@ -9,19 +9,26 @@ const COLUMNS = `id, account_id, ${isoTimestamp('at')}, actor_kind, actor_id, ad
 /** The column types, in auditColumns() order, for the arrays unnest() reads. */
 const ARRAY_TYPES = ['bigint', 'timestamptz', 'text', 'bigint', 'text', 'text', 'text', 'text', 'text'] as const;
 
+const INSERT = `INSERT INTO audit_events (account_id, at, actor_kind, actor_id, address, action, target_kind, target_id, details)
+  SELECT * FROM unnest(${ARRAY_TYPES.map((type, i) => `$${i + 1}::${type}[]`).join(', ')})`;
+
+/**
+ * Writes entries in one statement (one round trip whatever their number),
+ * in the caller's transaction when `sql` is one: a status change writes its
+ * entry in its own.
+ */
+export async function insertAuditEntries(sql: Sql, entries: readonly NewAuditEntry[]): Promise<void> {
+  if (entries.length === 0) return;
+  const columns = ARRAY_TYPES.map(() => [] as unknown[]);
+  for (const entry of entries) auditColumns(entry).forEach((value, i) => columns[i]?.push(value));
+  await sql(INSERT, columns);
+}
+
 export function createPostgresAuditRepository(sql: Sql): AuditRepository {
   return {
     async append(entries) {
-      if (entries.length === 0) return;
-      // One statement for the whole batch: one transaction, one round trip, whatever its size.
-      const columns = ARRAY_TYPES.map(() => [] as unknown[]);
-      for (const entry of entries) auditColumns(entry).forEach((value, i) => columns[i]?.push(value));
       try {
-        await sql(
-          `INSERT INTO audit_events (account_id, at, actor_kind, actor_id, address, action, target_kind, target_id, details)
-           SELECT * FROM unnest(${ARRAY_TYPES.map((type, i) => `$${i + 1}::${type}[]`).join(', ')})`,
-          columns,
-        );
+        await insertAuditEntries(sql, entries);
       } catch (error) {
         if (sqlState(error) === FOREIGN_KEY_VIOLATION) {
           throw new NotFoundError('account_not_found', `Account ${entries.map((e) => e.accountId).join(' or ')} does not exist.`);

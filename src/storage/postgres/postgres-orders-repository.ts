@@ -10,7 +10,8 @@ import {
   type StatusChangeResult,
 } from '../../orders/orders-repository.js';
 import { orderEvent } from '../../events/event-records.js';
-import type { NewEvent } from '../../events/events-repository.js';
+import { changeRecords } from '../status-change-records.js';
+import { insertAuditEntries } from './postgres-audit-repository.js';
 import { insertEvents } from './postgres-events.js';
 import { FOREIGN_KEY_VIOLATION, isTransactionConflict, sqlState, UNIQUE_VIOLATION } from './postgres-errors.js';
 import { LARGEST_ID } from './postgres-order-ids.js';
@@ -104,12 +105,13 @@ export function createPostgresOrdersRepository(sql: Sql, transaction: Transactio
     // in about half the time of the group statement.
     const [lone] = changes.length === 1 ? changes : [];
     const split = lone === undefined ? rounds(changes) : [];
-    // The changes and the events of those that happened commit together.
+    // The changes and the events and audit entries of those that happened commit together.
     const apply = async (tx: Sql, results: StatusChangeResult[]) => {
-      const events: NewEvent[] = [];
-      if (lone !== undefined) results[0] = await changeOne(tx, lone, events);
-      for (const round of split) await changeRound(tx, round, results, events);
-      await insertEvents(tx, events);
+      const records = changeRecords();
+      if (lone !== undefined) results[0] = await changeOne(tx, lone, records);
+      for (const round of split) await changeRound(tx, round, results, records);
+      await insertEvents(tx, records.events);
+      await insertAuditEntries(tx, records.audit);
     };
     for (let attempt = 1; ; attempt++) {
       const results = new Array<StatusChangeResult>(changes.length);

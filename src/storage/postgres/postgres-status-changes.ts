@@ -1,6 +1,5 @@
-import { orderEvent, statusChangeEventType } from '../../events/event-records.js';
-import type { NewEvent } from '../../events/events-repository.js';
 import type { Order, OrderStatus, StatusChange, StatusChangeResult } from '../../orders/orders-repository.js';
+import { recordStatusChange, type ChangeRecords } from '../status-change-records.js';
 import { isoTimestamp, type Sql } from './postgres-sql.js';
 
 /** The columns of an order after a change, as its event reports it. */
@@ -12,15 +11,13 @@ interface ChangedRow {
   complete: boolean;
 }
 
-/** Adds the event of a change that happened to `events`, to be written in the same transaction. */
-function addEvent(events: NewEvent[], { id, to, at }: StatusChange, row: ChangedRow): void {
-  const type = statusChangeEventType(to);
-  if (type === undefined) return;
-  const order: Order = { id, accountId: Number(row.account_id), complete: row.complete, status: to };
+/** Adds the event and audit entry of a change that happened to `records`, to be written in the same transaction. */
+function addRecords(records: ChangeRecords, change: StatusChange, row: ChangedRow): void {
+  const order: Order = { id: change.id, accountId: Number(row.account_id), complete: row.complete, status: change.to };
   if (row.pet_id !== null) order.petId = row.pet_id;
   if (row.quantity !== null) order.quantity = row.quantity;
   if (row.ship_date !== null) order.shipDate = row.ship_date;
-  events.push(orderEvent(type, order, at));
+  recordStatusChange(records, change, order);
 }
 
 /**
@@ -29,7 +26,7 @@ function addEvent(events: NewEvent[], { id, to, at }: StatusChange, row: Changed
  * still in `from`. The SELECT after a refusal only explains it (orders never
  * return to a status they left, so what it sees is still "not `from`").
  */
-export async function changeOne(sql: Sql, change: StatusChange, events: NewEvent[]): Promise<StatusChangeResult> {
+export async function changeOne(sql: Sql, change: StatusChange, records: ChangeRecords): Promise<StatusChangeResult> {
   const { id, accountId, from, to, at } = change;
   const scoped = accountId !== undefined;
   const [updated] = await sql<ChangedRow>(
@@ -38,7 +35,7 @@ export async function changeOne(sql: Sql, change: StatusChange, events: NewEvent
     scoped ? [to, at, id, from, accountId] : [to, at, id, from],
   );
   if (updated !== undefined) {
-    addEvent(events, change, updated);
+    addRecords(records, change, updated);
     return { changed: true };
   }
   const [row] = await sql<{ status: OrderStatus }>(
@@ -108,9 +105,9 @@ export interface Numbered {
 
 /**
  * Runs one round, writing each change's result at its position in `results`
- * and the events of the changes that happened to `events`.
+ * and the records (events, audit entries) of the changes that happened to `records`.
  */
-export async function changeRound(sql: Sql, round: readonly Numbered[], results: StatusChangeResult[], events: NewEvent[]): Promise<void> {
+export async function changeRound(sql: Sql, round: readonly Numbered[], results: StatusChangeResult[], records: ChangeRecords): Promise<void> {
   const rows = await sql<{ changed: boolean; current: OrderStatus | null } & ChangedRow>(CHANGE_ROUND, [
     round.map(({ change }) => String(change.id)),
     round.map(({ change }) => change.accountId ?? null),
@@ -121,7 +118,7 @@ export async function changeRound(sql: Sql, round: readonly Numbered[], results:
   for (const [i, { change, index }] of round.entries()) {
     const row = rows[i];
     if (row === undefined) throw new Error(`a round of ${round.length} status changes got ${rows.length} results`);
-    if (row.changed) addEvent(events, change, row);
+    if (row.changed) addRecords(records, change, row);
     results[index] = row.changed ? { changed: true } : row.current === null ? { changed: false } : { changed: false, current: row.current };
   }
 }

@@ -2,20 +2,23 @@ import type Database from 'better-sqlite3';
 import type { AuditRepository, NewAuditEntry } from '../../audit/audit-repository.js';
 import { NotFoundError } from '../../errors/errors.js';
 import { auditColumns, toAuditEntry, type AuditRow } from '../audit-rows.js';
-import { sqliteConstraint, statementCache } from './sqlite-util.js';
+import { sqliteConstraint, statementCache, type Prepare } from './sqlite-util.js';
 
 const COLUMNS = 'id, account_id, at, actor_kind, actor_id, address, action, target_kind, target_id, details';
 
+/** Writes entries in the caller's transaction (a status change writes its entry in its own). */
+export function insertAuditEntries(sql: Prepare, entries: readonly NewAuditEntry[]): void {
+  if (entries.length === 0) return;
+  const insert = sql(
+    `INSERT INTO audit_events (account_id, at, actor_kind, actor_id, address, action, target_kind, target_id, details)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  for (const entry of entries) insert.run(...auditColumns(entry));
+}
+
 export function createSqliteAuditRepository(db: Database.Database): AuditRepository {
   const sql = statementCache(db);
-
-  const append = db.transaction((entries: readonly NewAuditEntry[]) => {
-    const insert = sql(
-      `INSERT INTO audit_events (account_id, at, actor_kind, actor_id, address, action, target_kind, target_id, details)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    for (const entry of entries) insert.run(...auditColumns(entry));
-  });
+  const append = db.transaction((entries: readonly NewAuditEntry[]) => insertAuditEntries(sql, entries));
 
   return {
     async append(entries) {

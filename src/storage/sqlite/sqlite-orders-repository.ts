@@ -11,9 +11,10 @@ import {
   type StatusChange,
   type StatusChangeResult,
 } from '../../orders/orders-repository.js';
-import { orderEvent, statusChangeEventType } from '../../events/event-records.js';
-import type { NewEvent } from '../../events/events-repository.js';
+import { orderEvent } from '../../events/event-records.js';
 import { importedOrder } from '../row-mappers.js';
+import { changeRecords, recordStatusChange, type ChangeRecords } from '../status-change-records.js';
+import { insertAuditEntries } from './sqlite-audit-repository.js';
 import { insertEvents } from './sqlite-events.js';
 import { sqliteConstraint, statementCache } from './sqlite-util.js';
 
@@ -86,15 +87,15 @@ function createError(order: NewOrder, error: unknown): unknown {
 export function createSqliteOrdersRepository(db: Database.Database, openImportConnection: () => Database.Database): OrdersRepository {
   const sql = statementCache(db);
 
-  /** One conditional write; a change that happened adds its event to `events`, to be written in the same transaction. */
-  function changeOne({ id, accountId, from, to, at }: StatusChange, events: NewEvent[]): StatusChangeResult {
+  /** One conditional write; a change that happened adds its event and audit entry to `records`, to be written in the same transaction. */
+  function changeOne(change: StatusChange, records: ChangeRecords): StatusChangeResult {
+    const { id, accountId, from, to, at } = change;
     const scope = accountId === undefined ? '' : ' AND account_id = ?';
     const scopeArgs = accountId === undefined ? [] : [accountId];
     const changed = sql(`UPDATE orders SET status = ?, updated_at = ? WHERE id = ?${scope} AND status = ? RETURNING ${COLUMNS}`)
       .get(to, at, id, ...scopeArgs, from) as OrderRow | undefined;
     if (changed !== undefined) {
-      const type = statusChangeEventType(to);
-      if (type !== undefined) events.push(orderEvent(type, toOrder(changed), at));
+      recordStatusChange(records, change, toOrder(changed));
       return { changed: true };
     }
     // The write decided; this read only explains the refusal. Orders never
@@ -113,9 +114,10 @@ export function createSqliteOrdersRepository(db: Database.Database, openImportCo
   // IMMEDIATE takes the write lock up front, so a batch never fails halfway
   // on a lock upgrade; the busy timeout queues it behind other writers.
   const changeMany = db.transaction((changes: readonly StatusChange[]) => {
-    const events: NewEvent[] = [];
-    const results = changes.map((change) => changeOne(change, events));
-    insertEvents(sql, events);
+    const records = changeRecords();
+    const results = changes.map((change) => changeOne(change, records));
+    insertEvents(sql, records.events);
+    insertAuditEntries(sql, records.audit);
     return results;
   });
   const createOne = db.transaction((order: NewOrder): Order => {

@@ -2,8 +2,9 @@
 import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
 import type { NewAuditEntry } from '../../../src/audit/audit-repository.js';
+import type { DatabaseConfig } from '../../../src/config/config.js';
 import type { Storage } from '../../../src/storage/storage.js';
-import { isoPlus, rejectsWithCode, type ContractCoverage } from '../../support/storage-contract.js';
+import { failInserts, isoPlus, rejectsWithCode, type ContractCoverage } from '../../support/storage-contract.js';
 import { testBackends } from '../../support/storage.js';
 
 export const CONTRACT_COVERS = {
@@ -14,11 +15,11 @@ const T0 = '2026-11-22T10:00:00.000Z';
 
 for (const backend of testBackends({ postgresDirect: true })) {
   describe(`audit storage contract: ${backend.name}`, () => {
-    async function setUp(t: TestContext): Promise<{ storage: Storage; a: number; b: number }> {
-      const { storage } = await backend.freshDatabase(t);
+    async function setUp(t: TestContext): Promise<{ storage: Storage; config: DatabaseConfig; a: number; b: number }> {
+      const { storage, config } = await backend.freshDatabase(t);
       const { id: a } = await storage.accounts.create({ name: 'Main Street Pets', createdAt: T0 });
       const { id: b } = await storage.accounts.create({ name: 'Other Pets', createdAt: T0 });
-      return { storage, a, b };
+      return { storage, config, a, b };
     }
     const entry = (accountId: number, n: number, extra: Partial<NewAuditEntry> = {}): NewAuditEntry => ({
       accountId,
@@ -104,6 +105,56 @@ for (const backend of testBackends({ postgresDirect: true })) {
         await storage.audit.append([entry(a, 20)]);
         const [next] = await storage.audit.listPage({ accountId: a, limit: 1 });
         assert.ok(newest !== undefined && next !== undefined && next.id > newest.id);
+      });
+    });
+
+    describe('status changes with an audit context', () => {
+      const pending = (accountId: number, id: bigint) => ({ id, accountId, complete: false, status: 'pending' as const, createdAt: T0 });
+      const trail = async (storage: Storage, accountId: number) =>
+        (await storage.audit.listPage({ accountId, limit: 50 })).map(({ actor, address, action, target, at }) => ({ actor, address, action, target: target?.id, at }));
+
+      test('when changes that carry who asked happen, then each commits its entry in its transaction; a refused or unaudited change writes none', async (t) => {
+        const { storage, a, b } = await setUp(t);
+        for (const id of [1n, 2n, 3n]) await storage.orders.create(pending(a, id));
+        await storage.orders.create(pending(b, 4n));
+        const key = { actor: { kind: 'key' as const, id: 5 }, address: '2001:db8::1' };
+        // A group: two of account a happen, one of a's order under b's account and a repeat are refused.
+        const results = await storage.orders.changeStatusMany([
+          { id: 1n, accountId: a, from: 'pending', to: 'cancelled', at: isoPlus(T0, 1000), audit: key },
+          { id: 4n, accountId: a, from: 'pending', to: 'cancelled', at: isoPlus(T0, 1000), audit: key },
+          { id: 1n, accountId: a, from: 'pending', to: 'cancelled', at: isoPlus(T0, 1000), audit: key },
+          { id: 4n, accountId: b, from: 'pending', to: 'cancelled', at: isoPlus(T0, 1000), audit: { actor: { kind: 'user', id: 9 } } },
+        ]);
+        assert.deepEqual(results, [{ changed: true }, { changed: false }, { changed: false, current: 'cancelled' }, { changed: true }]);
+        // A single change (the operator's ship), and one without a context (written by no caller of the services).
+        assert.deepEqual(await storage.orders.changeStatus({ id: 2n, from: 'pending', to: 'shipped', at: isoPlus(T0, 2000), audit: { actor: { kind: 'operator' } } }), { changed: true });
+        assert.deepEqual(await storage.orders.changeStatus({ id: 3n, from: 'pending', to: 'shipped', at: isoPlus(T0, 3000) }), { changed: true });
+        assert.deepEqual(await trail(storage, a), [
+          { actor: { kind: 'operator' }, address: undefined, action: 'order_shipped', target: '2', at: isoPlus(T0, 2000) },
+          { actor: key.actor, address: key.address, action: 'order_cancelled', target: '1', at: isoPlus(T0, 1000) },
+        ]);
+        assert.deepEqual(await trail(storage, b), [{ actor: { kind: 'user', id: 9 }, address: undefined, action: 'order_cancelled', target: '4', at: isoPlus(T0, 1000) }]);
+      });
+
+      test('when the entry cannot be written, then the change rolls back with it, alone or in a group', async (t) => {
+        const { storage, config, a } = await setUp(t);
+        for (const id of [1n, 2n]) await storage.orders.create(pending(a, id));
+        const audit = { actor: { kind: 'operator' as const } };
+        const forced = failInserts(config, 'audit_events');
+        await forced.arm();
+        await assert.rejects(storage.orders.changeStatusMany([{ id: 1n, accountId: a, from: 'pending', to: 'cancelled', at: isoPlus(T0, 1000), audit }]), /forced failure/);
+        await assert.rejects(
+          storage.orders.changeStatusMany([
+            { id: 1n, accountId: a, from: 'pending', to: 'cancelled', at: isoPlus(T0, 1000), audit },
+            { id: 2n, accountId: a, from: 'pending', to: 'cancelled', at: isoPlus(T0, 1000), audit },
+          ]),
+          /forced failure/,
+        );
+        await assert.rejects(storage.orders.changeStatus({ id: 2n, from: 'pending', to: 'shipped', at: isoPlus(T0, 1000), audit }), /forced failure/);
+        await forced.allow();
+        assert.deepEqual((await storage.orders.listAll(a)).map((o) => o.status), ['pending', 'pending'], 'no change without its entry');
+        assert.deepEqual((await storage.events.listPage({ accountId: a, filter: {}, afterPosition: 0n, limit: 10 })).map((e) => e.type), ['order.created', 'order.created']);
+        assert.deepEqual(await trail(storage, a), []);
       });
     });
   });

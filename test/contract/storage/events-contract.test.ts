@@ -9,12 +9,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
-import { Database } from '../../../src/storage/sqlite/sqlite-driver.js';
-import pg from 'pg';
-import type { DatabaseConfig } from '../../../src/config/config.js';
 import type { StoredEvent } from '../../../src/events/events-repository.js';
 import type { NewOrder } from '../../../src/orders/orders-repository.js';
-import { isoPlus, type ContractCoverage } from '../../support/storage-contract.js';
+import { failInserts, isoPlus, type ContractCoverage } from '../../support/storage-contract.js';
 import { testBackends } from '../../support/storage.js';
 
 export const CONTRACT_COVERS = {
@@ -27,44 +24,6 @@ const BIG = 9_007_199_254_740_993n;
 
 function pending(accountId: number, fields: Partial<NewOrder> = {}): NewOrder {
   return { accountId, complete: false, status: 'pending', createdAt: T0, ...fields };
-}
-
-/** Runs one statement on the database behind `config`, outside the storage under test. */
-async function rawExec(config: DatabaseConfig, statement: string): Promise<void> {
-  if (config.kind === 'sqlite') {
-    const db = new Database(config.path);
-    try {
-      db.exec(statement);
-    } finally {
-      db.close();
-    }
-    return;
-  }
-  const client = new pg.Client({ connectionString: config.url });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
-
-/** Makes every event insert fail (the outbox write of any change), until `allow`. */
-function failEventWrites(config: DatabaseConfig): { arm(): Promise<void>; allow(): Promise<void> } {
-  return config.kind === 'sqlite'
-    ? {
-        arm: () => rawExec(config, "CREATE TRIGGER forced_failure BEFORE INSERT ON events BEGIN SELECT RAISE(ABORT, 'forced failure'); END"),
-        allow: () => rawExec(config, 'DROP TRIGGER forced_failure'),
-      }
-    : {
-        arm: () =>
-          rawExec(
-            config,
-            `CREATE FUNCTION forced_failure() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'forced failure'; END $$;
-             CREATE TRIGGER forced_failure BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION forced_failure()`,
-          ),
-        allow: () => rawExec(config, 'DROP TRIGGER forced_failure ON events; DROP FUNCTION forced_failure()'),
-      };
 }
 
 const ALL = { filter: {}, afterPosition: 0n, limit: 500 };
@@ -142,7 +101,7 @@ for (const backend of testBackends({ postgresDirect: true })) {
       await storage.messages.create({ id: 'm-1', accountId, message: 'hi', createdAt: T0 }, T0);
       const [claimed] = await storage.messages.claimDue({ claimant: 'c', now: T0, claimedUntil: at(60_000), limit: 1 });
       assert.ok(claimed);
-      const forced = failEventWrites(config);
+      const forced = failInserts(config, 'events');
       await forced.arm();
       await assert.rejects(storage.orders.changeStatusMany([{ id: order.id, accountId, from: 'pending', to: 'cancelled', at: at(1) }]), /forced failure/);
       await assert.rejects(storage.orders.changeStatus({ id: order.id, from: 'pending', to: 'shipped', at: at(1) }), /forced failure/);
