@@ -8,10 +8,9 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { Database } from '../../src/storage/sqlite/sqlite-driver.js';
-import pg from 'pg';
 import type { DatabaseConfig } from '../../src/config/config.js';
 import { ROOT } from '../support/process.js';
+import { runSql } from '../support/raw-sql.js';
 import { testBackends } from '../support/storage.js';
 
 const AT = '2026-11-22T00:00:00.000Z';
@@ -31,22 +30,7 @@ async function atSchema5(config: DatabaseConfig): Promise<void> {
     `INSERT INTO api_keys (account_id, name, hash, start, created_at, scopes) VALUES (1, 'all', '${'a'.repeat(64)}', 'sk_a', '${AT}', 'orders:read orders:write pets:read messages:write')`,
     `INSERT INTO api_keys (account_id, name, hash, start, created_at, scopes) VALUES (1, 'chosen', '${'b'.repeat(64)}', 'sk_b', '${AT}', 'orders:read pets:read')`,
   ];
-  if (config.kind === 'sqlite') {
-    const db = new Database(config.path);
-    try {
-      for (const statement of statements) db.exec(statement);
-    } finally {
-      db.close();
-    }
-    return;
-  }
-  const client = new pg.Client({ connectionString: config.url });
-  await client.connect();
-  try {
-    for (const statement of statements) await client.query(statement);
-  } finally {
-    await client.end();
-  }
+  await runSql(config, statements);
 }
 
 for (const backend of testBackends()) {

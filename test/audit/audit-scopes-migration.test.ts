@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { API_KEY_SCOPES } from '../../src/api-keys/api-key-scopes.js';
 import { testServices } from '../support/container.js';
 import { testBackends } from '../support/storage.js';
-import { readSql, runSql } from './audit-storage.js';
+import { readSql, runSql } from '../support/raw-sql.js';
 
 const OLD_ALL = 'orders:read orders:write pets:read messages:write';
 

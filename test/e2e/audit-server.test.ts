@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { runSql, readSql } from '../audit/audit-storage.js';
+import { runSql, readSql } from '../support/raw-sql.js';
 import { runBin, startServer, waitFor } from '../support/process.js';
 import type { DatabaseConfig } from '../../src/config/config.js';
 

@@ -3,10 +3,9 @@
  * the files that declare CONTRACT_COVERS).
  */
 import assert from 'node:assert/strict';
-import pg from 'pg';
 import type { DatabaseConfig } from '../../src/config/config.js';
 import { AppError } from '../../src/errors/errors.js';
-import { Database } from '../../src/storage/sqlite/sqlite-driver.js';
+import { runSql } from './raw-sql.js';
 import type { Storage } from '../../src/storage/storage.js';
 
 /** The properties of Storage that hold a repository (not its kind or lifecycle methods). */
@@ -37,26 +36,6 @@ export function isoPlus(base: string, ms: number): string {
   return new Date(Date.parse(base) + ms).toISOString();
 }
 
-/** Runs one statement on the database behind `config`, outside the storage under test. */
-async function rawExec(config: DatabaseConfig, statement: string): Promise<void> {
-  if (config.kind === 'sqlite') {
-    const db = new Database(config.path);
-    try {
-      db.exec(statement);
-    } finally {
-      db.close();
-    }
-    return;
-  }
-  const client = new pg.Client({ connectionString: config.url });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
-
 /**
  * Makes every insert into `table` fail with "forced failure" (e.g. the
  * outbox or audit write of a change), from `arm` until `allow`.
@@ -64,16 +43,16 @@ async function rawExec(config: DatabaseConfig, statement: string): Promise<void>
 export function failInserts(config: DatabaseConfig, table: 'events' | 'audit_events'): { arm(): Promise<void>; allow(): Promise<void> } {
   return config.kind === 'sqlite'
     ? {
-        arm: () => rawExec(config, `CREATE TRIGGER forced_failure BEFORE INSERT ON ${table} BEGIN SELECT RAISE(ABORT, 'forced failure'); END`),
-        allow: () => rawExec(config, 'DROP TRIGGER forced_failure'),
+        arm: () => runSql(config, `CREATE TRIGGER forced_failure BEFORE INSERT ON ${table} BEGIN SELECT RAISE(ABORT, 'forced failure'); END`),
+        allow: () => runSql(config, 'DROP TRIGGER forced_failure'),
       }
     : {
         arm: () =>
-          rawExec(
+          runSql(
             config,
             `CREATE FUNCTION forced_failure() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'forced failure'; END $$;
              CREATE TRIGGER forced_failure BEFORE INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION forced_failure()`,
           ),
-        allow: () => rawExec(config, `DROP TRIGGER forced_failure ON ${table}; DROP FUNCTION forced_failure()`),
+        allow: () => runSql(config, `DROP TRIGGER forced_failure ON ${table}; DROP FUNCTION forced_failure()`),
       };
 }
