@@ -111,9 +111,11 @@ export interface OrdersRepository {
   listActivePage(accountId: number, afterId: bigint | undefined, limit: number): Promise<ListedOrder[]>;
   /**
    * Creates every order of every batch in one transaction: all or nothing.
-   * Batches are pulled one at a time, so the source may be any size. A
-   * rejected order aborts the import with ImportRejectedError naming its
-   * source line; an error thrown by the source aborts it too.
+   * Batches are pulled as they are written (an adapter may gather a few
+   * into one statement, never more than 10,000 orders), so the source may
+   * be any size. A rejected order aborts the import with ImportRejectedError
+   * naming its source line, and the source is closed; an error thrown by
+   * the source aborts it too.
    */
   importOrders(batches: AsyncIterable<ImportBatch>): Promise<{ imported: number }>;
   /** Any status, any filter: index-backed keyset pagination (never OFFSET). */

@@ -1,15 +1,13 @@
-import { orderEvent } from '../../events/event-records.js';
-import { importedOrder } from '../row-mappers.js';
-import { insertEvents } from './postgres-events.js';
+import { insertCreatedEvents } from './postgres-events.js';
 import { ImportRejectedError, type ImportBatch, type NewOrder } from '../../orders/orders-repository.js';
 import { INT64_MAX } from '../../shared/int64.js';
 import { LARGEST_ID, placeIds } from './postgres-order-ids.js';
 import type { Sql } from './postgres-sql.js';
 
 /**
- * Rows per statement. A batch of the import service (1,000 orders) is one
- * statement, hence one bump of the account's orders version; a larger batch
- * is split so that no statement comes near the statement timeout.
+ * Orders per statement (and events per statement): the import service's
+ * batches (1,000 orders) are gathered into runs this long, and a larger
+ * batch split, so that no statement comes near the statement timeout.
  */
 const IMPORT_CHUNK = 10_000;
 /** As for create: how many times a run is placed again when concurrent creates keep taking its ids. */
@@ -51,8 +49,8 @@ function firstRefused(placed: readonly bigint[], inserted: readonly bigint[]): n
 }
 
 /**
- * OrdersRepository.importOrders inside an open transaction: one statement
- * per batch (per IMPORT_CHUNK orders), ids placed as inserting the orders one
+ * OrdersRepository.importOrders inside an open transaction: two statements
+ * (the orders, their events) per run of IMPORT_CHUNK orders, ids placed as inserting the orders one
  * by one would place them, and the first order refused named by its line.
  */
 export async function importBatches(tx: Sql, batches: AsyncIterable<ImportBatch>, refusals: Refusals): Promise<{ imported: number }> {
@@ -97,20 +95,33 @@ export async function importBatches(tx: Sql, batches: AsyncIterable<ImportBatch>
         await tx('DELETE FROM orders WHERE id = ANY($1::bigint[])', [inserted]);
         continue;
       }
-      throw new ImportRejectedError(lineOf(refused), refusals.idTaken(order));
+      // An order without an id is refused for the id it was placed at (int64's maximum, taken).
+      throw new ImportRejectedError(lineOf(refused), refusals.idTaken({ ...order, id: placed[refused] }));
     }
     // One order.created per order, in one statement per run as the orders were.
-    await insertEvents(tx, known.map((order, index) => orderEvent('order.created', importedOrder(order, placed[index] ?? 0n), order.createdAt)));
+    await insertCreatedEvents(tx, known, placed);
     const order = run[stranger];
     if (order !== undefined) throw new ImportRejectedError(lineOf(stranger), refusals.unknownAccount(order));
   }
 
+  // Batches are gathered into runs of IMPORT_CHUNK orders: a statement's
+  // fixed cost (round trip, parse, the account's lock and version bump) is
+  // then paid once per 10,000 orders rather than per batch of the service.
+  let runOrders: NewOrder[] = [];
+  let runLines: number[] = [];
+  const flush = async () => {
+    const [orders, lines] = [runOrders, runLines];
+    [runOrders, runLines] = [[], []];
+    if (orders.length > 0) await importRun(orders, (index) => lines[index] ?? 0);
+  };
   for await (const { orders: batch, lines } of batches) {
-    for (let start = 0; start < batch.length; start += IMPORT_CHUNK) {
-      const first = position + start;
-      await importRun(batch.slice(start, start + IMPORT_CHUNK), (index) => lines[start + index] ?? first + index + 1);
+    for (const [index, order] of batch.entries()) {
+      runOrders.push(order);
+      runLines.push(lines[index] ?? position + index + 1);
+      if (runOrders.length === IMPORT_CHUNK) await flush();
     }
     position += batch.length;
   }
+  await flush();
   return { imported: position };
 }

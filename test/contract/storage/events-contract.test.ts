@@ -9,6 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
+import { orderEvent } from '../../../src/events/event-records.js';
 import type { StoredEvent } from '../../../src/events/events-repository.js';
 import type { NewOrder } from '../../../src/orders/orders-repository.js';
 import { failInserts, isoPlus, type ContractCoverage } from '../../support/storage-contract.js';
@@ -141,6 +142,28 @@ for (const backend of testBackends({ postgresDirect: true })) {
       await assert.rejects(storage.orders.importOrders((async function* () { yield batch([pending(accountId, { id: 5000n })]); yield batch([pending(accountId, { id: 1000n + 1n })]); })()));
       assert.equal((await events(accountId)).length, 120);
       assert.equal(await storage.orders.findById(5000n), undefined);
+    });
+
+    test('when orders of every shape are imported, then each event is byte for byte the record orderEvent writes for the stored order', async (t) => {
+      const { storage, accountId, events } = await setUp(t);
+      const shapes: NewOrder[] = [
+        pending(accountId),
+        pending(accountId, { id: 9_223_372_036_854_775_000n, petId: BIG, quantity: 2_147_483_647, shipDate: '2026-12-01T10:00:00.000Z', complete: true, createdAt: at(7) }),
+        pending(accountId, { petId: 0n, quantity: 0 }),
+        pending(accountId, { shipDate: '1970-01-01T00:00:00.000Z', createdAt: '2026-11-22T10:00:00.123Z' }),
+      ];
+      await storage.orders.importOrders((async function* () { yield { orders: shapes, lines: [1, 2, 3, 4] }; })());
+      const stored = new Map((await storage.orders.listAll(accountId)).map((o) => [`order:${o.id}`, o]));
+      const feed = await events(accountId);
+      assert.equal(feed.length, shapes.length);
+      for (const [i, event] of feed.entries()) {
+        const order = stored.get(event.subject);
+        const shape = shapes[i];
+        assert.ok(order && shape, event.subject);
+        const expected = orderEvent('order.created', order, shape.createdAt);
+        assert.equal(event.payload, expected.payload.replace(expected.id, event.id), event.subject);
+        assert.equal(event.createdAt, shape.createdAt);
+      }
     });
 
     test('when a message delivery ends, then message.sent or message.failed is written with the message; a retry or a lost claim writes none', async (t) => {

@@ -163,16 +163,20 @@ for (const backend of testBackends({ postgresDirect: true })) {
         assert.equal((await storage.orders.listAll(accountId)).length, 400);
       });
 
-      test('when an order of a later batch is refused, then nothing of the import is committed, the source is not read further and is closed', async (t) => {
+      test('when an order of a later batch is refused, then nothing of the import is committed, the source is not read to its end and is closed', async (t) => {
         const { storage, accountId, otherId } = await setUp(t);
         await storage.orders.create(pending(otherId, { id: 2500n }));
         const before = await storage.orders.ordersVersion(accountId);
-        const { source, state } = trackedSource([range(accountId, 1, 1000), range(accountId, 1001, 2000), range(accountId, 2001, 3000), range(accountId, 3001, 4000)]);
-        await assert.rejects(storage.orders.importOrders(numbered(source)));
+        // 20 batches of 1,000; the third holds the taken id. An adapter may
+        // gather batches into larger statements (PostgreSQL: runs of 10,000
+        // orders), so it reads at most that far past the refused order.
+        const { source, state } = trackedSource(Array.from({ length: 20 }, (_, i) => range(accountId, i * 1000 + 1, (i + 1) * 1000)));
+        await assert.rejects(storage.orders.importOrders(numbered(source)), (error: unknown) => error instanceof ImportRejectedError && error.line === lineAt(2499));
         assert.deepEqual(await storage.orders.listAll(accountId), []);
         assert.deepEqual((await storage.orders.listAll(otherId)).map((o) => o.id), [2500n]);
         assert.equal(await storage.orders.ordersVersion(accountId), before);
-        assert.deepEqual(state, { pulled: 3, closed: true });
+        assert.ok(state.pulled >= 3 && state.pulled <= 12, `pulled ${state.pulled} of 20 batches`);
+        assert.equal(state.closed, true);
 
         // Nothing was left locked or half-open: writes and a new import go through.
         await storage.orders.create(pending(accountId, { id: 1n }));
