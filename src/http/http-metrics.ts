@@ -38,11 +38,18 @@ export interface HostHttpMetrics {
   answeredRaw(status: number): void;
 }
 
+export type SignInMethod = 'password' | 'passkey';
+export type SignInResult = 'success' | 'failure' | 'throttled';
+const SIGN_IN_METHODS: readonly SignInMethod[] = ['password', 'passkey'];
+const SIGN_IN_RESULTS: readonly SignInResult[] = ['success', 'failure', 'throttled'];
+
 /** The HTTP metrics of a process, one registry, labelled by host. */
 export interface HttpMetrics {
   host(name: HostName): HostHttpMetrics;
   /** A listing served from the listings cache (true) or built (false). */
   listingCache(hit: boolean): void;
+  /** A portal sign-in attempt's result (`store_portal_sign_ins_total`): a rise in failures or throttling is credential stuffing. */
+  signIn(method: SignInMethod, result: SignInResult): void;
 }
 
 /** Names the route template that answers `req`, for its duration series (Fastify's onRequest hook calls it). */
@@ -169,7 +176,18 @@ export function createHttpMetrics(registry: Registry): HttpMetrics {
       }
     },
   });
+  const signIns = new Counter({
+    name: 'store_portal_sign_ins_total',
+    help: 'Portal sign-in attempts, by method (password, passkey) and result (success; failure: wrong credentials; throttled: refused before checking).',
+    labelNames: ['method', 'result'] as const,
+    registers: [registry],
+  });
+  const signInSeries = new Map(SIGN_IN_METHODS.flatMap((method) => SIGN_IN_RESULTS.map((result) => [`${method} ${result}`, signIns.labels({ method, result })] as const)));
+  for (const series of signInSeries.values()) series.inc(0);
   return {
+    signIn(method, result) {
+      signInSeries.get(`${method} ${result}`)?.inc();
+    },
     listingCache(found) {
       if (found) lookups.hit++;
       else lookups.miss++;
@@ -233,4 +251,5 @@ export function createHttpMetrics(registry: Registry): HttpMetrics {
 export const UNCOUNTED_HTTP_METRICS: HttpMetrics = {
   host: () => ({ begin: () => undefined, follow: () => undefined, answered: () => undefined, answeredRaw: () => undefined }),
   listingCache: () => undefined,
+  signIn: () => undefined,
 };

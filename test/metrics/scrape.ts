@@ -13,8 +13,13 @@ export async function scrape(url: string): Promise<Sample[]> {
   const response = await fetch(url);
   assert.equal(response.status, 200);
   assert.match(response.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
+  return parseExposition(await response.text());
+}
+
+/** Parses the Prometheus text exposition (enough of it for our own series). */
+export function parseExposition(text: string): Sample[] {
   const samples: Sample[] = [];
-  for (const line of (await response.text()).split('\n')) {
+  for (const line of text.split('\n')) {
     if (line === '' || line.startsWith('#')) continue;
     const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (match === null) throw new Error(`unparsable exposition line: ${line}`);

@@ -11,6 +11,9 @@ import { buildPortalApp } from '../../src/hosts/portal/portal-app.js';
 import { portalOrigin } from '../../src/hosts/portal/portal-origin.js';
 import type { Config, DatabaseConfig } from '../../src/config/config.js';
 import { createRateLimiter } from '../../src/http/rate-limit.js';
+import { createHttpMetrics } from '../../src/http/http-metrics.js';
+import { createMetricsRegistry } from '../../src/composition.js';
+import type { Registry } from 'prom-client';
 import type { Services } from '../../src/services.js';
 import { openStorage } from '../../src/storage/open-storage.js';
 import type { Storage } from '../../src/storage/storage.js';
@@ -34,6 +37,8 @@ export interface TestPortal {
   /** The clock of the services and the throttle; `advance` moves it. */
   clock: ReturnType<typeof manualClock>;
   logs: string[];
+  /** The registry of the portal's metrics (a scrape reads `registry.metrics()`). */
+  registry: Registry;
   /** A new browser-like client (its own cookie jar). */
   client(): PortalClient;
   /**
@@ -72,7 +77,8 @@ export async function createTestPortal(
   const config = testConfig({ ...(derivedOrigin ? { PORTAL_PORT: '0' } : { PORTAL_PUBLIC_URL: TEST_PORTAL_ORIGIN }), RATE_LIMIT_REQUESTS: '0', ...env });
   const clock = manualClock(new Date());
   const { logger, logs } = capturingLogger();
-  const build = async (over: Storage): Promise<{ app: FastifyInstance; services: Services }> => {
+  const registry = createMetricsRegistry({ clusterWorker: false });
+  const build = async (over: Storage, httpMetrics = testHttpMetrics()): Promise<{ app: FastifyInstance; services: Services }> => {
     const services = testServices(over, { config, clock });
     const app = await buildPortalApp({
       logger,
@@ -80,7 +86,7 @@ export async function createTestPortal(
       config,
       storeAddress,
       rateLimiter: createRateLimiter(config.limits.rateLimit),
-      httpMetrics: testHttpMetrics(),
+      httpMetrics,
       clock,
       outages: testOutages(logger, over),
       tracing: null,
@@ -88,7 +94,7 @@ export async function createTestPortal(
     t.after(() => app.close());
     return { app, services };
   };
-  const { app, services } = await build(storage);
+  const { app, services } = await build(storage, createHttpMetrics(registry));
   const origin = () => portalOrigin(config.portal, config.host, app.server);
   return {
     app,
@@ -97,6 +103,7 @@ export async function createTestPortal(
     config,
     clock,
     logs,
+    registry,
     client: () => new PortalClient(app, origin()),
     async anotherProcess() {
       const other = openStorage(database);

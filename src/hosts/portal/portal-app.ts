@@ -84,6 +84,7 @@ export async function buildPortalApp({ logger, services, config, storeAddress, r
     throttle: createSignInThrottle({ limits: config.portal.throttle, clock }),
     origin,
     clock,
+    signIns: (method, result) => httpMetrics.signIn(method, result),
     api: (): ApiAddresses => ({
       production: config.publicBaseUrl ?? `${storeAddress() ?? `http://${config.host}:${config.port}`}/v1`,
       ...(config.stagingBaseUrl === undefined ? {} : { staging: config.stagingBaseUrl }),

@@ -1,3 +1,4 @@
+import type { HttpMetrics } from '../../http/http-metrics.js';
 import { Type } from 'typebox';
 import type { Services } from '../../services.js';
 import type { Clock } from '../../shared/clock.js';
@@ -27,6 +28,8 @@ export interface PortalContext {
   api: () => ApiAddresses;
   /** The services' clock: key expiries and the times pages show. */
   clock: Clock;
+  /** Counts a sign-in attempt's result (a metric; nothing when metrics are off). */
+  signIns: HttpMetrics['signIn'];
 }
 
 /** Longest value any portal form field takes; longer ones get the 400 page. */

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createTestPortal, signUp, type PortalClient, type TestPortal } from '../../support/portal.js';
+import { parseExposition, total } from '../../metrics/scrape.js';
 import { testBackends } from '../../support/storage.js';
 
 const FAILED = 'That passkey could not sign you in. Try again, or sign in with your email and password.';
@@ -50,6 +51,9 @@ for (const backend of testBackends()) {
         assert.deepEqual(response.json(), { message: FAILED });
         assert.equal(response.cookies.find((cookie) => cookie.name === 'so_session'), undefined);
       }
+      const samples = parseExposition(await portal.registry.metrics());
+      assert.equal(total(samples, 'store_portal_sign_ins_total', { method: 'passkey', result: 'failure' }), 3);
+      assert.equal(total(samples, 'store_portal_sign_ins_total', { method: 'passkey', result: 'success' }), 0);
     });
 
     test('when a passkey step is forged (no token, another origin) or malformed, then 403 or 400, never a 500, and nothing is stored', async (t) => {

@@ -1,6 +1,7 @@
 /** Sign-up, sign-in, invitations and resets over real requests, on every backend: messages, enumeration, throttling. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { parseExposition, total } from '../../metrics/scrape.js';
 import { testBackends } from '../../support/storage.js';
 import { createTestPortal, pageText, signUp, TEST_PASSWORD } from '../../support/portal.js';
 
@@ -94,6 +95,13 @@ for (const backend of testBackends()) {
       assert.match(pageText((await portal.client().post('/sign-in', { email, password: TEST_PASSWORD }, {}, '/sign-in')).body), /Try again in 1 minute\./);
       portal.clock.advance(60_000);
       assert.equal((await portal.client().post('/sign-in', { email, password: TEST_PASSWORD }, {}, '/sign-in')).statusCode, 303);
+
+      // Each attempt is counted by its result: 6 wrong (5 and the unknown email), 2 refused by the throttle, 1 right.
+      const samples = parseExposition(await portal.registry.metrics());
+      const signIns = (result: string) => total(samples, 'store_portal_sign_ins_total', { method: 'password', result });
+      assert.deepEqual([signIns('failure'), signIns('throttled'), signIns('success')], [6, 2, 1]);
+      assert.equal(total(samples, 'store_portal_sign_ins_total', { method: 'passkey' }), 0);
+      assert.equal(samples.filter((s) => s.name === 'store_portal_sign_ins_total').length, 6, 'every method and result is exported from the start');
     });
 
     test('when one client address makes too many failed attempts across emails, then it is throttled too', async (t) => {

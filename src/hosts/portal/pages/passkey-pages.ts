@@ -92,9 +92,10 @@ function passkeySignInRoutes(scope: FastifyInstance, context: PortalContext): vo
   });
 
   publicRoutes.post('/passkeys/sign-in', { schema: { body: SignInBody } }, async (request, reply) => {
-    refuseWhileThrottled(context, request);
+    refuseWhileThrottled(context, request, { signIn: 'passkey' });
     reply.header('cache-control', 'no-store');
     const user = await services.passkeys.signIn(request.body.response, relyingParty(origin()));
+    context.signIns('passkey', user === undefined ? 'failure' : 'success');
     if (user === undefined) {
       throttle.count({ address: request.ip });
       return reply.code(401).send({ message: PASSKEY_SIGN_IN_FAILED });

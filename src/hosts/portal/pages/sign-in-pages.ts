@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { normaliseEmail } from '../../../users/users-service.js';
+import type { SignInMethod } from '../../../http/http-metrics.js';
 import type { PortalContext } from '../portal-context.js';
 import { csrfField, formField } from '../portal-context.js';
 import { recordPortalAction } from '../portal-audit.js';
@@ -15,10 +16,18 @@ const SIGN_IN_FAILED = 'Email or password is incorrect.';
 const SignInQuery = Type.Object({ next: Type.Optional(Type.String({ maxLength: 2000 })), reset: Type.Optional(Type.String({ maxLength: 10 })) });
 const SignInForm = Type.Object({ _csrf: csrfField, email: formField(), password: formField(), next: Type.Optional(formField()) });
 
-/** Refuses with the throttle page while the email or the client address is over its budget. */
-export function refuseWhileThrottled({ throttle }: Pick<PortalContext, 'throttle'>, request: FastifyRequest, email?: string): void {
+/**
+ * Refuses with the throttle page while the email or the client address is
+ * over its budget; a refused sign-in (`signIn`: its method) is counted.
+ */
+export function refuseWhileThrottled(
+  { throttle, signIns }: Pick<PortalContext, 'throttle' | 'signIns'>,
+  request: FastifyRequest,
+  { email, signIn }: { email?: string; signIn?: SignInMethod } = {},
+): void {
   const wait = throttle.retryAfterMs({ address: request.ip, ...(email === undefined ? {} : { email }) });
   if (wait > 0) {
+    if (signIn !== undefined) signIns(signIn, 'throttled');
     throw new PortalRefusal(429, `Too many attempts. Try again ${inMinutes(wait)}.`, { 'retry-after': String(Math.ceil(wait / 1000)) });
   }
 }
@@ -39,8 +48,9 @@ export function registerSignInPages(scope: FastifyInstance, context: PortalConte
     const { email, password } = request.body;
     const next = safeNext(request.body.next);
     const normalised = normaliseEmail(email);
-    refuseWhileThrottled(context, request, normalised);
+    refuseWhileThrottled(context, request, { email: normalised, signIn: 'password' });
     const result = await services.users.signIn({ email, password });
+    context.signIns('password', result.ok ? 'success' : 'failure');
     if (!result.ok) {
       throttle.count({ email: normalised, address: request.ip });
       // Not awaited: the write would make a known email's failure measurably slower than an unknown one's (recordAfterChange never rejects).
