@@ -22,11 +22,22 @@ async function listOrders(storeUrl: string, key: string): Promise<{ status: numb
 
 /** Presses "Register a passkey" on /settings and waits for the page that says it was added (or fails with the page's message). */
 async function registerPasskey(page: Page, portalUrl: string): Promise<void> {
-  const answered = page.waitForResponse((response) => response.url() === `${portalUrl}/passkeys/register`, { timeout: 15_000 }).catch(() => undefined);
+  // Generous: a loaded CI machine once took over 15 s here; the steps seen are in the failure message.
+  const steps: string[] = [];
+  const seen = (response: { url(): string; status(): number }) => {
+    if (response.url().startsWith(`${portalUrl}/passkeys/`)) steps.push(`${new URL(response.url()).pathname} ${response.status()}`);
+  };
+  page.on('response', seen);
+  const answered = page.waitForResponse((response) => response.url() === `${portalUrl}/passkeys/register`, { timeout: 45_000 }).catch(() => undefined);
   await page.getByRole('button', { name: 'Register a passkey' }).click();
   const response = await answered;
+  page.off('response', seen);
   const shown = await page.locator('#passkey-message').textContent().catch(() => '');
-  assert.equal(response?.status(), 200, `registration answered ${String(response?.status())} ${(await response?.text().catch(() => '')) ?? ''}; page says: ${shown ?? ''}`);
+  assert.equal(
+    response?.status(),
+    200,
+    `registration answered ${String(response?.status())} ${(await response?.text().catch(() => '')) ?? ''}; page says: ${shown ?? ''}; steps: ${steps.join(', ') || 'none'}`,
+  );
   await page.waitForURL(`${portalUrl}/settings?passkey=added`);
 }
 
