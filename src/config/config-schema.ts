@@ -287,6 +287,13 @@ const webhooks = Type.Object(
         errorMessage: `WEBHOOK_SECRETS_KEY must be at least ${CURSOR_SECRET_MIN_LENGTH} printable characters without spaces, e.g. from: openssl rand -hex 32`,
       }),
     ),
+    WEBHOOK_CLAIM_MARGIN_MS: Type.Integer({
+      minimum: 1000,
+      maximum: 3_600_000,
+      default: 60_000,
+      description:
+        "How long past `WEBHOOK_TIMEOUT_MS` a process's claim on a delivery holds: the deliveries of a process that died mid-delivery are retried by another after that (keep it above clock skew between hosts and event-loop stalls)",
+    }),
   },
   { title: 'Webhooks' },
 );

@@ -67,6 +67,8 @@ export interface WebhooksConfig {
   /** Delay before each retry, in ms; after the last the delivery is given up. */
   readonly retryScheduleMs: readonly number[];
   readonly pollIntervalMs: number;
+  /** How long past the attempt timeout a claim holds before another process may retry the delivery. */
+  readonly claimMarginMs: number;
   /** Encrypts signing secrets at rest; undefined: a key generated once and kept in the database. Never logged. */
   readonly secretsKey?: string;
 }
@@ -277,6 +279,7 @@ function assemble({ server, database, api, quickstart, metrics, messages, limits
       timeoutMs: webhooks.WEBHOOK_TIMEOUT_MS,
       retryScheduleMs: checked(parseRetrySchedule(webhooks.WEBHOOK_RETRY_SCHEDULE)),
       pollIntervalMs: webhooks.WEBHOOK_POLL_INTERVAL_MS,
+      claimMarginMs: webhooks.WEBHOOK_CLAIM_MARGIN_MS,
       ...(webhooks.WEBHOOK_SECRETS_KEY === undefined ? {} : { secretsKey: webhooks.WEBHOOK_SECRETS_KEY }),
     },
     // Spec section 1: the base address carries the version prefix /v1; the v2 document's servers are the same URLs with /v2.

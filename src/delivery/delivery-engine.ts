@@ -6,7 +6,7 @@ import type { OutageLog, OutageSource } from '../shared/outage-log.js';
 import { DeliveryError } from './delivery-error.js';
 import type { AttemptRecord, ClaimedItem, DeliveryQueue, Outcome } from './delivery-queue.js';
 
-/** A claim outlives the slowest possible attempt by this much before another process may retry it. */
+/** A claim outlives the slowest possible attempt by this much before another process may retry it (unless configured). */
 const CLAIM_MARGIN_MS = 60_000;
 
 /** Hands one item to its destination; throws DeliveryError when the attempt failed. */
@@ -23,7 +23,8 @@ export interface DeliveryEngineDependencies<T extends ClaimedItem> {
   logger: Logger;
   /** Where an unreachable database goes: one line per outage, not one per poll. */
   outages: Pick<OutageLog, 'databaseUnreachable'>;
-  config: { pollIntervalMs: number; attemptTimeoutMs: number; batchSize: number };
+  /** claimMarginMs: how long a claim outlives the attempt timeout (default a minute): a dead process's items wait that long. */
+  config: { pollIntervalMs: number; attemptTimeoutMs: number; batchSize: number; claimMarginMs?: number };
   /** The delay before the next attempt after `attempts` failed ones, or undefined to give up. `random` is in [0, 1). */
   retryDelayMs(attempts: number, random: number): number | undefined;
   random: () => number;
@@ -136,7 +137,7 @@ export function createDeliveryEngine<T extends ClaimedItem>({ name, queue, sende
         claimed = await queue.claimDue({
           claimant,
           now: now.toISOString(),
-          claimedUntil: new Date(now.getTime() + config.attemptTimeoutMs + CLAIM_MARGIN_MS).toISOString(),
+          claimedUntil: new Date(now.getTime() + config.attemptTimeoutMs + (config.claimMarginMs ?? CLAIM_MARGIN_MS)).toISOString(),
           limit: config.batchSize,
         });
       } catch (error) {

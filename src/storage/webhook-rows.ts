@@ -1,9 +1,30 @@
+import type { NewAuditEntry } from '../audit/audit-repository.js';
 import type { ClaimedWebhookDelivery, WebhookDelivery, WebhookDeliveryStatus, WebhookEndpoint, WebhookEndpointStatus } from '../webhooks/webhooks-repository.js';
 
 /** Rows as both adapters select them (timestamps as ISO 8601 text), mapped in one place so both databases answer alike. */
 
 /** An endpoint failing every attempt for this long is disabled. */
 export const FAILING_ENDPOINT_DISABLED_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
+
+/** Why the service disabled an endpoint, as stored in disabled_reason and its audit entry. */
+export const GONE_REASON = 'The endpoint answered HTTP 410 Gone.';
+export const FAILING_REASON = 'Every delivery attempt failed for 5 days.';
+
+/**
+ * The audit entry of an endpoint the service itself disabled (HTTP 410, or
+ * failing for 5 days), written in the transaction that disables it: the
+ * endpoint is never disabled without its entry.
+ */
+export function endpointDisabledEntry(endpoint: { id: string; accountId: number }, at: string, reason: string): NewAuditEntry {
+  return {
+    accountId: endpoint.accountId,
+    at,
+    actor: { kind: 'system' },
+    action: 'webhook_endpoint_disabled',
+    target: { kind: 'webhook_endpoint', id: endpoint.id },
+    details: { reason },
+  };
+}
 
 export const ENDPOINT_COLUMNS = 'id, account_id, url, event_types, description, status, disabled_reason, created_at';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { openStorage } from '../../src/storage/open-storage.js';
-import { eventually } from '../support/quickstart.js';
+import { eventually, manualClock } from '../support/quickstart.js';
 import { testBackends } from '../support/storage.js';
 import { startHookReceiver, webhooksHarness, type Delivered, type WebhooksHarness } from './support.js';
 
@@ -110,7 +110,7 @@ for (const backend of testBackends()) {
       assert.ok(second - first >= 950, `retried after ${second - first} ms`);
     });
 
-    test('when the receiver answers 410, then the endpoint is disabled at once and nothing more is sent', async (t) => {
+    test('when the receiver answers 410, then the endpoint is disabled at once, the audit trail says so (actor system), and nothing more is sent', async (t) => {
       const h = await webhooksHarness(t, backend);
       const { accountId, auth } = await h.tenant();
       const receiver = await startHookReceiver(t, () => 410);
@@ -124,6 +124,12 @@ for (const backend of testBackends()) {
         return response.statusCode === 200 && body.status === 'disabled' ? body : undefined;
       });
       assert.match(String(got.disabledReason), /410/);
+      const audit = await h.app.inject({ method: 'GET', url: '/v2/audit-events', headers: auth });
+      const disabling = audit.json<{ data: { action: string; actor: unknown; target?: unknown; details: unknown }[] }>().data.filter((e) => e.action === 'webhook_endpoint_disabled');
+      assert.deepEqual(
+        disabling.map(({ actor, target, details }) => ({ actor, target, details })),
+        [{ actor: { kind: 'system' }, target: { kind: 'webhook_endpoint', id: endpoint.id }, details: { reason: 'The endpoint answered HTTP 410 Gone.' } }],
+      );
       await h.services.orders.createOrder({ accountId });
       await new Promise((resolve) => setTimeout(resolve, 400));
       assert.equal(receiver.received.length, 1);
@@ -193,6 +199,20 @@ for (const backend of testBackends()) {
       assert.equal(receiver.received.length, 40);
       assert.equal(new Set(requests.map((r) => r.headers['webhook-id'])).size, 40);
       for (const request of requests) verify(endpoint.secret, request);
+    });
+
+    test('when an attempt is in flight, then its claim holds for WEBHOOK_TIMEOUT_MS plus WEBHOOK_CLAIM_MARGIN_MS, when another process may retry it', async (t) => {
+      const clock = manualClock();
+      const env = { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', WEBHOOK_TIMEOUT_MS: '5000', WEBHOOK_CLAIM_MARGIN_MS: '7000' };
+      const h = await webhooksHarness(t, backend, env, clock);
+      const { accountId, auth } = await h.tenant();
+      const receiver = await startHookReceiver(t, () => 'hang');
+      const endpoint = await createEndpoint(h, auth, { url: receiver.url, eventTypes: ['order.created'] });
+      await h.services.orders.createOrder({ accountId });
+      h.startEngine({ clock });
+      await receiver.next(1);
+      const [delivery] = await h.storage.webhooks.listDeliveries(accountId, endpoint.id, undefined, 1);
+      assert.equal(delivery?.nextAttemptAt, new Date(clock.now().getTime() + 5000 + 7000).toISOString());
     });
   });
 }

@@ -59,7 +59,7 @@ export function openPostgresStorage(
     passkeys: createPostgresPasskeysRepository(sql),
     messages: createPostgresMessagesRepository(sql, transaction),
     events: createPostgresEventsRepository(sql),
-    webhooks: createPostgresWebhooksRepository(sql),
+    webhooks: createPostgresWebhooksRepository(sql, transaction),
     migrate: async () => {
       // Its own connection, without the request timeouts: it may wait for
       // another process's migrations and a migration may run long.

@@ -1,9 +1,13 @@
 import { NotFoundError } from '../../errors/errors.js';
 import type { WebhooksRepository } from '../../webhooks/webhooks-repository.js';
 import { FOREIGN_KEY_VIOLATION, sqlState } from './postgres-errors.js';
-import { isoTimestamp, type Sql } from './postgres-sql.js';
+import { insertAuditEntries } from './postgres-audit-repository.js';
+import { isoTimestamp, type Sql, type Transaction } from './postgres-sql.js';
 import {
+  endpointDisabledEntry,
   FAILING_ENDPOINT_DISABLED_AFTER_MS,
+  FAILING_REASON,
+  GONE_REASON,
   storedEventTypes,
   toClaimedDelivery,
   toDelivery,
@@ -28,7 +32,7 @@ const DELIVERY = [
   qualified('d', 'next_attempt_at'),
 ].join(', ');
 
-export function createPostgresWebhooksRepository(sql: Sql): WebhooksRepository {
+export function createPostgresWebhooksRepository(sql: Sql, transaction: Transaction): WebhooksRepository {
   return {
     async createEndpoint(endpoint) {
       try {
@@ -163,22 +167,48 @@ export function createPostgresWebhooksRepository(sql: Sql): WebhooksRepository {
     },
     async markAttemptFailed({ id, claimant, at, error, statusCode, durationMs, retryAt, gone }) {
       const cutoff = new Date(Date.parse(at) - FAILING_ENDPOINT_DISABLED_AFTER_MS).toISOString();
-      const [row] = await sql<{ settled: boolean }>(
-        `WITH settled AS (
-           UPDATE webhook_deliveries SET status = $4, next_attempt_at = coalesce($5::timestamptz, $3::timestamptz), claimed_by = NULL, last_attempt_at = $3::timestamptz,
-             last_status_code = $6, last_error = $7, last_duration_ms = $8
-           WHERE seq = $1 AND claimed_by = $2 AND status = 'pending' RETURNING endpoint_id),
-         endpoint AS (
-           UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, $3::timestamptz),
-             status = CASE WHEN $9::boolean OR coalesce(failing_since, $3::timestamptz) <= $10::timestamptz THEN 'disabled' ELSE status END,
-             disabled_reason = CASE WHEN $9::boolean THEN 'The endpoint answered HTTP 410 Gone.'
-                                    WHEN coalesce(failing_since, $3::timestamptz) <= $10::timestamptz AND status = 'enabled' THEN 'Every delivery attempt failed for 5 days.'
-                                    ELSE disabled_reason END
-           WHERE id IN (SELECT endpoint_id FROM settled) RETURNING 1)
-         SELECT EXISTS (SELECT 1 FROM settled) AS settled`,
-        [id, claimant, at, retryAt === undefined ? 'failed' : 'pending', retryAt ?? null, statusCode ?? null, error, durationMs ?? null, gone === true, cutoff],
-      );
-      return row?.settled === true;
+      // `current` locks the endpoint and reads its latest committed status
+      // (FOR UPDATE waits for a concurrent settlement of the same endpoint),
+      // so of two attempts failing at once exactly one sees the endpoint go
+      // from enabled to disabled, and only that one writes the audit entry,
+      // in this same transaction.
+      return transaction(async (tx) => {
+        const [row] = await tx<{ account_id: string; endpoint_id: string; was: string; status: string }>(
+          `WITH settled AS (
+             UPDATE webhook_deliveries SET status = $4, next_attempt_at = coalesce($5::timestamptz, $3::timestamptz), claimed_by = NULL, last_attempt_at = $3::timestamptz,
+               last_status_code = $6, last_error = $7, last_duration_ms = $8
+             WHERE seq = $1 AND claimed_by = $2 AND status = 'pending' RETURNING endpoint_id),
+           current AS (SELECT id, status FROM webhook_endpoints WHERE id IN (SELECT endpoint_id FROM settled) FOR UPDATE),
+           endpoint AS (
+             UPDATE webhook_endpoints w SET failing_since = coalesce(w.failing_since, $3::timestamptz),
+               status = CASE WHEN $9::boolean OR coalesce(w.failing_since, $3::timestamptz) <= $10::timestamptz THEN 'disabled' ELSE w.status END,
+               disabled_reason = CASE WHEN $9::boolean THEN $11
+                                      WHEN coalesce(w.failing_since, $3::timestamptz) <= $10::timestamptz AND w.status = 'enabled' THEN $12
+                                      ELSE w.disabled_reason END
+             FROM current c WHERE w.id = c.id RETURNING w.id, w.account_id, c.status AS was, w.status)
+           SELECT s.endpoint_id, e.account_id::text, e.was, e.status FROM settled s LEFT JOIN endpoint e ON e.id = s.endpoint_id`,
+          [
+            id,
+            claimant,
+            at,
+            retryAt === undefined ? 'failed' : 'pending',
+            retryAt ?? null,
+            statusCode ?? null,
+            error,
+            durationMs ?? null,
+            gone === true,
+            cutoff,
+            GONE_REASON,
+            FAILING_REASON,
+          ],
+        );
+        if (row === undefined) return false;
+        if (row.was === 'enabled' && row.status === 'disabled') {
+          const endpoint = { id: row.endpoint_id, accountId: Number(row.account_id) };
+          await insertAuditEntries(tx, [endpointDisabledEntry(endpoint, at, gone === true ? GONE_REASON : FAILING_REASON)]);
+        }
+        return true;
+      });
     },
     async release({ id, claimant, at }) {
       const rows = await sql(

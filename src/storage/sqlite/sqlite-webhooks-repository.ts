@@ -2,10 +2,14 @@ import type Database from 'better-sqlite3';
 import { NotFoundError } from '../../errors/errors.js';
 import type { Outcome } from '../../delivery/delivery-queue.js';
 import type { WebhooksRepository } from '../../webhooks/webhooks-repository.js';
+import { insertAuditEntries } from './sqlite-audit-repository.js';
 import { sqliteConstraint, statementCache } from './sqlite-util.js';
 import {
   ENDPOINT_COLUMNS,
+  endpointDisabledEntry,
   FAILING_ENDPOINT_DISABLED_AFTER_MS,
+  FAILING_REASON,
+  GONE_REASON,
   storedEventTypes,
   toClaimedDelivery,
   toDelivery,
@@ -52,17 +56,23 @@ export function createSqliteWebhooksRepository(db: Database.Database): WebhooksR
          WHERE seq = ? AND claimed_by = ? AND status = 'pending' RETURNING endpoint_id`,
       ).get(retryAt === undefined ? 'failed' : 'pending', retryAt ?? at, at, statusCode, error, durationMs, BigInt(id), claimant) as { endpoint_id: string } | undefined;
       if (settled === undefined) return false;
+      const before = sql('SELECT account_id, status FROM webhook_endpoints WHERE id = ?').get(settled.endpoint_id) as { account_id: bigint; status: string };
+      let after: { status: string };
       if (gone) {
-        sql(`UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = ? WHERE id = ?`).run('The endpoint answered HTTP 410 Gone.', settled.endpoint_id);
-        return true;
+        after = sql(`UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = ? WHERE id = ? RETURNING status`).get(GONE_REASON, settled.endpoint_id) as { status: string };
+      } else {
+        const cutoff = new Date(Date.parse(at) - FAILING_ENDPOINT_DISABLED_AFTER_MS).toISOString();
+        after = sql(
+          `UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, ?),
+             status = CASE WHEN coalesce(failing_since, ?) <= ? THEN 'disabled' ELSE status END,
+             disabled_reason = CASE WHEN coalesce(failing_since, ?) <= ? AND status = 'enabled' THEN ? ELSE disabled_reason END
+           WHERE id = ? RETURNING status`,
+        ).get(at, at, cutoff, at, cutoff, FAILING_REASON, settled.endpoint_id) as { status: string };
       }
-      const cutoff = new Date(Date.parse(at) - FAILING_ENDPOINT_DISABLED_AFTER_MS).toISOString();
-      sql(
-        `UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, ?),
-           status = CASE WHEN coalesce(failing_since, ?) <= ? THEN 'disabled' ELSE status END,
-           disabled_reason = CASE WHEN coalesce(failing_since, ?) <= ? AND status = 'enabled' THEN 'Every delivery attempt failed for 5 days.' ELSE disabled_reason END
-         WHERE id = ?`,
-      ).run(at, at, cutoff, at, cutoff, settled.endpoint_id);
+      if (before.status === 'enabled' && after.status === 'disabled') {
+        const endpoint = { id: settled.endpoint_id, accountId: Number(before.account_id) };
+        insertAuditEntries(sql, [endpointDisabledEntry(endpoint, at, gone ? GONE_REASON : FAILING_REASON)]);
+      }
       return true;
     },
   );

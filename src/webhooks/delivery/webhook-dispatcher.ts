@@ -37,7 +37,7 @@ export function createWebhookDispatcher({
   clock: Clock;
   logger: Logger;
   outages: Pick<OutageLog, 'databaseUnreachable'>;
-  config: Pick<WebhooksConfig, 'retryScheduleMs' | 'timeoutMs' | 'pollIntervalMs'>;
+  config: Pick<WebhooksConfig, 'retryScheduleMs' | 'timeoutMs' | 'pollIntervalMs' | 'claimMarginMs'>;
   random?: () => number;
   /** Whether the process served requests since the last call; undefined: never yield. */
   busy?: () => boolean;
@@ -49,7 +49,7 @@ export function createWebhookDispatcher({
     clock,
     logger,
     outages,
-    config: { pollIntervalMs: config.pollIntervalMs, attemptTimeoutMs: config.timeoutMs, batchSize: BATCH_SIZE },
+    config: { pollIntervalMs: config.pollIntervalMs, attemptTimeoutMs: config.timeoutMs, batchSize: BATCH_SIZE, claimMarginMs: config.claimMarginMs },
     retryDelayMs: (attempts, jitter) => scheduledRetryDelayMs(config.retryScheduleMs, attempts, jitter),
     random,
     ...(busy === undefined ? {} : { yieldTo: { busy, share: SHARE_WHILE_BUSY } }),

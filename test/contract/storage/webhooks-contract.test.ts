@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { openStorage } from '../../../src/storage/open-storage.js';
-import type { ContractCoverage } from '../../support/storage-contract.js';
+import type { Storage } from '../../../src/storage/storage.js';
+import { failInserts, type ContractCoverage } from '../../support/storage-contract.js';
 import { testBackends } from '../../support/storage.js';
 import { startHookReceiver, webhooksHarness } from '../../webhooks/support.js';
 
@@ -30,6 +31,15 @@ export const CONTRACT_COVERS = {
 } as const satisfies ContractCoverage;
 
 const FAR = '9999-12-31T00:00:00.000Z';
+
+/** The account's webhook_endpoint_disabled audit entries, oldest first, without their ids. */
+async function disabledEntries(storage: Storage, accountId: number) {
+  const entries = await storage.audit.listPage({ accountId, limit: 100 });
+  return entries
+    .filter((entry) => entry.action === 'webhook_endpoint_disabled')
+    .reverse()
+    .map(({ at, actor, target, details }) => ({ at, actor, target, details }));
+}
 
 for (const backend of testBackends({ postgresDirect: true })) {
   describe(`webhooks storage contract: ${backend.name}`, () => {
@@ -210,11 +220,58 @@ for (const backend of testBackends({ postgresDirect: true })) {
       const disabled = await h.storage.webhooks.findEndpoint(accountId, endpointId);
       assert.equal(disabled?.status, 'disabled');
       assert.match(String(disabled?.disabledReason), /5 days/);
+      assert.deepEqual(await disabledEntries(h.storage, accountId), [
+        { at: iso(5 * DAY), actor: { kind: 'system' }, target: { kind: 'webhook_endpoint', id: endpointId }, details: { reason: 'Every delivery attempt failed for 5 days.' } },
+      ]);
       // A disabled endpoint's deliveries wait; enabling it again clears the streak.
       assert.deepEqual(await h.storage.webhooks.claimDue({ claimant: 'd', now: FAR, claimedUntil: FAR, limit: 1 }), []);
       const enabled = await h.storage.webhooks.updateEndpoint(accountId, endpointId, { status: 'enabled' });
       assert.deepEqual([enabled?.status, enabled?.disabledReason], ['enabled', null]);
       assert.equal((await h.storage.webhooks.claimDue({ claimant: 'd', now: FAR, claimedUntil: FAR, limit: 1 })).length, 1);
+    });
+
+    test('when a receiver answers 410 to two claimed deliveries, then the endpoint is disabled once, with one system audit entry naming it', async (t) => {
+      const h = await webhooksHarness(t, backend);
+      const { accountId, auth } = await h.tenant();
+      const receiver = await startHookReceiver(t);
+      const created = await h.app.inject({ method: 'POST', url: '/v2/webhook-endpoints', headers: { ...auth, 'content-type': 'application/json' }, payload: { url: receiver.url, eventTypes: ['order.created'] } });
+      const { id: endpointId } = created.json<{ id: string }>();
+      await h.services.orders.createOrder({ accountId });
+      await h.services.orders.createOrder({ accountId });
+      const now = new Date(Date.now() + 1000).toISOString();
+      const [first, second] = await h.storage.webhooks.claimDue({ claimant: 'a', now, claimedUntil: FAR, limit: 10 });
+      assert.ok(first && second);
+      const gone = { claimant: 'a', at: now, error: 'HTTP 410', statusCode: 410, gone: true };
+      assert.deepEqual(await Promise.all([h.storage.webhooks.markAttemptFailed({ ...gone, id: first.id }), h.storage.webhooks.markAttemptFailed({ ...gone, id: second.id })]), [true, true]);
+      assert.deepEqual(await h.storage.webhooks.findEndpoint(accountId, endpointId).then((e) => [e?.status, e?.disabledReason]), ['disabled', 'The endpoint answered HTTP 410 Gone.']);
+      assert.deepEqual(await disabledEntries(h.storage, accountId), [
+        { at: now, actor: { kind: 'system' }, target: { kind: 'webhook_endpoint', id: endpointId }, details: { reason: 'The endpoint answered HTTP 410 Gone.' } },
+      ]);
+    });
+
+    test('when the audit entry of a disabling cannot be written, then the attempt is not recorded and the endpoint stays enabled', async (t) => {
+      const h = await webhooksHarness(t, backend);
+      const { accountId, auth } = await h.tenant();
+      const receiver = await startHookReceiver(t);
+      const created = await h.app.inject({ method: 'POST', url: '/v2/webhook-endpoints', headers: { ...auth, 'content-type': 'application/json' }, payload: { url: receiver.url, eventTypes: ['order.created'] } });
+      const { id: endpointId } = created.json<{ id: string }>();
+      await h.services.orders.createOrder({ accountId });
+      const now = new Date(Date.now() + 1000).toISOString();
+      const [claimed] = await h.storage.webhooks.claimDue({ claimant: 'a', now, claimedUntil: FAR, limit: 10 });
+      assert.ok(claimed);
+      const failure = failInserts(h.database, 'audit_events');
+      await failure.arm();
+      const gone = { id: claimed.id, claimant: 'a', at: now, error: 'HTTP 410', statusCode: 410, gone: true };
+      try {
+        await assert.rejects(h.storage.webhooks.markAttemptFailed(gone), /forced failure/);
+      } finally {
+        await failure.allow();
+      }
+      assert.equal((await h.storage.webhooks.findEndpoint(accountId, endpointId))?.status, 'enabled');
+      const [delivery] = await h.storage.webhooks.listDeliveries(accountId, endpointId, undefined, 10);
+      assert.deepEqual([delivery?.status, delivery?.error], ['pending', null]);
+      assert.equal(await h.storage.webhooks.markAttemptFailed(gone), true);
+      assert.equal((await disabledEntries(h.storage, accountId)).length, 1);
     });
   });
 }
