@@ -121,3 +121,6 @@ export function parseDatabaseUrl(url: string): DatabaseUrl {
       : `DATABASE_URL scheme "${scheme}:" is not supported; use sqlite:<path> or postgres://user:password@host:port/database`,
   );
 }
+
+/** Visible ASCII: a secret pasted with a space or a newline in it is refused rather than silently trimmed inside. */
+export const PRINTABLE = '^[\\x21-\\x7e]+$';

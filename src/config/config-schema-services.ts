@@ -1,10 +1,10 @@
 import { Type } from 'typebox';
-import { isHttpUrl, parsePortalUrl } from './config-formats.js';
+import { CURSOR_SECRET_MIN_LENGTH, isHttpUrl, isWebhookNetwork, parsePortalUrl, parseRetrySchedule, PRINTABLE } from './config-formats.js';
 
 /*
  * Sections of the one configuration schema (config-schema.ts, which says how
  * the whole object is read and documented) for what runs beside the API:
- * tracing, the self-service portal and the audit trail. Kept apart only so
+ * tracing, the self-service portal, the audit trail and webhooks. Kept apart only so
  * that neither file outgrows a screenful of sections.
  */
 
@@ -71,4 +71,48 @@ export const audit = Type.Object(
     AUDIT_PRUNE_INTERVAL_MS: Type.Integer({ minimum: 1000, maximum: 86_400_000, default: 3_600_000, description: 'How often the server deletes audit trail entries past their retention' }),
   },
   { title: 'Audit trail' },
+);
+
+export const webhooks = Type.Object(
+  {
+    WEBHOOK_ALLOW_HTTP: Type.Union([Type.Literal('false'), Type.Literal('true')], {
+      default: 'false',
+      description: 'Whether webhook endpoints may use plain `http://` URLs (`https://` only by default)',
+    }),
+    WEBHOOK_ALLOWED_NETWORKS: Type.Refine(
+      Type.Array(Type.String(), {
+        default: [],
+        description: 'CIDR ranges webhook endpoints may reach although they are loopback, private, link-local or otherwise refused, e.g. `10.1.0.0/16`',
+      }),
+      (entries) => entries.every(isWebhookNetwork),
+      (entries) => `WEBHOOK_ALLOWED_NETWORKS must be a comma-separated list of CIDR ranges (got ${JSON.stringify(entries.find((entry) => !isWebhookNetwork(entry)))})`,
+    ),
+    WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 1, maximum: 600_000, default: 15_000, description: 'How long one webhook delivery attempt may take' }),
+    WEBHOOK_RETRY_SCHEDULE: Type.Refine(
+      Type.Array(Type.String(), {
+        default: ['5s', '5m', '30m', '2h', '5h', '10h', '10h'],
+        description: 'Delays before each retry of a failed webhook delivery (±20 % jitter), e.g. `5s,5m`; after the last one the delivery is given up',
+      }),
+      (entries) => parseRetrySchedule(entries) !== undefined,
+      () => 'WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of durations such as 500ms, 5s, 5m, 2h or 1d',
+    ),
+    WEBHOOK_POLL_INTERVAL_MS: Type.Integer({ minimum: 10, maximum: 3_600_000, default: 1000, description: 'How often an idle webhook engine looks for due deliveries (new events wake it at once)' }),
+    WEBHOOK_SECRETS_KEY: Type.Optional(
+      Type.String({
+        minLength: CURSOR_SECRET_MIN_LENGTH,
+        pattern: PRINTABLE,
+        'x-secret': true,
+        description: 'Key that encrypts webhook signing secrets in the database; unset: a key generated once and kept in the database',
+        errorMessage: `WEBHOOK_SECRETS_KEY must be at least ${CURSOR_SECRET_MIN_LENGTH} printable characters without spaces, e.g. from: openssl rand -hex 32`,
+      }),
+    ),
+    WEBHOOK_CLAIM_MARGIN_MS: Type.Integer({
+      minimum: 1000,
+      maximum: 3_600_000,
+      default: 60_000,
+      description:
+        "How long past `WEBHOOK_TIMEOUT_MS` a process's claim on a delivery holds: the deliveries of a process that died mid-delivery are retried by another after that (keep it above clock skew between hosts and event-loop stalls)",
+    }),
+  },
+  { title: 'Webhooks' },
 );

@@ -1,17 +1,16 @@
 import { Type, type Static } from 'typebox';
 import {
   CURSOR_SECRET_MIN_LENGTH,
+  PRINTABLE,
   isHttpUrl,
   isTrustedProxyEntry,
   isValidHost,
-  isWebhookNetwork,
   parseBaseUrl,
   parseDatabaseUrl,
   parseInstant,
-  parseRetrySchedule,
   parseVersionedBaseUrl,
 } from './config-formats.js';
-import { audit, portal, tracing } from './config-schema-services.js';
+import { audit, portal, tracing, webhooks } from './config-schema-services.js';
 
 /**
  * Every environment variable the program reads, defined once: the section
@@ -28,8 +27,6 @@ import { audit, portal, tracing } from './config-schema-services.js';
  * case; lists are comma-separated.
  */
 
-/** Visible ASCII: a secret pasted with a space or a newline in it is refused rather than silently trimmed inside. */
-const PRINTABLE = '^[\\x21-\\x7e]+$';
 
 const DATABASE_POOL_SIZE_MAX = 1000;
 
@@ -252,50 +249,6 @@ const limits = Type.Object(
     LOAD_SHED_MAX_HEAP_MB: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0, description: 'Heap use above which the same happens (`0`: off)' }),
   },
   { title: 'Limits' },
-);
-
-const webhooks = Type.Object(
-  {
-    WEBHOOK_ALLOW_HTTP: Type.Union([Type.Literal('false'), Type.Literal('true')], {
-      default: 'false',
-      description: 'Whether webhook endpoints may use plain `http://` URLs (`https://` only by default)',
-    }),
-    WEBHOOK_ALLOWED_NETWORKS: Type.Refine(
-      Type.Array(Type.String(), {
-        default: [],
-        description: 'CIDR ranges webhook endpoints may reach although they are loopback, private, link-local or otherwise refused, e.g. `10.1.0.0/16`',
-      }),
-      (entries) => entries.every(isWebhookNetwork),
-      (entries) => `WEBHOOK_ALLOWED_NETWORKS must be a comma-separated list of CIDR ranges (got ${JSON.stringify(entries.find((entry) => !isWebhookNetwork(entry)))})`,
-    ),
-    WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 1, maximum: 600_000, default: 15_000, description: 'How long one webhook delivery attempt may take' }),
-    WEBHOOK_RETRY_SCHEDULE: Type.Refine(
-      Type.Array(Type.String(), {
-        default: ['5s', '5m', '30m', '2h', '5h', '10h', '10h'],
-        description: 'Delays before each retry of a failed webhook delivery (±20 % jitter), e.g. `5s,5m`; after the last one the delivery is given up',
-      }),
-      (entries) => parseRetrySchedule(entries) !== undefined,
-      () => 'WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of durations such as 500ms, 5s, 5m, 2h or 1d',
-    ),
-    WEBHOOK_POLL_INTERVAL_MS: Type.Integer({ minimum: 10, maximum: 3_600_000, default: 1000, description: 'How often an idle webhook engine looks for due deliveries (new events wake it at once)' }),
-    WEBHOOK_SECRETS_KEY: Type.Optional(
-      Type.String({
-        minLength: CURSOR_SECRET_MIN_LENGTH,
-        pattern: PRINTABLE,
-        'x-secret': true,
-        description: 'Key that encrypts webhook signing secrets in the database; unset: a key generated once and kept in the database',
-        errorMessage: `WEBHOOK_SECRETS_KEY must be at least ${CURSOR_SECRET_MIN_LENGTH} printable characters without spaces, e.g. from: openssl rand -hex 32`,
-      }),
-    ),
-    WEBHOOK_CLAIM_MARGIN_MS: Type.Integer({
-      minimum: 1000,
-      maximum: 3_600_000,
-      default: 60_000,
-      description:
-        "How long past `WEBHOOK_TIMEOUT_MS` a process's claim on a delivery holds: the deliveries of a process that died mid-delivery are retried by another after that (keep it above clock skew between hosts and event-loop stalls)",
-    }),
-  },
-  { title: 'Webhooks' },
 );
 
 /** The whole environment: one object per section, one property per variable, in the order problems are reported. */
