@@ -1,17 +1,19 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { startImportParser } from '../../../src/orders/import/parser-thread.js';
+import { IMPORT_PARSER_AHEAD, startImportParser } from '../../../src/orders/import/parser-thread.js';
 
 const options = { accountId: 7, createdAt: '2026-11-24T05:00:00.000Z' };
 
 describe('the import parser thread', () => {
-  test('when batches are offered, then at most four wait, and they come back parsed in the order offered', async (t) => {
+  test('when batches are offered, then at most IMPORT_PARSER_AHEAD (more than a PostgreSQL statement\'s 10) wait, and they come back parsed in the order offered', async (t) => {
     const parser = startImportParser(options);
     t.after(() => parser.close());
+    assert.ok(IMPORT_PARSER_AHEAD > 10);
     const batch = (first: number) => [0, 1].map((i) => `{"id":${first + i},"petId":9007199254740993,"quantity":${i + 1}}`);
-    for (const first of [10, 20, 30, 40]) assert.equal(parser.offer(batch(first), [first, first + 1]), true);
-    assert.equal(parser.offer(batch(50), [50, 51]), false);
-    for (const first of [10, 20, 30, 40]) {
+    const firsts = Array.from({ length: IMPORT_PARSER_AHEAD }, (_, i) => 10 * (i + 1));
+    for (const first of firsts) assert.equal(parser.offer(batch(first), [first, first + 1]), true);
+    assert.equal(parser.offer(batch(5000), [5000, 5001]), false);
+    for (const first of firsts) {
       const parsed = await parser.take();
       assert.ok(parsed !== undefined && 'orders' in parsed);
       assert.deepEqual(
