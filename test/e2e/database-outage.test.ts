@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, test } from 'node:test';
+import { describe, test, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openStorage } from '../../src/storage/open-storage.js';
 import { startEmbeddedPostgres } from '../support/embedded-postgres.js';
@@ -34,17 +34,23 @@ function clusterProcesses(dataDir: string): number[] {
   return [postmaster, ...children];
 }
 
+/** A restartable embedded PostgreSQL, migrated, with an account, its key and, when `orderId` is given, one pending order. */
+async function restartablePostgres(t: TestContext, orderId?: bigint) {
+  const postgres = await startEmbeddedPostgres({ restartable: true });
+  t.after(() => postgres.destroy());
+  const storage = openStorage({ kind: 'postgres', url: postgres.url, poolSize: 2 });
+  await storage.migrate();
+  const services = testServices(storage);
+  const account = await services.accounts.createAccount({ name: 'Main Street Pets' });
+  const { secret } = await services.apiKeys.createKey({ accountId: account.id });
+  if (orderId !== undefined) await services.orders.createOrder({ accountId: account.id, id: orderId, quantity: 1 });
+  await storage.close();
+  return { postgres, secret };
+}
+
 describe('database outage (PostgreSQL)', () => {
   test('when PostgreSQL stops, then requests get 503 Error records; when it returns, then the server recovers by itself', async (t) => {
-    const postgres = await startEmbeddedPostgres({ restartable: true });
-    t.after(() => postgres.destroy());
-    const storage = openStorage({ kind: 'postgres', url: postgres.url, poolSize: 2 });
-    await storage.migrate();
-    const services = testServices(storage);
-    const account = await services.accounts.createAccount({ name: 'Main Street Pets' });
-    const { secret } = await services.apiKeys.createKey({ accountId: account.id });
-    await services.orders.createOrder({ accountId: account.id, id: 9_007_199_254_740_993n, quantity: 1 });
-    await storage.close();
+    const { postgres, secret } = await restartablePostgres(t, 9_007_199_254_740_993n);
 
     const server = await startServer(t, { DATABASE_URL: postgres.url });
     assert.deepEqual(await get(`${server.baseUrl}/readyz`), { status: 200, body: { status: 'ready' } });
@@ -84,14 +90,7 @@ describe('database outage (PostgreSQL)', () => {
   });
 
   test('when PostgreSQL is down under hundreds of requests, then the log says so in a handful of lines without stacks, and the gauge follows', async (t) => {
-    const postgres = await startEmbeddedPostgres({ restartable: true });
-    t.after(() => postgres.destroy());
-    const storage = openStorage({ kind: 'postgres', url: postgres.url, poolSize: 2 });
-    await storage.migrate();
-    const services = testServices(storage);
-    const account = await services.accounts.createAccount({ name: 'Main Street Pets' });
-    const { secret } = await services.apiKeys.createKey({ accountId: account.id });
-    await storage.close();
+    const { postgres, secret } = await restartablePostgres(t);
     // The dispatcher polls every 50 ms: during the outage it fails as often as the requests do.
     const server = await startServer(t, { DATABASE_URL: postgres.url, MESSAGES_POLL_INTERVAL_MS: '50', RATE_LIMIT_REQUESTS: '100000' });
     const { metricsUrl } = server;

@@ -1,8 +1,8 @@
-import type { EventPageQuery, EventsRepository, NewEvent, StoredEvent } from '../../events/events-repository.js';
-import type { EventType } from '../../events/event-types.js';
+import type { EventPageQuery, EventsRepository, NewEvent } from '../../events/events-repository.js';
 import { newEventId } from '../../events/event-records.js';
 import type { NewOrder } from '../../orders/orders-repository.js';
 import { isoTimestamp, type Sql } from './postgres-sql.js';
+import { toStoredEvent, type EventRow } from '../event-rows.js';
 
 /**
  * The part shared by every events insert, after a CTE `e` of the new events
@@ -107,29 +107,7 @@ export async function insertEvents(tx: Sql, events: readonly NewEvent[]): Promis
   if (row?.n !== events.length) throw new Error(`${events.length} events to write, ${row?.n ?? 0} written: an account is missing`);
 }
 
-interface EventRow {
-  account_id: bigint;
-  position: bigint;
-  id: string;
-  type: EventType;
-  subject: string;
-  created_at: string;
-  payload: string;
-}
-
 const COLUMNS = `account_id, position, id, type, subject, ${isoTimestamp('created_at')}, payload`;
-
-function toStoredEvent(row: EventRow): StoredEvent {
-  return {
-    id: row.id,
-    accountId: Number(row.account_id),
-    position: row.position,
-    type: row.type,
-    subject: row.subject,
-    createdAt: row.created_at,
-    payload: row.payload,
-  };
-}
 
 export function createPostgresEventsRepository(sql: Sql): EventsRepository {
   return {

@@ -1,8 +1,8 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import type { EventPageQuery, EventsRepository, NewEvent, StoredEvent } from '../../events/events-repository.js';
-import type { EventType } from '../../events/event-types.js';
+import type { EventPageQuery, EventsRepository, NewEvent } from '../../events/events-repository.js';
 import { statementCache, type Prepare } from './sqlite-util.js';
 import { insertWebhookDeliveries } from './sqlite-webhook-fan-out.js';
+import { toStoredEvent, type EventRow } from '../event-rows.js';
 
 const INSERT_HEAD = 'INSERT INTO events (account_id, position, id, type, subject, created_at, payload) VALUES';
 const INSERT_TUPLE = '(?, ?, ?, ?, ?, ?, ?)';
@@ -46,29 +46,7 @@ export function insertEvents(sql: Prepare, events: readonly NewEvent[]): void {
   insertWebhookDeliveries(sql, counts.keys(), events);
 }
 
-interface EventRow {
-  account_id: bigint;
-  position: bigint;
-  id: string;
-  type: EventType;
-  subject: string;
-  created_at: string;
-  payload: string;
-}
-
 const COLUMNS = 'account_id, position, id, type, subject, created_at, payload';
-
-function toStoredEvent(row: EventRow): StoredEvent {
-  return {
-    id: row.id,
-    accountId: Number(row.account_id),
-    position: row.position,
-    type: row.type,
-    subject: row.subject,
-    createdAt: row.created_at,
-    payload: row.payload,
-  };
-}
 
 export function createSqliteEventsRepository(db: BetterSqlite3.Database): EventsRepository {
   const sql = statementCache(db);

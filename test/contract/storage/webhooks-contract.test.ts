@@ -5,11 +5,11 @@
  * by the claimant, one subject's deliveries to one endpoint in order).
  */
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test, type TestContext } from 'node:test';
 import { openStorage } from '../../../src/storage/open-storage.js';
 import type { Storage } from '../../../src/storage/storage.js';
 import { failInserts, type ContractCoverage } from '../../support/storage-contract.js';
-import { testBackends } from '../../support/storage.js';
+import { testBackends, type TestBackend } from '../../support/storage.js';
 import { startHookReceiver, webhooksHarness } from '../../webhooks/support.js';
 
 export const CONTRACT_COVERS = {
@@ -31,6 +31,16 @@ export const CONTRACT_COVERS = {
 } as const satisfies ContractCoverage;
 
 const FAR = '9999-12-31T00:00:00.000Z';
+
+/** A harness with one tenant and its endpoint subscribed to order.created (created over HTTP, as a client would). */
+async function orderCreatedEndpoint(t: TestContext, backend: TestBackend) {
+  const h = await webhooksHarness(t, backend);
+  const { accountId, auth } = await h.tenant();
+  const receiver = await startHookReceiver(t);
+  const created = await h.app.inject({ method: 'POST', url: '/v2/webhook-endpoints', headers: { ...auth, 'content-type': 'application/json' }, payload: { url: receiver.url, eventTypes: ['order.created'] } });
+  const { id: endpointId } = created.json<{ id: string }>();
+  return { h, accountId, endpointId };
+}
 
 /** The account's webhook_endpoint_disabled audit entries, oldest first, without their ids. */
 async function disabledEntries(storage: Storage, accountId: number) {
@@ -178,11 +188,7 @@ for (const backend of testBackends({ postgresDirect: true })) {
     });
 
     test('when a claimed delivery is released, then it is due again unattempted; the log lists it, and a redelivery queues another', async (t) => {
-      const h = await webhooksHarness(t, backend);
-      const { accountId, auth } = await h.tenant();
-      const receiver = await startHookReceiver(t);
-      const created = await h.app.inject({ method: 'POST', url: '/v2/webhook-endpoints', headers: { ...auth, 'content-type': 'application/json' }, payload: { url: receiver.url, eventTypes: ['order.created'] } });
-      const { id: endpointId } = created.json<{ id: string }>();
+      const { h, accountId, endpointId } = await orderCreatedEndpoint(t, backend);
       await h.services.orders.createOrder({ accountId });
       const now = new Date(Date.now() + 1000).toISOString();
       const [claimed] = await h.storage.webhooks.claimDue({ claimant: 'a', now, claimedUntil: FAR, limit: 10 });
@@ -199,11 +205,7 @@ for (const backend of testBackends({ postgresDirect: true })) {
       assert.equal((await h.storage.webhooks.listDeliveries(accountId, endpointId, undefined, 10)).length, 2);
     });
     test('when every attempt to an endpoint has failed for 5 days, then the endpoint is disabled and says why; a success in between resets the count', async (t) => {
-      const h = await webhooksHarness(t, backend);
-      const { accountId, auth } = await h.tenant();
-      const receiver = await startHookReceiver(t);
-      const created = await h.app.inject({ method: 'POST', url: '/v2/webhook-endpoints', headers: { ...auth, 'content-type': 'application/json' }, payload: { url: receiver.url, eventTypes: ['order.created'] } });
-      const { id: endpointId } = created.json<{ id: string }>();
+      const { h, accountId, endpointId } = await orderCreatedEndpoint(t, backend);
       await h.services.orders.createOrder({ accountId });
       const t0 = Date.now() + 1000;
       const iso = (ms: number) => new Date(t0 + ms).toISOString();
@@ -231,11 +233,7 @@ for (const backend of testBackends({ postgresDirect: true })) {
     });
 
     test('when a receiver answers 410 to two claimed deliveries, then the endpoint is disabled once, with one system audit entry naming it', async (t) => {
-      const h = await webhooksHarness(t, backend);
-      const { accountId, auth } = await h.tenant();
-      const receiver = await startHookReceiver(t);
-      const created = await h.app.inject({ method: 'POST', url: '/v2/webhook-endpoints', headers: { ...auth, 'content-type': 'application/json' }, payload: { url: receiver.url, eventTypes: ['order.created'] } });
-      const { id: endpointId } = created.json<{ id: string }>();
+      const { h, accountId, endpointId } = await orderCreatedEndpoint(t, backend);
       await h.services.orders.createOrder({ accountId });
       await h.services.orders.createOrder({ accountId });
       const now = new Date(Date.now() + 1000).toISOString();
@@ -250,11 +248,7 @@ for (const backend of testBackends({ postgresDirect: true })) {
     });
 
     test('when the audit entry of a disabling cannot be written, then the attempt is not recorded and the endpoint stays enabled', async (t) => {
-      const h = await webhooksHarness(t, backend);
-      const { accountId, auth } = await h.tenant();
-      const receiver = await startHookReceiver(t);
-      const created = await h.app.inject({ method: 'POST', url: '/v2/webhook-endpoints', headers: { ...auth, 'content-type': 'application/json' }, payload: { url: receiver.url, eventTypes: ['order.created'] } });
-      const { id: endpointId } = created.json<{ id: string }>();
+      const { h, accountId, endpointId } = await orderCreatedEndpoint(t, backend);
       await h.services.orders.createOrder({ accountId });
       const now = new Date(Date.now() + 1000).toISOString();
       const [claimed] = await h.storage.webhooks.claimDue({ claimant: 'a', now, claimedUntil: FAR, limit: 10 });
