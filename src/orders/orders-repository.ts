@@ -112,8 +112,8 @@ export interface OrdersRepository {
   /**
    * Creates every order of every batch in one transaction: all or nothing.
    * Batches are pulled as they are written (an adapter may gather a few
-   * into one statement, never more than 10,000 orders), so the source may
-   * be any size. A rejected order aborts the import with ImportRejectedError
+   * into one statement, never more than 10,000 orders, and gather the next
+   * statement's while one runs), so the source may be any size. A rejected order aborts the import with ImportRejectedError
    * naming its source line, and the source is closed; an error thrown by
    * the source aborts it too.
    */

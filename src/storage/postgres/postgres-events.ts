@@ -1,7 +1,6 @@
 import type { EventPageQuery, EventsRepository, NewEvent } from '../../events/events-repository.js';
 import { newEventId } from '../../events/event-records.js';
-import type { NewOrder } from '../../orders/orders-repository.js';
-import { isoTimestamp, type Sql } from './postgres-sql.js';
+import { arrayLiteral, isoTimestamp, type Sql } from './postgres-sql.js';
 import { toStoredEvent, type EventRow } from '../event-rows.js';
 
 /**
@@ -76,21 +75,17 @@ e AS (
   FROM o
 ),${EVENTS_FROM_E}`;
 
-/** One order.created per order, `orders[i]` stored with id `ids[i]`, in one statement (see INSERT_CREATED_EVENTS). */
-export async function insertCreatedEvents(tx: Sql, orders: readonly NewOrder[], ids: readonly bigint[]): Promise<void> {
-  if (orders.length === 0) return;
-  const [row] = await tx<{ n: number }>(INSERT_CREATED_EVENTS, [
-    orders.map(() => newEventId()),
-    ids,
-    orders.map((order) => order.accountId),
-    orders.map((order) => order.petId ?? null),
-    orders.map((order) => order.quantity ?? null),
-    orders.map((order) => order.shipDate ?? null),
-    orders.map((order) => order.complete),
-    orders.map((order) => order.status),
-    orders.map((order) => order.createdAt),
-  ]);
-  if (row?.n !== orders.length) throw new Error(`${orders.length} events to write, ${row?.n ?? 0} written: an account is missing`);
+/**
+ * One order.created per order of a run, in one statement (see
+ * INSERT_CREATED_EVENTS): `orderColumns` are the run's stored orders as the
+ * import's INSERT_RUN took them, array literals of its eight parameters (id,
+ * account_id, pet_id, quantity, ship_date, complete, status, created_at).
+ */
+export async function insertCreatedEvents(tx: Sql, count: number, orderColumns: readonly string[]): Promise<void> {
+  if (count === 0) return;
+  const eventIds = arrayLiteral(Array.from({ length: count }), newEventId);
+  const [row] = await tx<{ n: number }>(INSERT_CREATED_EVENTS, [eventIds, ...orderColumns]);
+  if (row?.n !== count) throw new Error(`${count} events to write, ${row?.n ?? 0} written: an account is missing`);
 }
 
 export async function insertEvents(tx: Sql, events: readonly NewEvent[]): Promise<void> {

@@ -2,7 +2,7 @@ import { insertCreatedEvents } from './postgres-events.js';
 import { ImportRejectedError, type ImportBatch, type NewOrder } from '../../orders/orders-repository.js';
 import { INT64_MAX } from '../../shared/int64.js';
 import { LARGEST_ID, placeIds } from './postgres-order-ids.js';
-import type { Sql } from './postgres-sql.js';
+import { arrayLiteral, type Sql } from './postgres-sql.js';
 
 /**
  * Orders per statement (and events per statement): the import service's
@@ -31,6 +31,23 @@ const INSERT_RUN = `INSERT INTO orders (id, account_id, pet_id, quantity, ship_d
   ON CONFLICT (id) DO NOTHING
   RETURNING id`;
 
+/**
+ * A run's columns after the id (INSERT_RUN's parameters 2 to 8) as array
+ * literals, written once for both of the run's statements and every attempt
+ * at placing it.
+ */
+function columnsAfterId(orders: readonly NewOrder[]): string[] {
+  return [
+    arrayLiteral(orders, (order) => order.accountId),
+    arrayLiteral(orders, (order) => order.petId),
+    arrayLiteral(orders, (order) => order.quantity),
+    arrayLiteral(orders, (order) => order.shipDate),
+    arrayLiteral(orders, (order) => order.complete),
+    arrayLiteral(orders, (order) => order.status),
+    arrayLiteral(orders, (order) => order.createdAt),
+  ];
+}
+
 /** Why storage refuses an order, as the domain errors create reports. */
 export interface Refusals {
   idTaken(order: NewOrder): Error;
@@ -58,7 +75,7 @@ export async function importBatches(tx: Sql, batches: AsyncIterable<ImportBatch>
   const accounts = new Set<number>();
   let position = 0;
 
-  async function importRun(run: readonly NewOrder[], lineOf: (index: number) => number): Promise<void> {
+  async function importRun(run: readonly NewOrder[], lineOf: (index: number) => number, runColumns: readonly string[]): Promise<void> {
     const unseen = [...new Set(run.map((order) => order.accountId))].filter((id) => !accounts.has(id));
     if (unseen.length > 0) {
       for (const { id } of await tx<{ id: bigint }>('SELECT id FROM accounts WHERE id = ANY($1::bigint[])', [unseen])) accounts.add(Number(id));
@@ -67,22 +84,14 @@ export async function importBatches(tx: Sql, batches: AsyncIterable<ImportBatch>
     const stranger = run.findIndex((order) => !accounts.has(order.accountId));
     const known = stranger === -1 ? run : run.slice(0, stranger);
     const needsLargest = known.some((order) => order.id === undefined);
+    const columns = known === run ? runColumns : columnsAfterId(known);
     let placed: bigint[] = [];
+    let ids = '{}';
     for (let attempt = 1; known.length > 0; attempt++) {
       const largest = needsLargest ? ((await tx<{ largest: bigint }>(`SELECT ${LARGEST_ID} AS largest`))[0]?.largest ?? 0n) : 0n;
       placed = placeIds(known, largest);
-      const inserted = (
-        await tx<{ id: bigint }>(INSERT_RUN, [
-          placed,
-          known.map((order) => order.accountId),
-          known.map((order) => order.petId ?? null),
-          known.map((order) => order.quantity ?? null),
-          known.map((order) => order.shipDate ?? null),
-          known.map((order) => order.complete),
-          known.map((order) => order.status),
-          known.map((order) => order.createdAt),
-        ])
-      ).map((row) => row.id);
+      ids = arrayLiteral(placed, (id) => id);
+      const inserted = (await tx<{ id: bigint }>(INSERT_RUN, [ids, ...columns])).map((row) => row.id);
       if (inserted.length === known.length) break;
       const refused = firstRefused(placed, inserted);
       const order = known[refused];
@@ -99,7 +108,7 @@ export async function importBatches(tx: Sql, batches: AsyncIterable<ImportBatch>
       throw new ImportRejectedError(lineOf(refused), refusals.idTaken({ ...order, id: placed[refused] }));
     }
     // One order.created per order, in one statement per run as the orders were.
-    await insertCreatedEvents(tx, known, placed);
+    await insertCreatedEvents(tx, known.length, [ids, ...columns]);
     const order = run[stranger];
     if (order !== undefined) throw new ImportRejectedError(lineOf(stranger), refusals.unknownAccount(order));
   }
@@ -107,21 +116,38 @@ export async function importBatches(tx: Sql, batches: AsyncIterable<ImportBatch>
   // Batches are gathered into runs of IMPORT_CHUNK orders: a statement's
   // fixed cost (round trip, parse, the account's lock and version bump) is
   // then paid once per 10,000 orders rather than per batch of the service.
+  // The next run is gathered and written out (columnsAfterId) while the
+  // database executes the one before: this process and the database work
+  // at once instead of in turn. Runs still execute one after the other, in
+  // order, and the next is sent only once the one before succeeded.
   let runOrders: NewOrder[] = [];
   let runLines: number[] = [];
+  let previous: Promise<void> = Promise.resolve();
   const flush = async () => {
     const [orders, lines] = [runOrders, runLines];
     [runOrders, runLines] = [[], []];
-    if (orders.length > 0) await importRun(orders, (index) => lines[index] ?? 0);
+    if (orders.length === 0) return;
+    const columns = columnsAfterId(orders);
+    await previous;
+    previous = importRun(orders, (index) => lines[index] ?? 0, columns);
+    // Awaited by the next flush or at the end; meanwhile its failure is not an unhandled rejection.
+    previous.catch(() => undefined);
   };
-  for await (const { orders: batch, lines } of batches) {
-    for (const [index, order] of batch.entries()) {
-      runOrders.push(order);
-      runLines.push(lines[index] ?? position + index + 1);
-      if (runOrders.length === IMPORT_CHUNK) await flush();
+  try {
+    for await (const { orders: batch, lines } of batches) {
+      for (const [index, order] of batch.entries()) {
+        runOrders.push(order);
+        runLines.push(lines[index] ?? position + index + 1);
+        if (runOrders.length === IMPORT_CHUNK) await flush();
+      }
+      position += batch.length;
     }
-    position += batch.length;
+  } catch (error) {
+    // A run still executing holds earlier lines: its refusal is the one to report.
+    await previous;
+    throw error;
   }
   await flush();
+  await previous;
   return { imported: position };
 }

@@ -16,3 +16,32 @@ export function isoTimestamp(column: string): string {
  * resolves, ROLLBACK when it throws.
  */
 export type Transaction = <T>(work: (sql: Sql) => Promise<T>) => Promise<T>;
+
+/** A value of a PostgreSQL array parameter: numbers, bigints and booleans are written as they print, strings quoted. */
+export type ArrayElement = string | number | bigint | boolean | null | undefined;
+
+/** Characters an array literal's quoted element must escape. */
+const ARRAY_ESCAPED = /["\\]/;
+
+/**
+ * The text of a PostgreSQL array literal (`{1,NULL,"pending"}`) of
+ * `element(item)` for each item, for a `$n::type[]` parameter. Written in one
+ * pass rather than by node-postgres's prepareValue, which escapes every
+ * element with two regular-expression replacements after building an array
+ * of them: for an import's runs (nine arrays of 10,000 elements per
+ * statement) that was a fifth of the process's own time and much of its
+ * garbage. Every string is quoted, so NULL, empty and space-padded strings
+ * keep their meaning; null and undefined are SQL NULL.
+ */
+export function arrayLiteral<T>(items: readonly T[], element: (item: T) => ArrayElement): string {
+  let text = '{';
+  for (let i = 0; i < items.length; i++) {
+    const value = element(items[i] as T);
+    if (i > 0) text += ',';
+    if (value === null || value === undefined) text += 'NULL';
+    else if (typeof value !== 'string') text += String(value);
+    else if (ARRAY_ESCAPED.test(value)) text += `"${value.replace(/["\\]/g, '\\$&')}"`;
+    else text += `"${value}"`;
+  }
+  return `${text}}`;
+}

@@ -167,15 +167,16 @@ for (const backend of testBackends({ postgresDirect: true })) {
         const { storage, accountId, otherId } = await setUp(t);
         await storage.orders.create(pending(otherId, { id: 2500n }));
         const before = await storage.orders.ordersVersion(accountId);
-        // 20 batches of 1,000; the third holds the taken id. An adapter may
+        // 40 batches of 1,000; the third holds the taken id. An adapter may
         // gather batches into larger statements (PostgreSQL: runs of 10,000
-        // orders), so it reads at most that far past the refused order.
-        const { source, state } = trackedSource(Array.from({ length: 20 }, (_, i) => range(accountId, i * 1000 + 1, (i + 1) * 1000)));
+        // orders) and gather the next while one is written, so it reads at
+        // most two such runs past the refused order's.
+        const { source, state } = trackedSource(Array.from({ length: 40 }, (_, i) => range(accountId, i * 1000 + 1, (i + 1) * 1000)));
         await assert.rejects(storage.orders.importOrders(numbered(source)), (error: unknown) => error instanceof ImportRejectedError && error.line === lineAt(2499));
         assert.deepEqual(await storage.orders.listAll(accountId), []);
         assert.deepEqual((await storage.orders.listAll(otherId)).map((o) => o.id), [2500n]);
         assert.equal(await storage.orders.ordersVersion(accountId), before);
-        assert.ok(state.pulled >= 3 && state.pulled <= 12, `pulled ${state.pulled} of 20 batches`);
+        assert.ok(state.pulled >= 3 && state.pulled <= 22, `pulled ${state.pulled} of 40 batches`);
         assert.equal(state.closed, true);
 
         // Nothing was left locked or half-open: writes and a new import go through.
@@ -196,6 +197,19 @@ for (const backend of testBackends({ postgresDirect: true })) {
         assert.deepEqual(await storage.orders.listAll(accountId), []);
         assert.equal(await storage.orders.ordersVersion(accountId), 0n);
         assert.deepEqual(await storage.orders.importOrders(numbered(from([range(accountId, 1, 3)]))), { imported: 3 });
+      });
+
+      test('when an order is refused and the source then throws, then the import rejects with the refusal, the earlier of the two', async (t) => {
+        const { storage, accountId, otherId } = await setUp(t);
+        await storage.orders.create(pending(otherId, { id: 2500n }));
+        // The throw comes after the refused order's run (PostgreSQL: 10,000
+        // orders) was handed over, while an adapter may still be writing it.
+        async function* source() {
+          for (let i = 0; i < 15; i++) yield range(accountId, i * 1000 + 1, (i + 1) * 1000);
+          throw new Error('the file could not be read');
+        }
+        await assert.rejects(storage.orders.importOrders(numbered(source())), (error: unknown) => error instanceof ImportRejectedError && error.line === lineAt(2499));
+        assert.deepEqual(await storage.orders.listAll(accountId), []);
       });
 
       /*
