@@ -12,6 +12,7 @@ import { INT64_MAX, INT64_MIN } from '../../../src/shared/int64.js';
 import { openStorage } from '../../../src/storage/open-storage.js';
 import type { Storage } from '../../../src/storage/storage.js';
 import { allMigrations } from '../../support/migrations.js';
+import { runSql } from '../../support/raw-sql.js';
 import type { ContractCoverage } from '../../support/storage-contract.js';
 import { testBackends } from '../../support/storage.js';
 
@@ -268,6 +269,33 @@ for (const backend of testBackends({ postgresDirect: true })) {
         const { storage } = await setUp(t);
         await assert.rejects(storage.orders.create(pending(999_999, { id: 1n })), rejectsWith('account_not_found'));
         await assert.rejects(storage.orders.create(pending(999_999)), rejectsWith('account_not_found'));
+      });
+
+      test('when a write through SQL would leave orders or events without their account, then the database refuses it', async (t) => {
+        const { storage, config } = await backend.freshDatabase(t);
+        const account = await storage.accounts.create({ name: 'Main Street Pets', createdAt: AT });
+        const idle = await storage.accounts.create({ name: 'Harbour Pets', createdAt: LATER });
+        await storage.orders.create(pending(account.id, { id: 1n }));
+        const eventOf = (accountId: number, position: number) =>
+          `INSERT INTO events (account_id, position, id, type, subject, created_at, payload) VALUES (${accountId}, ${position}, 'evt_${accountId}_${position}', 'order.created', 'order:1', '${AT}', '{}')`;
+        // The foreign key's refusal on SQLite; PostgreSQL checks per statement with the same SQLSTATE (migration 0011).
+        const foreignKeyRefusal = (error: { code?: string }) => ['23503', 'SQLITE_CONSTRAINT_FOREIGNKEY'].includes(error.code ?? '');
+        const refused = [
+          `INSERT INTO orders (id, account_id, complete, status, created_at, updated_at) VALUES (2, 999999, false, 'pending', '${AT}', '${AT}')`,
+          'UPDATE orders SET account_id = 999999 WHERE id = 1',
+          eventOf(999_999, 1),
+          `DELETE FROM accounts WHERE id = ${account.id}`,
+        ];
+        for (const statement of refused) {
+          await assert.rejects(runSql(config, statement), foreignKeyRefusal, statement);
+        }
+        assert.deepEqual((await storage.orders.listAll(account.id)).map((order) => order.id), [1n]);
+        // An account's events hold it as its orders do; one with neither may go.
+        await runSql(config, eventOf(idle.id, 1));
+        await assert.rejects(runSql(config, `DELETE FROM accounts WHERE id = ${idle.id}`), foreignKeyRefusal);
+        const spare = await storage.accounts.create({ name: 'Spare', createdAt: LATER });
+        await runSql(config, `DELETE FROM accounts WHERE id = ${spare.id}`);
+        assert.equal(await storage.accounts.findById(spare.id), undefined);
       });
 
       test('when each account has orders, then each lists only its own', async (t) => {
