@@ -12,11 +12,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startEmbeddedPostgres, type EmbeddedServer } from '../test/support/embedded-postgres.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'store-orders');
+/** Node flags of every measured server: its heap settled as a long-running process's is (bench/settled-heap.mjs). */
+const SETTLED = ['--expose-gc', '--import', pathToFileURL(path.join(ROOT, 'bench', 'settled-heap.mjs')).href];
 const args = process.argv.slice(2);
 const QUICK = args.includes('--quick');
 const onlyIndex = args.indexOf('--only');
@@ -124,14 +126,14 @@ async function start(command: string, argv: string[], env: Record<string, string
 function startOurs(env: Record<string, string>, extra: string[] = [], core = SERVER_CORE): Promise<Server> {
   return start(
     process.execPath,
-    [BIN, 'serve', ...extra],
+    [...SETTLED, BIN, 'serve', ...extra],
     { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', QUICKSTART_PORT: 'off', PORTAL_PORT: 'off', METRICS_PORT: '0', RATE_LIMIT_REQUESTS: '1000000000', ...env },
     core,
   );
 }
 
 function startBaseline(mode: 'bytes' | 'stringify' | 'bytes-headers' | 'fastify-headers', file: string, headersFile?: string): Promise<Server> {
-  return start(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'baseline-server.ts'), mode, file, ...(headersFile === undefined ? [] : [headersFile])], {});
+  return start(process.execPath, [...SETTLED, '--import', 'tsx', path.join(ROOT, 'bench', 'baseline-server.ts'), mode, file, ...(headersFile === undefined ? [] : [headersFile])], {});
 }
 
 /** The process and its cluster workers. */
