@@ -23,20 +23,30 @@ async function listOrders(storeUrl: string, key: string): Promise<{ status: numb
 /** Presses "Register a passkey" on /settings and waits for the page that says it was added (or fails with the page's message). */
 async function registerPasskey(page: Page, portalUrl: string): Promise<void> {
   // Generous: a loaded CI machine once took over 15 s here; the steps seen are in the failure message.
+  // Every passkey request the page sends, answers or loses, and where the page is, for the failure message.
   const steps: string[] = [];
-  const seen = (response: { url(): string; status(): number }) => {
-    if (response.url().startsWith(`${portalUrl}/passkeys/`)) steps.push(`${new URL(response.url()).pathname} ${response.status()}`);
-  };
+  const passkeyPath = (url: string) => (url.startsWith(`${portalUrl}/passkeys/`) ? new URL(url).pathname : undefined);
+  const sent = (request: { url(): string }) => void (passkeyPath(request.url()) && steps.push(`sent ${passkeyPath(request.url())}`));
+  const seen = (response: { url(): string; status(): number }) => void (passkeyPath(response.url()) && steps.push(`${passkeyPath(response.url())} ${response.status()}`));
+  const lost = (request: { url(): string; failure(): { errorText: string } | null }) =>
+    void (passkeyPath(request.url()) && steps.push(`failed ${passkeyPath(request.url())} ${request.failure()?.errorText ?? ''}`));
+  const navigated = (frame: { url(): string; parentFrame(): unknown }) => void (frame.parentFrame() === null && steps.push(`navigated to ${frame.url()}`));
+  page.on('request', sent);
   page.on('response', seen);
+  page.on('requestfailed', lost);
+  page.on('framenavigated', navigated);
   const answered = page.waitForResponse((response) => response.url() === `${portalUrl}/passkeys/register`, { timeout: 45_000 }).catch(() => undefined);
   await page.getByRole('button', { name: 'Register a passkey' }).click();
   const response = await answered;
+  page.off('request', sent);
   page.off('response', seen);
+  page.off('requestfailed', lost);
+  page.off('framenavigated', navigated);
   const shown = await page.locator('#passkey-message').textContent().catch(() => '');
   assert.equal(
     response?.status(),
     200,
-    `registration answered ${String(response?.status())} ${(await response?.text().catch(() => '')) ?? ''}; page says: ${shown ?? ''}; steps: ${steps.join(', ') || 'none'}`,
+    `registration answered ${String(response?.status())} ${(await response?.text().catch(() => '')) ?? ''}; page at ${page.url()} says: ${shown ?? ''}; steps: ${steps.join(', ') || 'none'}`,
   );
   await page.waitForURL(`${portalUrl}/settings?passkey=added`);
 }
