@@ -16,6 +16,12 @@
 --     (events_position, postgres-events.ts);
 --   * an account that still has orders or events cannot be deleted
 --     (accounts_keep_dependents, below; its id is an identity, never updated).
+-- Two differences from real foreign keys, neither reachable from the service
+-- (it never deletes or truncates accounts): TRUNCATE accounts does not reach
+-- orders and events (no trigger sees it), and a delete of an account at
+-- REPEATABLE READ that raced a raw insert of one of its events (the only
+-- write here that locks the account without updating it) may miss that event
+-- where a foreign key would raise a serialization failure.
 -- SQLite keeps its foreign keys: its checks are in-process index lookups.
 
 ALTER TABLE orders DROP CONSTRAINT orders_account_id_fkey;
@@ -64,6 +70,9 @@ END
 $$;
 
 CREATE TRIGGER events_check_accounts_after_insert AFTER INSERT ON events
+  REFERENCING NEW TABLE AS new_events
+  FOR EACH STATEMENT EXECUTE FUNCTION events_check_accounts();
+CREATE TRIGGER events_check_accounts_after_update AFTER UPDATE ON events
   REFERENCING NEW TABLE AS new_events
   FOR EACH STATEMENT EXECUTE FUNCTION events_check_accounts();
 

@@ -123,6 +123,8 @@ export async function importBatches(tx: Sql, batches: AsyncIterable<ImportBatch>
   let runOrders: NewOrder[] = [];
   let runLines: number[] = [];
   let previous: Promise<void> = Promise.resolve();
+  /** A run has failed: the import stops reading at once rather than at the next run (a slow source would keep the transaction open). */
+  let failed = false;
   const flush = async () => {
     const [orders, lines] = [runOrders, runLines];
     [runOrders, runLines] = [[], []];
@@ -130,11 +132,14 @@ export async function importBatches(tx: Sql, batches: AsyncIterable<ImportBatch>
     const columns = columnsAfterId(orders);
     await previous;
     previous = importRun(orders, (index) => lines[index] ?? 0, columns);
-    // Awaited by the next flush or at the end; meanwhile its failure is not an unhandled rejection.
-    previous.catch(() => undefined);
+    // Awaited by the next flush, the next batch or the end; meanwhile its failure is not an unhandled rejection.
+    previous.catch(() => {
+      failed = true;
+    });
   };
   try {
     for await (const { orders: batch, lines } of batches) {
+      if (failed) await previous;
       for (const [index, order] of batch.entries()) {
         runOrders.push(order);
         runLines.push(lines[index] ?? position + index + 1);
@@ -143,7 +148,12 @@ export async function importBatches(tx: Sql, batches: AsyncIterable<ImportBatch>
       position += batch.length;
     }
   } catch (error) {
-    // A run still executing holds earlier lines: its refusal is the one to report.
+    // The orders read before the source failed come from earlier lines: a
+    // refusal among them (in the run still executing, or in the run being
+    // gathered, written now) is the error to report, as it would be had the
+    // import written them one by one.
+    await previous;
+    await flush();
     await previous;
     throw error;
   }

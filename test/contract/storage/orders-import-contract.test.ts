@@ -212,6 +212,18 @@ for (const backend of testBackends({ postgresDirect: true })) {
         assert.deepEqual(await storage.orders.listAll(accountId), []);
       });
 
+      test('when an order is refused in a run still being gathered and the source then throws, then the import rejects with the refusal', async (t) => {
+        const { storage, accountId, otherId } = await setUp(t);
+        await storage.orders.create(pending(otherId, { id: 1500n }));
+        // 3,000 orders: less than one PostgreSQL run, so nothing of them is written when the source fails.
+        async function* source() {
+          for (let i = 0; i < 3; i++) yield range(accountId, i * 1000 + 1, (i + 1) * 1000);
+          throw new Error('the file could not be read');
+        }
+        await assert.rejects(storage.orders.importOrders(numbered(source())), (error: unknown) => error instanceof ImportRejectedError && error.line === lineAt(1499));
+        assert.deepEqual(await storage.orders.listAll(accountId), []);
+      });
+
       /*
        * ── REJECTION REPORT ────────────────────────────────────────────────
        * Every assertion on how a refused order is reported lives in this one

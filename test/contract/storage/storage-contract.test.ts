@@ -280,11 +280,18 @@ for (const backend of testBackends({ postgresDirect: true })) {
           `INSERT INTO events (account_id, position, id, type, subject, created_at, payload) VALUES (${accountId}, ${position}, 'evt_${accountId}_${position}', 'order.created', 'order:1', '${AT}', '{}')`;
         // The foreign key's refusal on SQLite; PostgreSQL checks per statement with the same SQLSTATE (migration 0011).
         const foreignKeyRefusal = (error: { code?: string }) => ['23503', 'SQLITE_CONSTRAINT_FOREIGNKEY'].includes(error.code ?? '');
+        const orderOf = (accountId: number, id: number) =>
+          `INSERT INTO orders (id, account_id, complete, status, created_at, updated_at) VALUES (${id}, ${accountId}, false, 'pending', '${AT}', '${AT}')`;
+        // An account holding an order and no event: its orders alone keep it.
+        const ordersOnly = await storage.accounts.create({ name: 'Orders Only', createdAt: LATER });
+        await runSql(config, orderOf(ordersOnly.id, 3));
         const refused = [
-          `INSERT INTO orders (id, account_id, complete, status, created_at, updated_at) VALUES (2, 999999, false, 'pending', '${AT}', '${AT}')`,
+          orderOf(999_999, 2),
           'UPDATE orders SET account_id = 999999 WHERE id = 1',
           eventOf(999_999, 1),
+          `UPDATE events SET account_id = 999999 WHERE account_id = ${account.id}`,
           `DELETE FROM accounts WHERE id = ${account.id}`,
+          `DELETE FROM accounts WHERE id = ${ordersOnly.id}`,
         ];
         for (const statement of refused) {
           await assert.rejects(runSql(config, statement), foreignKeyRefusal, statement);
