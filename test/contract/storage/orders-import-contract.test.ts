@@ -199,30 +199,24 @@ for (const backend of testBackends({ postgresDirect: true })) {
         assert.deepEqual(await storage.orders.importOrders(numbered(from([range(accountId, 1, 3)]))), { imported: 3 });
       });
 
-      test('when an order is refused and the source then throws, then the import rejects with the refusal, the earlier of the two', async (t) => {
-        const { storage, accountId, otherId } = await setUp(t);
-        await storage.orders.create(pending(otherId, { id: 2500n }));
-        // The throw comes after the refused order's run (PostgreSQL: 10,000
-        // orders) was handed over, while an adapter may still be writing it.
-        async function* source() {
-          for (let i = 0; i < 15; i++) yield range(accountId, i * 1000 + 1, (i + 1) * 1000);
-          throw new Error('the file could not be read');
-        }
-        await assert.rejects(storage.orders.importOrders(numbered(source())), (error: unknown) => error instanceof ImportRejectedError && error.line === lineAt(2499));
-        assert.deepEqual(await storage.orders.listAll(accountId), []);
-      });
-
-      test('when an order is refused in a run still being gathered and the source then throws, then the import rejects with the refusal', async (t) => {
-        const { storage, accountId, otherId } = await setUp(t);
-        await storage.orders.create(pending(otherId, { id: 1500n }));
-        // 3,000 orders: less than one PostgreSQL run, so nothing of them is written when the source fails.
-        async function* source() {
-          for (let i = 0; i < 3; i++) yield range(accountId, i * 1000 + 1, (i + 1) * 1000);
-          throw new Error('the file could not be read');
-        }
-        await assert.rejects(storage.orders.importOrders(numbered(source())), (error: unknown) => error instanceof ImportRejectedError && error.line === lineAt(1499));
-        assert.deepEqual(await storage.orders.listAll(accountId), []);
-      });
+      // The source throws after the refused order was handed over: in a run an
+      // adapter may still be writing (PostgreSQL: runs of 10,000 orders), or in
+      // one it is still gathering (3,000 orders, none written yet).
+      for (const { where, batches, taken } of [
+        { where: 'in a run being written', batches: 15, taken: 2500 },
+        { where: 'in a run still being gathered', batches: 3, taken: 1500 },
+      ]) {
+        test(`when an order is refused ${where} and the source then throws, then the import rejects with the refusal, the earlier of the two`, async (t) => {
+          const { storage, accountId, otherId } = await setUp(t);
+          await storage.orders.create(pending(otherId, { id: BigInt(taken) }));
+          async function* source() {
+            for (let i = 0; i < batches; i++) yield range(accountId, i * 1000 + 1, (i + 1) * 1000);
+            throw new Error('the file could not be read');
+          }
+          await assert.rejects(storage.orders.importOrders(numbered(source())), (error: unknown) => error instanceof ImportRejectedError && error.line === lineAt(taken - 1));
+          assert.deepEqual(await storage.orders.listAll(accountId), []);
+        });
+      }
 
       /*
        * ── REJECTION REPORT ────────────────────────────────────────────────
