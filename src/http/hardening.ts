@@ -1,6 +1,7 @@
 import underPressure from '@fastify/under-pressure';
 import type { FastifyInstance } from 'fastify';
 import type { ServerOptions } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import type { Limits } from '../config/limits.js';
 import { AppError } from '../errors/errors.js';
 import { limitConnectionsPerAddress } from './connection-bounds.js';
@@ -70,6 +71,24 @@ export async function installHardening(app: FastifyInstance, { limits, rateLimit
   });
 
   const shedding = limits.loadShedding;
+  // The event-loop delay sampled before the host is ready, and in the
+  // interval after, measures its start-up (schemas compiled, templates read:
+  // seconds of blocked loop on a busy machine), not its load: a start-up
+  // must not shed the first requests for being slow. Two intervals, as the
+  // first sample after ready may still hold delay from before it.
+  let delayCountsFrom = Number.POSITIVE_INFINITY;
+  app.addHook('onReady', async () => {
+    delayCountsFrom = performance.now() + 2 * shedding.sampleIntervalMs;
+  });
+  // under-pressure checks the delay first and stops there: while the delay is
+  // ignored, the other bounds are checked here.
+  const overOtherBounds = () => {
+    const usage = app.memoryUsage();
+    return (
+      (shedding.maxHeapUsedBytes > 0 && usage.heapUsed > shedding.maxHeapUsedBytes) ||
+      (shedding.maxEventLoopUtilization > 0 && usage.eventLoopUtilized > shedding.maxEventLoopUtilization)
+    );
+  };
   await app.register(underPressure, {
     maxEventLoopDelay: shedding.maxEventLoopDelayMs,
     maxEventLoopUtilization: shedding.maxEventLoopUtilization,
@@ -78,8 +97,9 @@ export async function installHardening(app: FastifyInstance, { limits, rateLimit
     maxHeapUsedBytes: shedding.maxHeapUsedBytes,
     sampleInterval: shedding.sampleIntervalMs,
     retryAfter: shedding.retryAfterSeconds,
-    pressureHandler: async (request, reply) => {
+    pressureHandler: async (request, reply, type) => {
       if (request.routeOptions.config.shed === false) return;
+      if (type === underPressure.TYPE_EVENT_LOOP_DELAY && performance.now() < delayCountsFrom && !overOtherBounds()) return;
       reply.header('connection', 'close');
       throw new AppError('overloaded', 'The server is overloaded; retry the request later.', {
         'retry-after': String(shedding.retryAfterSeconds),
