@@ -1,18 +1,23 @@
 import { createHash, randomBytes } from 'node:crypto';
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
+import type * as SimpleWebAuthn from '@simplewebauthn/server';
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import { ValidationError } from '../errors/errors.js';
 import type { Clock } from '../shared/clock.js';
 import type { ChallengePurpose, Passkey, PasskeysRepository } from './passkeys-repository.js';
 import { withoutPassword, type User, type UsersRepository } from './users-repository.js';
+
+/**
+ * @simplewebauthn/server with its ASN.1 stack (some 200 modules, 0.2 s of
+ * CPU) is loaded at the first passkey ceremony, not by every process that
+ * builds the services: the CLI never needs it.
+ */
+let webauthn: Promise<typeof SimpleWebAuthn> | undefined;
+const loadWebAuthn = (): Promise<typeof SimpleWebAuthn> => (webauthn ??= import('@simplewebauthn/server'));
 
 /** How long a browser has to answer a challenge (the ceremony's timeout, with a margin). */
 const CHALLENGE_TTL_MS = 5 * 60_000;
@@ -78,7 +83,7 @@ export function createPasskeysService({
     /** Options for navigator.credentials.create(): a resident key, bound to this user, excluding the ones they have. */
     async registrationOptions(user: Pick<User, 'id' | 'email'>, rp: RelyingParty): Promise<PublicKeyCredentialCreationOptionsJSON> {
       const existing = await passkeysRepository.listByUser(user.id);
-      return generateRegistrationOptions({
+      return (await loadWebAuthn()).generateRegistrationOptions({
         rpName: rp.name,
         rpID: rp.id,
         userName: user.email,
@@ -100,7 +105,7 @@ export function createPasskeysService({
       if ((await passkeysRepository.listByUser(user.id)).length >= PASSKEYS_PER_USER_MAX) throw new ValidationError(`An account holder may have at most ${PASSKEYS_PER_USER_MAX} passkeys.`);
       let verified;
       try {
-        verified = await verifyRegistrationResponse({ response, expectedChallenge: grant.challenge, expectedOrigin: rp.origin, expectedRPID: rp.id, requireUserVerification: true });
+        verified = await (await loadWebAuthn()).verifyRegistrationResponse({ response, expectedChallenge: grant.challenge, expectedOrigin: rp.origin, expectedRPID: rp.id, requireUserVerification: true });
       } catch {
         throw new ValidationError('The passkey could not be verified. Try again.');
       }
@@ -121,7 +126,7 @@ export function createPasskeysService({
 
     /** Options for navigator.credentials.get(): any discoverable passkey of this site. */
     async signInOptions(rp: RelyingParty): Promise<PublicKeyCredentialRequestOptionsJSON> {
-      return generateAuthenticationOptions({ rpID: rp.id, challenge: await issueChallenge('sign_in'), timeout: CEREMONY_TIMEOUT_MS, userVerification: 'required' });
+      return (await loadWebAuthn()).generateAuthenticationOptions({ rpID: rp.id, challenge: await issueChallenge('sign_in'), timeout: CEREMONY_TIMEOUT_MS, userVerification: 'required' });
     },
 
     /**
@@ -135,7 +140,7 @@ export function createPasskeysService({
       const passkey = await passkeysRepository.findByCredentialId(response.id);
       if (passkey === undefined) return undefined;
       try {
-        const verified = await verifyAuthenticationResponse({
+        const verified = await (await loadWebAuthn()).verifyAuthenticationResponse({
           response,
           expectedChallenge: grant.challenge,
           expectedOrigin: rp.origin,
