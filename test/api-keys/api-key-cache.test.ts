@@ -5,7 +5,7 @@ import { generateApiKey, hashApiKey } from '../../src/api-keys/api-key-format.js
 import { API_KEY_SCOPES } from '../../src/api-keys/api-key-scopes.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { openStorage } from '../../src/storage/open-storage.js';
-import { testBackends, type TestBackend } from '../support/storage.js';
+import { httpBackends, type TestBackend } from '../support/storage.js';
 import { testServices } from '../support/container.js';
 
 /** A clock the test moves by hand. */
@@ -26,7 +26,7 @@ async function twoProcesses(t: TestContext, backend: TestBackend) {
   return { storage, other, clock, here, there, account };
 }
 
-for (const backend of testBackends()) {
+for (const backend of httpBackends()) {
   describe(`API key cache (${backend.name})`, () => {
     test('when another process revokes a key, then this process refuses it once 1 s has passed', async (t) => {
       const { clock, here, there, account } = await twoProcesses(t, backend);

@@ -11,7 +11,7 @@ import { describe, test } from 'node:test';
 import type { DatabaseConfig } from '../../src/config/config.js';
 import { ROOT } from '../support/process.js';
 import { runSql } from '../support/raw-sql.js';
-import { testBackends } from '../support/storage.js';
+import { storageBackends } from '../support/storage.js';
 
 const AT = '2026-11-22T00:00:00.000Z';
 
@@ -33,7 +33,7 @@ async function atSchema5(config: DatabaseConfig): Promise<void> {
   await runSql(config, statements);
 }
 
-for (const backend of testBackends()) {
+for (const backend of storageBackends()) {
   describe(`default scopes on upgrade: ${backend.name}`, () => {
     test('when a database with a key created without --scopes is migrated, then the key holds events:read; a key with chosen scopes does not', async (t) => {
       const { config, storage } = await backend.freshDatabase(t, { migrate: false });

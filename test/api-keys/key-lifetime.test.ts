@@ -6,7 +6,7 @@ import { createLogger } from '../../src/http/logging.js';
 import { createRateLimiter } from '../../src/http/rate-limit.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { buildTestStoreApp, createTestApp, errorBody } from '../support/app.js';
-import { testBackends } from '../support/storage.js';
+import { httpBackends } from '../support/storage.js';
 import { testConfig } from '../support/container.js';
 
 /** The documented limits, as a process started without limit variables has them. */
@@ -20,7 +20,7 @@ function manualClock(start = '2026-11-22T00:00:00.000Z'): Clock & { advance(ms: 
 
 const HOUR = 3_600_000;
 
-for (const backend of testBackends()) {
+for (const backend of httpBackends()) {
   describe(`API key lifetime, scopes, rotation and last use (${backend.name})`, () => {
     test('when a key has expired, then 401 expired_api_key with an invalid_token challenge; before that it works', async (t) => {
       const clock = manualClock();
@@ -82,7 +82,7 @@ for (const backend of testBackends()) {
     });
 
     test('when a route behind authentication declares no scope, then it cannot be registered (fail closed)', async (t) => {
-      const { services, storage } = await createTestApp(t, testBackends()[0] ?? backend);
+      const { services, storage } = await createTestApp(t, httpBackends()[0] ?? backend);
       const app = await buildTestStoreApp({ logger: createLogger('silent', new Writable({ write: (_c, _e, done) => done() })), services, storage });
       t.after(() => app.close());
       const { requireApiKey } = await import('../../src/http/authentication.js');

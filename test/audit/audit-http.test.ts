@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { API_KEY_SCOPES } from '../../src/api-keys/api-key-scopes.js';
 import { describe, test } from 'node:test';
 import { createTestApp, errorBody } from '../support/app.js';
-import { testBackends } from '../support/storage.js';
+import { httpBackends } from '../support/storage.js';
 import { dropAuditTable } from './audit-storage.js';
 
 interface AuditEventJson {
@@ -19,7 +19,7 @@ interface AuditPageJson {
   nextCursor: string | null;
 }
 
-for (const backend of testBackends()) {
+for (const backend of httpBackends()) {
   describe(`the audit trail over HTTP (${backend.name})`, () => {
     test('when a key cancels through v1 and v2, then each cancel is listed with the key id, the client address and the order, newest first', async (t) => {
       const { app, services, tenant } = await createTestApp(t, backend);

@@ -4,11 +4,11 @@ import { ConfigError, loadConfig } from '../../src/config/config.js';
 import { testConfig, testServices } from '../support/container.js';
 import { waitFor } from '../support/process.js';
 import { manualClock } from '../support/quickstart.js';
-import { testBackends } from '../support/storage.js';
+import { storageBackends } from '../support/storage.js';
 
 const DAY_MS = 86_400_000;
 
-for (const backend of testBackends()) {
+for (const backend of storageBackends()) {
   describe(`audit trail retention (${backend.name})`, () => {
     test('when entries are older than AUDIT_RETENTION_DAYS, then prune deletes them, in every account, and keeps the younger ones', async (t) => {
       const { storage } = await backend.freshDatabase(t);

@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { API_KEY_SCOPES } from '../../src/api-keys/api-key-scopes.js';
 import { testServices } from '../support/container.js';
-import { testBackends } from '../support/storage.js';
+import { storageBackends } from '../support/storage.js';
 import { readSql, runSql } from '../support/raw-sql.js';
 
 const OLD_ALL = 'orders:read orders:write pets:read messages:write';
 
-for (const backend of testBackends()) {
+for (const backend of storageBackends()) {
   describe(`keys holding every scope gain audit:read (${backend.name})`, () => {
     test('when migration 0006 meets keys stored with every scope of the release before, then they hold audit:read too, and narrower keys do not', async (t) => {
       const { storage, config } = await backend.freshDatabase(t);

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { rejectsWithCode } from '../support/storage-contract.js';
 import { testServices } from '../support/container.js';
-import { testBackends } from '../support/storage.js';
+import { storageBackends } from '../support/storage.js';
 
-for (const backend of testBackends()) {
+for (const backend of storageBackends()) {
   describe(`audit service (${backend.name})`, () => {
     test('when records arrive together, then each lands once with its own account, and one for an unknown account fails alone', async (t) => {
       const { storage } = await backend.freshDatabase(t);

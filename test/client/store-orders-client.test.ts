@@ -5,7 +5,7 @@ import type { TestContext } from 'node:test';
 import { createStoreOrdersClient, StoreOrdersApiError, type OrderStatus, type OrderV2 } from 'store-orders/client';
 import { parseJsonExact } from '../../packages/client/src/exact-json.js';
 import { createTestApp } from '../support/app.js';
-import { sqliteBackend, testBackends, type TestBackend } from '../support/storage.js';
+import { sqliteBackend, httpBackends, type TestBackend } from '../support/storage.js';
 
 async function runningServer(t: TestContext, backend: TestBackend = sqliteBackend) {
   const testApp = await createTestApp(t, backend);
@@ -74,7 +74,7 @@ describe('parseJsonExact', () => {
 /** 2^53 + 1: the first integer a JS number cannot hold. */
 const BEYOND_2_53 = 9007199254740993n;
 
-for (const backend of testBackends()) {
+for (const backend of httpBackends()) {
   describe(`store-orders/client v2 (beta) against a running server (${backend.name})`, () => {
     test('when the client pages through a filtered v2 listing, then it gets exactly the matching orders, once each, with exact int64 ids', async (t) => {
       const { baseUrl, services, tenant } = await runningServer(t, backend);

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { OPENAPI_FILE, OPENAPI_V2_FILE } from '../../scripts/contract-files.js';
 import { createTestApp } from '../support/app.js';
-import { testBackends } from '../support/storage.js';
+import { httpBackends } from '../support/storage.js';
 
 type Json = Record<string, unknown>;
 interface Document {
@@ -37,7 +37,7 @@ const LISTINGS = [
   { file: OPENAPI_V2_FILE, operationId: 'listOrdersV2' },
 ] as const;
 
-for (const backend of testBackends()) {
+for (const backend of httpBackends()) {
   describe(`the documented conditional GET, exercised (${backend.name})`, () => {
     for (const { file, operationId } of LISTINGS) {
       test(`when ${operationId}'s documented ETag is sent back in its documented If-None-Match, then 304 with no body until an order changes`, async (t) => {

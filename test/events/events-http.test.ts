@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { API_KEY_SCOPES } from '../../src/api-keys/api-key-scopes.js';
 import { createTestApp, errorBody, type TestApp } from '../support/app.js';
-import { testBackends } from '../support/storage.js';
+import { httpBackends } from '../support/storage.js';
 
 interface EventRecord {
   id: string;
@@ -23,7 +23,7 @@ async function feed(app: TestApp['app'], auth: Record<string, string>, query = '
   return response.json<Feed>();
 }
 
-for (const backend of testBackends()) {
+for (const backend of httpBackends()) {
   describe(`v2 events over HTTP (${backend.name})`, () => {
     test('when orders are created, cancelled (v1 and v2) and shipped, then the feed lists their events oldest first, and GET by id returns each exactly', async (t) => {
       const { app, services, tenant } = await createTestApp(t, backend);

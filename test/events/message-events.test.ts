@@ -6,11 +6,11 @@ import { testOutages } from '../support/app.js';
 import { capturingLogger } from '../support/logs.js';
 import { testServices } from '../support/container.js';
 import { createTenant, eventually, startReceiver } from '../support/quickstart.js';
-import { testBackends } from '../support/storage.js';
+import { httpBackends } from '../support/storage.js';
 
 const CONFIG = { retryBaseMs: 1, retryMaxMs: 4, pollIntervalMs: 10, webhookTimeoutMs: 5000 };
 
-for (const backend of testBackends()) {
+for (const backend of httpBackends()) {
   describe(`message events from the dispatcher (${backend.name})`, () => {
     test('when the dispatcher delivers one message and gives another up, then the feed has message.sent and message.failed, one each, with the message', async (t) => {
       const { storage } = await backend.freshDatabase(t);

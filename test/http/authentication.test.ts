@@ -6,7 +6,7 @@ import { generateApiKey } from '../../src/api-keys/api-key-format.js';
 import { routeTable } from '../../src/http/route-table.js';
 import { V2_DOCUMENT } from '../../src/hosts/store/store-openapi.js';
 import { createTestApp, errorBody, type TestApp } from '../support/app.js';
-import { testBackends } from '../support/storage.js';
+import { httpBackends } from '../support/storage.js';
 
 /**
  * Every route under /v1 and /v2, with path parameters filled in: all of them
@@ -38,7 +38,7 @@ function assertUnauthorized(
   else assert.doesNotMatch(challenge, /error=/, label);
 }
 
-for (const backend of testBackends()) {
+for (const backend of httpBackends()) {
   describe(`bearer authentication on every protected route (${backend.name})`, () => {
     test('when no Authorization header is sent, then 401 missing_api_key with a Bearer challenge', async (t) => {
       const { app } = await createTestApp(t, backend);

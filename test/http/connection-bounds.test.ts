@@ -8,7 +8,7 @@ import { ConfigError, loadConfig } from '../../src/config/config.js';
 import { createTestApp } from '../support/app.js';
 import { testConfig } from '../support/container.js';
 import { listenLocal, parseResponse } from '../support/raw-http.js';
-import { testBackends } from '../support/storage.js';
+import { httpBackends } from '../support/storage.js';
 
 /*
  * Issue 19 #3: one client address holding slow connections must not make the
@@ -17,7 +17,7 @@ import { testBackends } from '../support/storage.js';
  */
 
 const TEST_LIMITS: Limits = testConfig().limits;
-const backend = testBackends()[0];
+const backend = httpBackends()[0];
 assert.ok(backend);
 
 /** A connection from `localAddress`, closed when the test ends. */

@@ -4,9 +4,9 @@ import { Database } from '../../src/storage/sqlite/sqlite-driver.js';
 import { describe, test } from 'node:test';
 import { ERROR_CODES, ERROR_STATUS } from '../../src/errors/errors.js';
 import { createTestApp, errorBody } from '../support/app.js';
-import { testBackends } from '../support/storage.js';
+import { httpBackends } from '../support/storage.js';
 
-for (const backend of testBackends()) {
+for (const backend of httpBackends()) {
   describe(`errors, request ids and probes (${backend.name})`, () => {
     test('when a path matches no route, then 404 route_not_found as an Error record', async (t) => {
       const { app, tenant } = await createTestApp(t, backend);
@@ -101,7 +101,7 @@ for (const backend of testBackends()) {
 
 describe('requests Node rejects before routing', () => {
   test('when the request headers are too large or the request line is garbage, then an Error record, not a bare close', async (t) => {
-    const backend = testBackends()[0];
+    const backend = httpBackends()[0];
     assert.ok(backend);
     const { app } = await createTestApp(t, backend);
     await app.listen({ host: '127.0.0.1', port: 0 });
@@ -135,7 +135,7 @@ describe('requests Node rejects before routing', () => {
 
 describe('a locked SQLite database', () => {
   test('when another process holds the write lock past the busy timeout, then cancel is a 503 Error record with Retry-After, and works once the lock is gone', async (t) => {
-    const backend = testBackends().find((b) => b.name === 'sqlite');
+    const backend = httpBackends().find((b) => b.name === 'sqlite');
     assert.ok(backend);
     const { app, services, tenant, database } = await createTestApp(t, backend);
     assert.equal(database.kind, 'sqlite');

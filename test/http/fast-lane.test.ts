@@ -8,7 +8,7 @@ import { openStorage } from '../../src/storage/open-storage.js';
 import type { Storage } from '../../src/storage/storage.js';
 import { buildTestStoreApp } from '../support/app.js';
 import { listenLocal, openSocket, parseResponse } from '../support/raw-http.js';
-import { testBackends } from '../support/storage.js';
+import { httpBackends } from '../support/storage.js';
 import { capturingLogger } from '../support/logs.js';
 import { testConfig, testServices } from '../support/container.js';
 
@@ -121,7 +121,7 @@ const headerValue = (exchange: Exchange, name: string) => exchange.headers.find(
 
 const NO_RATE_LIMIT: Limits = TEST_LIMITS;
 
-for (const backend of testBackends()) {
+for (const backend of httpBackends()) {
   describe(`v1 listing fast lane (${backend.name})`, () => {
     async function setup(t: TestContext, limits: Limits = NO_RATE_LIMIT) {
       const { config, storage } = await backend.freshDatabase(t);

@@ -6,7 +6,7 @@ import { routeTable } from '../../src/http/route-table.js';
 import { createTestApp, errorBody } from '../support/app.js';
 import { createTestQuickstartApp } from '../support/quickstart.js';
 import { listenLocal, sendRaw, type RawResponse } from '../support/raw-http.js';
-import { testBackends } from '../support/storage.js';
+import { httpBackends } from '../support/storage.js';
 import { testConfig } from '../support/container.js';
 
 /** The documented limits, as a process started without limit variables has them. */
@@ -19,7 +19,7 @@ const TEST_LIMITS = testConfig().limits;
  * process still serving afterwards.
  */
 
-const backend = testBackends()[0];
+const backend = httpBackends()[0];
 assert.ok(backend);
 // This suite saturates its own event loop on purpose (2 MiB bodies, 100 000-deep JSON), which
 // load shedding would rightly answer with 503; shedding and rate limits have their own tests.

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createTestApp } from '../support/app.js';
-import { testBackends } from '../support/storage.js';
+import { httpBackends } from '../support/storage.js';
 
-for (const backend of testBackends()) {
+for (const backend of httpBackends()) {
   describe(`logging (${backend.name})`, () => {
     test('when a key travels in the header, query, path or body, then no log line contains it, yet requests are logged', async (t) => {
       const { app, services, tenant, logs } = await createTestApp(t, backend);

@@ -4,7 +4,7 @@ import { generateApiKey } from '../../src/api-keys/api-key-format.js';
 import type { Limits } from '../../src/config/limits.js';
 import { createRateLimiter } from '../../src/http/rate-limit.js';
 import { createTestApp, errorBody } from '../support/app.js';
-import { testBackends } from '../support/storage.js';
+import { httpBackends } from '../support/storage.js';
 import { testConfig } from '../support/container.js';
 
 /** The documented limits, as a process started without limit variables has them. */
@@ -39,7 +39,7 @@ describe('fixed-window rate limiter', () => {
   });
 });
 
-for (const backend of testBackends()) {
+for (const backend of httpBackends()) {
   describe(`rate limits over HTTP (${backend.name})`, () => {
     test('when a key exceeds its quota, then 429 rate_limited with Retry-After, and every answer carries RateLimit headers', async (t) => {
       const { app, tenant } = await createTestApp(t, backend, { limits: limitOf(3) });

@@ -7,7 +7,7 @@ import { createTestApp } from '../support/app.js';
 import { testConfig } from '../support/container.js';
 import { createTestQuickstartApp } from '../support/quickstart.js';
 import { listenLocal, parseResponse, sendRaw, type RawResponse } from '../support/raw-http.js';
-import { testBackends } from '../support/storage.js';
+import { httpBackends } from '../support/storage.js';
 
 /*
  * How requests are framed on the wire (issue 19 #4, #6, #7), through real
@@ -18,7 +18,7 @@ import { testBackends } from '../support/storage.js';
 const TEST_LIMITS = testConfig().limits;
 const NO_RATE_LIMIT = { ...TEST_LIMITS, rateLimit: { requests: 0, windowSeconds: 60 } };
 
-const backend = testBackends()[0];
+const backend = httpBackends()[0];
 assert.ok(backend);
 
 /** Every response on a connection, in the order received (the server closes it). */

@@ -8,7 +8,7 @@ import type { Clock } from '../../src/shared/clock.js';
 import { openStorage } from '../../src/storage/open-storage.js';
 import type { Storage } from '../../src/storage/storage.js';
 import { createTenant, eventually, manualClock, startReceiver } from '../support/quickstart.js';
-import { testBackends } from '../support/storage.js';
+import { storageBackends } from '../support/storage.js';
 import { capturingLogger } from '../support/logs.js';
 import { testServices } from '../support/container.js';
 import { testOutages } from '../support/app.js';
@@ -41,7 +41,7 @@ describe('retryDelayMs', () => {
   });
 });
 
-for (const backend of testBackends()) {
+for (const backend of storageBackends()) {
   describe(`messages dispatcher (${backend.name})`, () => {
     test('when there is no webhook, then a queued message is recorded as sent', async (t) => {
       const { storage } = await backend.freshDatabase(t);
@@ -191,7 +191,7 @@ for (const backend of testBackends()) {
   });
 }
 
-for (const backend of testBackends()) {
+for (const backend of storageBackends()) {
   test(`when ten connections claim concurrently, then each of 100 due messages is claimed exactly once (${backend.name})`, async (t) => {
     const { config, storage } = await backend.freshDatabase(t);
     const services = testServices(storage);

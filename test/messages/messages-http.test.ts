@@ -8,7 +8,7 @@ import { createLogger } from '../../src/http/logging.js';
 import { createRateLimiter } from '../../src/http/rate-limit.js';
 import { buildTestStoreApp, createTestApp, errorBody } from '../support/app.js';
 import { createTestQuickstartApp } from '../support/quickstart.js';
-import { testBackends } from '../support/storage.js';
+import { httpBackends } from '../support/storage.js';
 import { testConfig } from '../support/container.js';
 
 /** The documented limits, as a process started without limit variables has them. */
@@ -20,7 +20,7 @@ const limitOf = (requests: number, windowSeconds = 60): Limits => ({ ...TEST_LIM
 /** For tests that send more requests on one key than the default quota allows; rate limits have their own tests. */
 const NO_RATE_LIMIT = limitOf(0);
 
-for (const backend of testBackends()) {
+for (const backend of httpBackends()) {
   describe(`quickstart POST /messages and GET /messages/{id} (${backend.name})`, () => {
     test('when a valid message is posted, then 202 with Location and the queued record, stored before the answer', async (t) => {
       const { app, storage, tenant } = await createTestQuickstartApp(t, backend);

@@ -4,7 +4,7 @@ import { openStorage } from '../../src/storage/open-storage.js';
 import type { Storage } from '../../src/storage/storage.js';
 import { errorBody } from '../support/app.js';
 import { createTestQuickstartApp, manualClock } from '../support/quickstart.js';
-import { testBackends } from '../support/storage.js';
+import { storageBackends } from '../support/storage.js';
 
 const JSON_TYPE = { 'content-type': 'application/json' };
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -14,7 +14,7 @@ async function allQueued(storage: Storage) {
   return storage.messages.claimDue({ claimant: 'probe', now: '9999-12-31T00:00:00.000Z', claimedUntil: '9999-12-31T00:00:00.000Z', limit: 1000 });
 }
 
-for (const backend of testBackends()) {
+for (const backend of storageBackends()) {
   describe(`Idempotency-Key on POST /messages (${backend.name})`, () => {
     test('when the same key and body are sent again, then the first response is replayed and one message exists', async (t) => {
       const { app, storage, tenant } = await createTestQuickstartApp(t, backend);

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { startServer } from '../support/process.js';
-import { testBackends } from '../support/storage.js';
+import { httpBackends } from '../support/storage.js';
 import { databaseUrlOf, scrape, total } from './scrape.js';
 
 describe('metrics of serve --workers', () => {
   test('when two workers share the load, then one scrape of the primary returns both workers\' requests, aggregated', async (t) => {
-    const [backend] = testBackends();
+    const [backend] = httpBackends();
     assert.ok(backend);
     const { config } = await backend.freshDatabase(t);
     const server = await startServer(t, { DATABASE_URL: databaseUrlOf(config), QUICKSTART_PORT: 'off' }, ['--workers', '2']);

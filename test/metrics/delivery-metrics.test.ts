@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createTenant, eventually } from '../support/quickstart.js';
 import { startServer } from '../support/process.js';
-import { testBackends } from '../support/storage.js';
+import { httpBackends } from '../support/storage.js';
 import { testConfig, testServices } from '../support/container.js';
 import { startHookReceiver } from '../webhooks/support.js';
 import { databaseUrlOf, scrape, total, type Sample } from './scrape.js';
@@ -16,7 +16,7 @@ const WEBHOOKS_ENV = {
   WEBHOOK_TIMEOUT_MS: '4000',
 };
 
-for (const backend of testBackends()) {
+for (const backend of httpBackends()) {
   describe(`delivery metrics (${backend.name})`, () => {
     test('when webhooks and messages are delivered to loopback receivers that accept, refuse and fail, then the scrape counts each outcome by kind, observes the lag of each attempt and shows how long a delivery has waited for a busy engine', async (t) => {
       const { config, storage } = await backend.freshDatabase(t);

@@ -3,13 +3,13 @@ import { describe, test } from 'node:test';
 import { createTenant, eventually } from '../support/quickstart.js';
 import { startServer } from '../support/process.js';
 import { sendRaw } from '../support/raw-http.js';
-import { testBackends } from '../support/storage.js';
+import { httpBackends } from '../support/storage.js';
 import { testServices } from '../support/container.js';
 import { databaseUrlOf, scrape, total } from './scrape.js';
 
 const DURATION = 'http_server_request_duration_seconds_count';
 
-for (const backend of testBackends()) {
+for (const backend of httpBackends()) {
   describe(`the metrics listener of store-orders serve (${backend.name})`, () => {
     test('when requests reach both hosts, the fast lane and the parser, then one scrape of the metrics listener counts each by route, method, status and host', async (t) => {
       const { config, storage } = await backend.freshDatabase(t);
@@ -56,7 +56,7 @@ for (const backend of testBackends()) {
 
 describe('the HTTP metrics series', () => {
   test('when 10,000 requests go to distinct unknown paths with unknown methods, then no series is added', async (t) => {
-    const [backend] = testBackends();
+    const [backend] = httpBackends();
     assert.ok(backend);
     const { config } = await backend.freshDatabase(t);
     const server = await startServer(t, { DATABASE_URL: databaseUrlOf(config), QUICKSTART_PORT: 'off', RATE_LIMIT_REQUESTS: '1000000000' });
@@ -79,7 +79,7 @@ describe('the HTTP metrics series', () => {
 
 describe('refusals', () => {
   test('when a client exceeds its rate limit and the server sheds load, then store_http_refusals_total counts each by reason', async (t) => {
-    const [backend] = testBackends();
+    const [backend] = httpBackends();
     assert.ok(backend);
     const { config } = await backend.freshDatabase(t);
     const limited = await startServer(t, { DATABASE_URL: databaseUrlOf(config), QUICKSTART_PORT: 'off', RATE_LIMIT_REQUESTS: '2' });

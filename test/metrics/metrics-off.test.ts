@@ -10,7 +10,7 @@ import { describe, test } from 'node:test';
 import { createContainer, createMetricsRegistry } from '../../src/composition.js';
 import { createHttpMetrics, UNCOUNTED_HTTP_METRICS } from '../../src/http/http-metrics.js';
 import { UNCOUNTED_SERVICE_METRICS } from '../../src/service-metrics.js';
-import { testBackends } from '../support/storage.js';
+import { httpBackends } from '../support/storage.js';
 import { testConfig } from '../support/container.js';
 import { databaseUrlOf } from './scrape.js';
 
@@ -32,7 +32,7 @@ describe('metrics off', () => {
   });
 
   test('when a container has no registry (METRICS_PORT=off, the CLI), then its collaborators are handed over unwrapped', async (t) => {
-    const backend = testBackends()[0];
+    const backend = httpBackends()[0];
     assert.ok(backend);
     const { config } = await backend.freshDatabase(t);
     const container = createContainer(testConfig({ DATABASE_URL: databaseUrlOf(config), METRICS_PORT: 'off' }), { registry: null });

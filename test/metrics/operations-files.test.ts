@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { ROOT, startServer } from '../support/process.js';
-import { testBackends } from '../support/storage.js';
+import { storageBackends } from '../support/storage.js';
 import { createTenant } from '../support/quickstart.js';
 import { testServices } from '../support/container.js';
 import { databaseUrlOf, scrape } from './scrape.js';
@@ -37,7 +37,7 @@ describe('docs/operations: alerting rules and dashboard', () => {
   });
 
   test('when a server runs on PostgreSQL, then every metric the rules and the dashboard use is in its scrape', async (t) => {
-    const backend = testBackends().find((b) => b.name !== 'sqlite');
+    const backend = storageBackends().find((b) => b.name !== 'sqlite');
     assert.ok(backend, 'the test launcher provides PostgreSQL');
     const { config, storage } = await backend.freshDatabase(t);
     const { auth } = await createTenant(testServices(storage), 'Dashboard');

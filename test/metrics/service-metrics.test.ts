@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createTenant, eventually } from '../support/quickstart.js';
 import { startServer } from '../support/process.js';
-import { testBackends } from '../support/storage.js';
+import { httpBackends } from '../support/storage.js';
 import { testServices } from '../support/container.js';
 import { databaseUrlOf, scrape, total } from './scrape.js';
 
-for (const backend of testBackends()) {
+for (const backend of httpBackends()) {
   describe(`the service's own metrics (${backend.name})`, () => {
     test('when orders are cancelled, keys looked up and messages delivered, then the scrape counts cancels by result, group commits, key lookups, deliveries (and the pool on PostgreSQL)', async (t) => {
       const { config, storage } = await backend.freshDatabase(t);

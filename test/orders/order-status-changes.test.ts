@@ -4,7 +4,7 @@ import { AppError } from '../../src/errors/errors.js';
 import { createBatcher } from '../../src/shared/batcher.js';
 import type { OrdersRepository } from '../../src/orders/orders-repository.js';
 import { openStorage } from '../../src/storage/open-storage.js';
-import { testBackends } from '../support/storage.js';
+import { storageBackends } from '../support/storage.js';
 import { testServices } from '../support/container.js';
 
 type Outcome = 'cancelled' | 'order_not_found' | 'order_already_shipped';
@@ -104,7 +104,7 @@ describe('group commit', () => {
   });
 });
 
-for (const backend of testBackends()) {
+for (const backend of storageBackends()) {
   describe(`durable cancels under concurrency (${backend.name})`, () => {
     test('when 64 cancels of 16 orders race, then each pending order is cancelled exactly once, in fewer commits than cancels', async (t) => {
       const { storage } = await backend.freshDatabase(t);

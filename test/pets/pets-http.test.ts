@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { createTestApp, errorBody } from '../support/app.js';
-import { testBackends } from '../support/storage.js';
+import { httpBackends } from '../support/storage.js';
 
 const lifecycle = { deprecatedAt: new Date('2026-07-01T00:00:00Z'), sunsetAt: new Date('2027-07-01T00:00:00Z') };
 const DEPRECATION = '@1782864000';
@@ -24,7 +24,7 @@ function assertDeprecationHeaders(headers: Record<string, unknown>): void {
   );
 }
 
-for (const backend of testBackends()) {
+for (const backend of httpBackends()) {
   describe(`GET /v1/pets/{petId} (deprecated) on ${backend.name}`, () => {
     test('when the account owns the pet, then 200 with the Pet record and the deprecation headers', async (t) => {
       const clock = manualClock('2026-11-22T00:00:00Z');

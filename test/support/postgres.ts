@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { startEmbeddedPostgres, type EmbeddedServer } from './embedded-postgres.js';
+import { adminQuery, postgresTemplate, withDatabase } from './templates.js';
 
 let ownServer: Promise<EmbeddedServer> | undefined;
 
@@ -20,38 +20,27 @@ export async function testServerUrl(): Promise<string> {
   return (await ownServer).url;
 }
 
-function withDatabase(url: string, database: string): string {
-  const parsed = new URL(url);
-  parsed.pathname = `/${database}`;
-  return parsed.toString();
-}
-
-async function admin<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
-
 export interface TestDatabase {
   url: string;
   /** Drops the database, closing any connection still open to it. */
   drop(): Promise<void>;
 }
 
-/** Creates an empty database on the test server; the caller drops it (usually in t.after). */
-export async function createTestDatabase(): Promise<TestDatabase> {
+/**
+ * Creates a database on the test server, empty or (`migrated`) a copy of
+ * the run's migrated template (test/support/templates.ts); the caller drops
+ * it (usually in t.after).
+ */
+export async function createTestDatabase({ migrated = false }: { migrated?: boolean } = {}): Promise<TestDatabase> {
   const serverUrl = await testServerUrl();
   const name = `test_${randomBytes(8).toString('hex')}`;
-  await admin(serverUrl, (client) => client.query(`CREATE DATABASE ${name}`));
+  const template = migrated ? ` TEMPLATE ${await postgresTemplate(serverUrl)}` : '';
+  await adminQuery(serverUrl, `CREATE DATABASE ${name}${template}`);
   return {
     url: withDatabase(serverUrl, name),
     drop: async () => {
       // FORCE: a server process the test killed may have left connections behind.
-      await admin(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+      await adminQuery(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     },
   };
 }

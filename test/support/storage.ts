@@ -6,13 +6,15 @@ import type { DatabaseConfig } from '../../src/config/config.js';
 import { openStorage } from '../../src/storage/open-storage.js';
 import type { Storage } from '../../src/storage/storage.js';
 import { createTestDatabase, type TestDatabase } from './postgres.js';
+import { copySqliteTemplate } from './templates.js';
 
 /** A backend the storage and HTTP suites run against. */
 export interface TestBackend {
   /** The database kind, or how it is reached (`postgres-pgbouncer`). */
   name: string;
   /**
-   * A fresh, empty database, removed when the test ends; migrated unless
+   * A fresh database, removed when the test ends: a copy of the run's
+   * migrated template (test/support/templates.ts), or empty with
    * `migrate: false`.
    */
   freshDatabase(t: TestContext, options?: { migrate?: boolean }): Promise<{ config: DatabaseConfig; storage: Storage }>;
@@ -23,12 +25,12 @@ export const sqliteBackend: TestBackend = {
   async freshDatabase(t, { migrate = true } = {}) {
     const dir = mkdtempSync(path.join(tmpdir(), 'store-orders-test-'));
     const config: DatabaseConfig = { kind: 'sqlite', path: path.join(dir, 'store.db') };
+    if (migrate) await copySqliteTemplate(config.path);
     const storage = openStorage(config);
     t.after(async () => {
       await storage.close();
       rmSync(dir, { recursive: true, force: true });
     });
-    if (migrate) await storage.migrate();
     return { config, storage };
   },
 };
@@ -41,14 +43,13 @@ function postgresBackendVia(name: string, reach: (database: TestDatabase) => str
   return {
     name,
     async freshDatabase(t, { migrate = true } = {}) {
-      const database = await createTestDatabase();
+      const database = await createTestDatabase({ migrated: migrate });
       const config: DatabaseConfig = { kind: 'postgres', url: reach(database), poolSize: 5 };
       const storage = openStorage(config);
       t.after(async () => {
         await storage.close();
         await database.drop();
       });
-      if (migrate) await storage.migrate();
       return { config, storage };
     },
   };
@@ -72,16 +73,36 @@ function pgbouncerBackend(pgbouncerUrl: string): TestBackend {
 }
 
 /**
- * Every backend the suites run on. When the launcher started a PgBouncer
- * (TEST_PGBOUNCER_URL), the PostgreSQL runs go through it in transaction
- * pooling mode, the way DEPLOYMENT.md recommends running in production, so
- * every HTTP suite proves it needs no session state. `postgresDirect` adds
- * PostgreSQL reached directly as well: the storage contract suite runs on
- * both, so what the pooler hides cannot hide a bug either.
+ * The backends of the suites whose behaviour lives in storage: the storage
+ * contract suite (test/contract/storage/) and the few engines whose rules
+ * are enforced by the database (the group commit, claims of the delivery
+ * engines, idempotency races, migrations, retention). When the launcher
+ * started a PgBouncer (TEST_PGBOUNCER_URL), the PostgreSQL runs go through
+ * it in transaction pooling mode, the way DEPLOYMENT.md recommends running
+ * in production, so they prove no session state is needed. `postgresDirect`
+ * adds PostgreSQL reached directly as well: the contract suite runs on both,
+ * so what the pooler hides cannot hide a bug either.
  */
-export function testBackends({ postgresDirect = false }: { postgresDirect?: boolean } = {}): TestBackend[] {
+export function storageBackends({ postgresDirect = false }: { postgresDirect?: boolean } = {}): TestBackend[] {
   const pgbouncerUrl = process.env.TEST_PGBOUNCER_URL;
   if (pgbouncerUrl === undefined || pgbouncerUrl === '') return [sqliteBackend, postgresBackend];
   const pooled = pgbouncerBackend(pgbouncerUrl);
   return postgresDirect ? [sqliteBackend, postgresBackend, pooled] : [sqliteBackend, pooled];
+}
+
+/**
+ * The one backend of the suites above storage (HTTP, hosts, services that
+ * only call repositories): SQLite, the embedded default. What those layers
+ * do is the same whatever the database, and the storage contract suite
+ * already holds both adapters to one behaviour, so running every HTTP test
+ * again on PostgreSQL tested the same code twice. TEST_HTTP_BACKEND=postgres
+ * runs them on PostgreSQL instead (through PgBouncer when the launcher
+ * started one), to look for a difference the contract suite missed.
+ */
+export function httpBackends(): TestBackend[] {
+  const chosen = process.env.TEST_HTTP_BACKEND;
+  if (chosen === undefined || chosen === '' || chosen === 'sqlite') return [sqliteBackend];
+  if (chosen !== 'postgres') throw new Error(`TEST_HTTP_BACKEND must be sqlite or postgres, got ${chosen}`);
+  const pgbouncerUrl = process.env.TEST_PGBOUNCER_URL;
+  return [pgbouncerUrl === undefined || pgbouncerUrl === '' ? postgresBackend : pgbouncerBackend(pgbouncerUrl)];
 }

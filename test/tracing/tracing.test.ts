@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, test, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startServer, waitFor } from '../support/process.js';
-import { testBackends } from '../support/storage.js';
+import { httpBackends } from '../support/storage.js';
 import { createTenant, startReceiver as startWebhook } from '../support/quickstart.js';
 import { testServices } from '../support/container.js';
 import { databaseUrlOf } from '../metrics/scrape.js';
@@ -79,7 +79,7 @@ function descends(span: OtlpSpan, ancestor: OtlpSpan, all: readonly OtlpSpan[]):
 const hex = (bytes: number) => Array.from({ length: bytes }, () => Math.floor(Math.random() * 256).toString(16).padStart(2, '0')).join('');
 
 describe('tracing (OpenTelemetry)', () => {
-  for (const backend of testBackends()) {
+  for (const backend of httpBackends()) {
     test(`when a cancel arrives with a traceparent (${backend.name}), then its server span, group commit and database spans form one trace, and its log lines carry the trace id`, async (t) => {
       const receiver = await startReceiver(t);
       const { config, storage } = await backend.freshDatabase(t);
@@ -150,7 +150,7 @@ describe('tracing (OpenTelemetry)', () => {
   test('when a message is delivered to its webhook, then the request carries the traceparent of its delivery span', async (t) => {
     const receiver = await startReceiver(t);
     const webhook = await startWebhook(t, () => 200);
-    const backend = testBackends()[0];
+    const backend = httpBackends()[0];
     assert.ok(backend);
     const { config, storage } = await backend.freshDatabase(t);
     const { auth } = await createTenant(testServices(storage), 'Messages');
@@ -176,7 +176,7 @@ describe('tracing (OpenTelemetry)', () => {
   test('when an order change is delivered to a webhook endpoint, then the request carries the traceparent of its delivery span', async (t) => {
     const receiver = await startReceiver(t);
     const webhook = await startWebhook(t, () => 200);
-    const backend = testBackends()[0];
+    const backend = httpBackends()[0];
     assert.ok(backend);
     const { config, storage } = await backend.freshDatabase(t);
     const services = testServices(storage);
@@ -205,7 +205,7 @@ describe('tracing (OpenTelemetry)', () => {
   });
 
   test('when no OTEL variable is set, then log lines carry no trace id', async (t) => {
-    const backend = testBackends()[0];
+    const backend = httpBackends()[0];
     assert.ok(backend);
     const { config, storage } = await backend.freshDatabase(t);
     const { auth } = await createTenant(testServices(storage), 'Untraced');

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Database } from '../../src/storage/sqlite/sqlite-driver.js';
-import { testBackends, sqliteBackend } from '../support/storage.js';
+import { httpBackends, sqliteBackend } from '../support/storage.js';
 import { startHookReceiver, webhooksHarness, type WebhooksHarness } from './support.js';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
@@ -10,7 +10,7 @@ async function post(h: WebhooksHarness, auth: { authorization: string }, payload
   return h.app.inject({ method: 'POST', url: '/v2/webhook-endpoints', headers: { ...auth, ...JSON_HEADERS }, payload });
 }
 
-for (const backend of testBackends()) {
+for (const backend of httpBackends()) {
   describe(`webhook endpoints over HTTP (${backend.name})`, () => {
     test('when endpoints are created, listed, read, updated and deleted, then each answer has the documented shape and the secret is shown only at creation', async (t) => {
       const h = await webhooksHarness(t, backend);

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { openStorage } from '../../src/storage/open-storage.js';
 import { eventually, manualClock } from '../support/quickstart.js';
-import { testBackends } from '../support/storage.js';
+import { storageBackends } from '../support/storage.js';
 import { startHookReceiver, webhooksHarness, type Delivered, type WebhooksHarness } from './support.js';
 
 async function createEndpoint(h: WebhooksHarness, auth: { authorization: string }, body: Record<string, unknown>) {
@@ -21,7 +21,7 @@ async function cancel(h: WebhooksHarness, auth: { authorization: string }, order
   assert.equal(response.statusCode, 204, response.body);
 }
 
-for (const backend of testBackends()) {
+for (const backend of storageBackends()) {
   describe(`webhook delivery (${backend.name})`, () => {
     test('when an order is cancelled, then the subscribed endpoint receives the event signed by Standard Webhooks, and tampering fails verification', async (t) => {
       const h = await webhooksHarness(t, backend);

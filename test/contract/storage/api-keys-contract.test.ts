@@ -10,7 +10,7 @@ import type { NewApiKey } from '../../../src/api-keys/api-keys-repository.js';
 import { openStorage } from '../../../src/storage/open-storage.js';
 import type { Storage } from '../../../src/storage/storage.js';
 import { isoPlus, type ContractCoverage } from '../../support/storage-contract.js';
-import { testBackends } from '../../support/storage.js';
+import { storageBackends } from '../../support/storage.js';
 
 export const CONTRACT_COVERS = {
   apiKeys: ['roll', 'revoke'],
@@ -21,7 +21,7 @@ const at = (ms: number) => isoPlus(T0, ms);
 const DAY_MS = 24 * 60 * 60 * 1000;
 const hash = (n: number) => n.toString(16).padStart(64, '0');
 
-for (const backend of testBackends({ postgresDirect: true })) {
+for (const backend of storageBackends({ postgresDirect: true })) {
   describe(`api keys storage contract: ${backend.name}`, () => {
     async function setUp(t: TestContext): Promise<{ storage: Storage; other: Storage; accountId: number; newKey: (n: number) => NewApiKey }> {
       const { storage, config } = await backend.freshDatabase(t);

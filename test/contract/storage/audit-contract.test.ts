@@ -5,7 +5,7 @@ import type { NewAuditEntry } from '../../../src/audit/audit-repository.js';
 import type { DatabaseConfig } from '../../../src/config/config.js';
 import type { Storage } from '../../../src/storage/storage.js';
 import { failInserts, isoPlus, rejectsWithCode, type ContractCoverage } from '../../support/storage-contract.js';
-import { testBackends } from '../../support/storage.js';
+import { storageBackends } from '../../support/storage.js';
 
 export const CONTRACT_COVERS = {
   audit: ['append', 'listPage', 'deleteOlderThan'],
@@ -13,7 +13,7 @@ export const CONTRACT_COVERS = {
 
 const T0 = '2026-11-22T10:00:00.000Z';
 
-for (const backend of testBackends({ postgresDirect: true })) {
+for (const backend of storageBackends({ postgresDirect: true })) {
   describe(`audit storage contract: ${backend.name}`, () => {
     async function setUp(t: TestContext): Promise<{ storage: Storage; config: DatabaseConfig; a: number; b: number }> {
       const { storage, config } = await backend.freshDatabase(t);

@@ -141,7 +141,7 @@ function contractFiles(): ContractFile[] {
         if (ts.isPropertyAccessExpression(callee) && ts.isPropertyAccessExpression(callee.expression)) {
           calls.add(`${callee.expression.name.text}.${callee.name.text}`);
         }
-        if (ts.isIdentifier(callee) && callee.text === 'testBackends') runsOnEveryBackend = true;
+        if (ts.isIdentifier(callee) && callee.text === 'storageBackends') runsOnEveryBackend = true;
       }
       ts.forEachChild(node, visit);
     };
@@ -168,7 +168,7 @@ test('when a repository interface method has no contract test, then this fails n
   const files = contractFiles();
   const covered = new Set<string>();
   for (const { file, covers, calls, runsOnEveryBackend } of files) {
-    assert.ok(runsOnEveryBackend, `${file} declares CONTRACT_COVERS but does not run on testBackends()`);
+    assert.ok(runsOnEveryBackend, `${file} declares CONTRACT_COVERS but does not run on storageBackends()`);
     for (const entry of covers) {
       assert.ok(calls.has(entry), `${file} lists ${entry} in CONTRACT_COVERS but never calls it`);
       covered.add(entry);

@@ -13,7 +13,7 @@ import { orderEvent } from '../../../src/events/event-records.js';
 import type { StoredEvent } from '../../../src/events/events-repository.js';
 import type { NewOrder } from '../../../src/orders/orders-repository.js';
 import { failInserts, isoPlus, type ContractCoverage } from '../../support/storage-contract.js';
-import { testBackends } from '../../support/storage.js';
+import { storageBackends } from '../../support/storage.js';
 
 export const CONTRACT_COVERS = {
   events: ['listPage', 'findForAccount', 'pruneBefore'],
@@ -29,7 +29,7 @@ function pending(accountId: number, fields: Partial<NewOrder> = {}): NewOrder {
 
 const ALL = { filter: {}, afterPosition: 0n, limit: 500 };
 
-for (const backend of testBackends({ postgresDirect: true })) {
+for (const backend of storageBackends({ postgresDirect: true })) {
   describe(`events storage contract: ${backend.name}`, () => {
     async function setUp(t: TestContext) {
       const { storage, config } = await backend.freshDatabase(t);

@@ -12,7 +12,7 @@ import type { NewMessage } from '../../../src/messages/messages-repository.js';
 import { openStorage } from '../../../src/storage/open-storage.js';
 import type { Storage } from '../../../src/storage/storage.js';
 import { isoPlus, rejectsWithCode, type ContractCoverage } from '../../support/storage-contract.js';
-import { testBackends } from '../../support/storage.js';
+import { storageBackends } from '../../support/storage.js';
 
 export const CONTRACT_COVERS = {
   messages: ['create', 'findForAccount', 'claimDue', 'markSent', 'markAttemptFailed', 'release', 'oldestDueAt'],
@@ -32,7 +32,7 @@ function keyed(key: string, fingerprint: string, expiresAtMs: number) {
   return { idempotency: { key, fingerprint, expiresAt: at(expiresAtMs) } };
 }
 
-for (const backend of testBackends({ postgresDirect: true })) {
+for (const backend of storageBackends({ postgresDirect: true })) {
   describe(`messages storage contract: ${backend.name}`, () => {
     async function setUp(t: TestContext) {
       const { storage, config } = await backend.freshDatabase(t);

@@ -10,7 +10,7 @@ import { ImportRejectedError, type ImportBatch, type NewOrder } from '../../../s
 import { INT64_MAX } from '../../../src/shared/int64.js';
 import type { Storage } from '../../../src/storage/storage.js';
 import type { ContractCoverage } from '../../support/storage-contract.js';
-import { testBackends } from '../../support/storage.js';
+import { storageBackends } from '../../support/storage.js';
 
 export const CONTRACT_COVERS = {
   orders: ['importOrders'],
@@ -67,7 +67,7 @@ async function* numbered(source: AsyncIterable<readonly NewOrder[]> | Iterable<r
   }
 }
 
-for (const backend of testBackends({ postgresDirect: true })) {
+for (const backend of storageBackends({ postgresDirect: true })) {
   describe(`orders import storage contract: ${backend.name}`, () => {
     async function setUp(t: TestContext): Promise<{ storage: Storage; accountId: number; otherId: number }> {
       const { storage } = await backend.freshDatabase(t);

@@ -10,7 +10,7 @@ import { INT64_MAX, INT64_MIN } from '../../../src/shared/int64.js';
 import { openStorage } from '../../../src/storage/open-storage.js';
 import type { Storage } from '../../../src/storage/storage.js';
 import type { ContractCoverage } from '../../support/storage-contract.js';
-import { testBackends } from '../../support/storage.js';
+import { storageBackends } from '../../support/storage.js';
 
 export const CONTRACT_COVERS = {
   orders: ['listPage', 'listActivePage', 'ordersVersion'],
@@ -39,7 +39,7 @@ const FIXTURE: readonly Omit<NewOrder, 'accountId' | 'createdAt'>[] = [
 /** The other account holds the same orders under these ids, so that every filter would match them too. */
 const OTHER_OFFSET = 100n;
 
-for (const backend of testBackends({ postgresDirect: true })) {
+for (const backend of storageBackends({ postgresDirect: true })) {
   describe(`orders listing storage contract: ${backend.name}`, () => {
     async function setUp(t: TestContext): Promise<{ storage: Storage; accountId: number; otherId: number }> {
       const { storage } = await backend.freshDatabase(t);

@@ -5,7 +5,7 @@ import { AppError } from '../../../src/errors/errors.js';
 import { INT64_MAX, INT64_MIN } from '../../../src/shared/int64.js';
 import type { Storage } from '../../../src/storage/storage.js';
 import type { ContractCoverage } from '../../support/storage-contract.js';
-import { testBackends } from '../../support/storage.js';
+import { storageBackends } from '../../support/storage.js';
 
 export const CONTRACT_COVERS = {
   pets: ['create', 'findForAccount'],
@@ -21,7 +21,7 @@ function rejectsWith(code: string) {
   };
 }
 
-for (const backend of testBackends({ postgresDirect: true })) {
+for (const backend of storageBackends({ postgresDirect: true })) {
   describe(`pets storage: ${backend.name}`, () => {
     async function setUp(t: TestContext): Promise<{ storage: Storage; accountId: number; otherId: number }> {
       const { storage } = await backend.freshDatabase(t);

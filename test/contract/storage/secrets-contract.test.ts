@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { openStorage } from '../../../src/storage/open-storage.js';
 import type { ContractCoverage } from '../../support/storage-contract.js';
-import { testBackends } from '../../support/storage.js';
+import { storageBackends } from '../../support/storage.js';
 
 export const CONTRACT_COVERS = {
   secrets: ['getOrCreate'],
@@ -11,7 +11,7 @@ export const CONTRACT_COVERS = {
 
 const AT = '2026-11-22T10:00:00.000Z';
 
-for (const backend of testBackends({ postgresDirect: true })) {
+for (const backend of storageBackends({ postgresDirect: true })) {
   describe(`secrets storage contract: ${backend.name}`, () => {
     describe('secrets.getOrCreate', () => {
       test('when a name has no secret yet, then the candidate is stored, and every later call returns it whatever its candidate', async (t) => {

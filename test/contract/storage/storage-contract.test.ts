@@ -14,7 +14,7 @@ import type { Storage } from '../../../src/storage/storage.js';
 import { allMigrations } from '../../support/migrations.js';
 import { runSql } from '../../support/raw-sql.js';
 import type { ContractCoverage } from '../../support/storage-contract.js';
-import { testBackends } from '../../support/storage.js';
+import { storageBackends } from '../../support/storage.js';
 
 /** Other repositories and methods have their own files beside this one (see contract-coverage.test.ts). */
 export const CONTRACT_COVERS = {
@@ -43,7 +43,7 @@ function pending(accountId: number, fields: Partial<NewOrder> = {}): NewOrder {
   return { accountId, complete: false, status: 'pending', createdAt: AT, ...fields };
 }
 
-for (const backend of testBackends({ postgresDirect: true })) {
+for (const backend of storageBackends({ postgresDirect: true })) {
   describe(`storage contract: ${backend.name}`, () => {
     async function setUp(t: TestContext): Promise<{ storage: Storage; account: Account; other: Account }> {
       const { storage } = await backend.freshDatabase(t);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
 import type { Storage } from '../../../src/storage/storage.js';
 import { isoPlus, rejectsWithCode, type ContractCoverage } from '../../support/storage-contract.js';
-import { testBackends } from '../../support/storage.js';
+import { storageBackends } from '../../support/storage.js';
 
 export const CONTRACT_COVERS = {
   users: ['create', 'findByEmail', 'findById', 'list', 'setPasswordHash', 'disable', 'createToken', 'peekToken', 'consumeToken'],
@@ -13,7 +13,7 @@ export const CONTRACT_COVERS = {
 const AT = '2026-11-22T10:00:00.000Z';
 const hashOf = (n: number) => n.toString(16).padStart(64, '0');
 
-for (const backend of testBackends({ postgresDirect: true })) {
+for (const backend of storageBackends({ postgresDirect: true })) {
   describe(`users and sessions storage: ${backend.name}`, () => {
     async function setUp(t: TestContext): Promise<{ storage: Storage; accountId: number }> {
       const { storage } = await backend.freshDatabase(t);

@@ -9,7 +9,7 @@ import { describe, test, type TestContext } from 'node:test';
 import { openStorage } from '../../../src/storage/open-storage.js';
 import type { Storage } from '../../../src/storage/storage.js';
 import { failInserts, type ContractCoverage } from '../../support/storage-contract.js';
-import { testBackends, type TestBackend } from '../../support/storage.js';
+import { storageBackends, type TestBackend } from '../../support/storage.js';
 import { startHookReceiver, webhooksHarness } from '../../webhooks/support.js';
 
 export const CONTRACT_COVERS = {
@@ -51,7 +51,7 @@ async function disabledEntries(storage: Storage, accountId: number) {
     .map(({ at, actor, target, details }) => ({ at, actor, target, details }));
 }
 
-for (const backend of testBackends({ postgresDirect: true })) {
+for (const backend of storageBackends({ postgresDirect: true })) {
   describe(`webhooks storage contract: ${backend.name}`, () => {
     test('when ten connections claim concurrently, then each of 60 due deliveries is claimed exactly once', async (t) => {
       const h = await webhooksHarness(t, backend);

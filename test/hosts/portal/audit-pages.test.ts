@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { eventually } from '../../support/quickstart.js';
 import { createTestPortal, pageText, signUp, TEST_PASSWORD } from '../../support/portal.js';
-import { testBackends } from '../../support/storage.js';
+import { httpBackends } from '../../support/storage.js';
 
-for (const backend of testBackends()) {
+for (const backend of httpBackends()) {
   describe(`portal /audit: ${backend.name}`, () => {
     test('when a user signs up, signs in (after a failure), changes the password, makes a key and signs out, then each is recorded as that user from their address, shown newest first', async (t) => {
       const portal = await createTestPortal(t, backend);

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildTestStoreApp } from '../../support/app.js';
 import { capturingLogger } from '../../support/logs.js';
 import { createTestPortal, pageText, signUp, type PortalClient, type TestPortal } from '../../support/portal.js';
-import { testBackends } from '../../support/storage.js';
+import { httpBackends } from '../../support/storage.js';
 import { testServices } from '../../support/container.js';
 import { createTestQuickstartApp } from '../../support/quickstart.js';
 import { openStorage } from '../../../src/storage/open-storage.js';
@@ -29,7 +29,7 @@ async function storeApp(t: { after: (fn: () => Promise<unknown>) => void }, port
 
 const listOrders = (app: FastifyInstance, key: string) => app.inject({ method: 'GET', url: '/v1/store/orders', headers: { authorization: `Bearer ${key}` } });
 
-for (const backend of testBackends()) {
+for (const backend of httpBackends()) {
   describe(`portal /keys: ${backend.name}`, () => {
     test('when a user creates a key, then its secret is shown once (no-store, never in a URL) and it works on the store host; the table then shows only its start', async (t) => {
       const portal = await createTestPortal(t, backend);

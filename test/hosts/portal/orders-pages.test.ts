@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createTestPortal, pageText, signUp, type TestPortal } from '../../support/portal.js';
-import { testBackends } from '../../support/storage.js';
+import { httpBackends } from '../../support/storage.js';
 
 async function accountOf(portal: TestPortal, email: string): Promise<number> {
   const user = await portal.storage.users.findByEmail(email);
@@ -12,7 +12,7 @@ async function accountOf(portal: TestPortal, email: string): Promise<number> {
 
 const orderIds = (html: string) => [...html.matchAll(/<td data-label="Order">(\d+)<\/td>/g)].map((match) => match[1] ?? '');
 
-for (const backend of testBackends()) {
+for (const backend of httpBackends()) {
   describe(`portal /orders: ${backend.name}`, () => {
     test('when a user filters by status, pet and ship dates, then only matching orders of their account are listed, with the filter form kept', async (t) => {
       const portal = await createTestPortal(t, backend);

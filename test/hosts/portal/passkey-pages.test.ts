@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createTestPortal, signUp, type PortalClient, type TestPortal } from '../../support/portal.js';
 import { parseExposition, total } from '../../metrics/scrape.js';
-import { testBackends } from '../../support/storage.js';
+import { httpBackends } from '../../support/storage.js';
 
 const FAILED = 'That passkey could not sign you in. Try again, or sign in with your email and password.';
 const b64 = (text: string) => Buffer.from(text).toString('base64url');
@@ -24,7 +24,7 @@ function fakeAnswer(challenge: string, credentialId: string) {
   return { id: credentialId, rawId: credentialId, type: 'public-key', clientExtensionResults: {}, response: { clientDataJSON: clientData, authenticatorData: b64('x'.repeat(37)), signature: b64('sig') } };
 }
 
-for (const backend of testBackends()) {
+for (const backend of httpBackends()) {
   describe(`portal passkeys: ${backend.name}`, () => {
     test('when sign-in options are asked, then the RP ID is the hostname of PORTAL_PUBLIC_URL, user verification is required and the answer is not cached', async (t) => {
       const portal = await createTestPortal(t, backend);

@@ -1,13 +1,13 @@
 /** The portal's form defences over real requests, on every backend: CSRF and Origin, headers, error pages, credentials kept apart. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { testBackends } from '../../support/storage.js';
+import { httpBackends } from '../../support/storage.js';
 import { createTestApp } from '../../support/app.js';
 import { createTestPortal, pageText, signUp, TEST_PASSWORD, TEST_PORTAL_ORIGIN } from '../../support/portal.js';
 
 const NEW_PASSWORD = 'another long passphrase';
 
-for (const backend of testBackends()) {
+for (const backend of httpBackends()) {
   describe(`portal forms: ${backend.name}`, () => {
     test('when a form is posted without its CSRF token, with a wrong one, from another origin, with Origin null or no origin at all, then 403 and nothing changes', async (t) => {
       const portal = await createTestPortal(t, backend);

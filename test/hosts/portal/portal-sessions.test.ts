@@ -2,12 +2,12 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { testBackends } from '../../support/storage.js';
+import { httpBackends } from '../../support/storage.js';
 import { createTestPortal, pageText, signUp, TEST_PASSWORD } from '../../support/portal.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
-for (const backend of testBackends()) {
+for (const backend of httpBackends()) {
   describe(`portal sessions: ${backend.name}`, () => {
     test('when a user signs up, then a session cookie of 256 random bits is set HttpOnly and SameSite=Lax, and the database holds only its SHA-256', async (t) => {
       const portal = await createTestPortal(t, backend);

@@ -2,10 +2,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parseExposition, total } from '../../metrics/scrape.js';
-import { testBackends } from '../../support/storage.js';
+import { httpBackends } from '../../support/storage.js';
 import { createTestPortal, pageText, signUp, TEST_PASSWORD } from '../../support/portal.js';
 
-for (const backend of testBackends()) {
+for (const backend of httpBackends()) {
   describe(`portal sign-up and sign-in: ${backend.name}`, () => {
     test('when someone signs up, then a user and their account (the store) exist, they land on / signed in, and the page shows the account and the API', async (t) => {
       const portal = await createTestPortal(t, backend, { env: { STAGING_BASE_URL: 'https://staging.store.example.com/v1' } });

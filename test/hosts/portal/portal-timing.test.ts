@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { testBackends } from '../../support/storage.js';
+import { httpBackends } from '../../support/storage.js';
 import { createTestPortal, signUp, type PortalClient } from '../../support/portal.js';
 
 const SAMPLES = 51;
@@ -28,7 +28,7 @@ async function timed(client: PortalClient, email: string): Promise<number> {
   return elapsed;
 }
 
-for (const backend of testBackends()) {
+for (const backend of httpBackends()) {
   describe(`portal sign-in timing: ${backend.name}`, () => {
     test('when sign-in fails for an unknown email and for a wrong password, then the median times are within 10 %', async (t) => {
       const portal = await createTestPortal(t, backend, { env: { PORTAL_THROTTLE_PER_EMAIL: '100000', PORTAL_THROTTLE_PER_ADDRESS: '100000' } });

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
 import { createTestPortal, pageText, signUp, type PortalClient, type TestPortal } from '../../support/portal.js';
-import { testBackends, type TestBackend } from '../../support/storage.js';
+import { httpBackends, type TestBackend } from '../../support/storage.js';
 
 const SECRET = /id="signing-secret"[^>]*value="([^"]+)"/;
 const ALL_TYPES = ['order.created', 'order.shipped', 'order.cancelled', 'message.sent', 'message.failed'];
@@ -25,7 +25,7 @@ async function accountOf(portal: TestPortal, email: string): Promise<number> {
   return user.accountId;
 }
 
-for (const backend of testBackends()) {
+for (const backend of httpBackends()) {
   describe(`portal /webhooks: ${backend.name}`, () => {
     test('when a user creates an endpoint, then its secret is shown once (no-store, never in a URL) and the list shows the endpoint without it', async (t) => {
       const portal = await webhooksPortal(t, backend);

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { createTenant, eventually, startReceiver } from '../../support/quickstart.js';
 import type { DatabaseConfig } from '../../../src/config/config.js';
 import { startServer } from '../../support/process.js';
-import { testBackends } from '../../support/storage.js';
+import { httpBackends } from '../../support/storage.js';
 import { testServices } from '../../support/container.js';
 
 /** The DATABASE_URL a spawned server needs to open `config`'s database. */
@@ -16,7 +16,7 @@ function databaseUrlOf(config: DatabaseConfig): string {
   }
 }
 
-for (const backend of testBackends()) {
+for (const backend of httpBackends()) {
   describe(`store-orders serve with the quickstart host (${backend.name})`, () => {
     test('when serve starts, then each host listens on its own port with only its routes, and SIGTERM stops both with exit 0', async (t) => {
       const { config, storage } = await backend.freshDatabase(t);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { AppError } from '../../../src/errors/errors.js';
-import { testBackends } from '../../support/storage.js';
+import { storageBackends } from '../../support/storage.js';
 import { testServices } from '../../support/container.js';
 
 /** The lines in groups of 7, so that groups straddle the import's batches. */
@@ -11,7 +11,7 @@ async function* linesOf(lines: readonly string[]): AsyncGenerator<string[]> {
 
 const order = (id: number) => `{"id":${id},"petId":${9007199254740993n + BigInt(id)},"quantity":1,"shipDate":"2026-12-01T10:00:00Z"}`;
 
-for (const backend of testBackends()) {
+for (const backend of storageBackends()) {
   describe(`bulk import through storage (${backend.name})`, () => {
     test('when every line is valid, then all orders are committed with exact int64 digits, with and without ids', async (t) => {
       const { storage } = await backend.freshDatabase(t);

@@ -7,7 +7,7 @@ import type { Order, OrdersRepository } from '../../../src/orders/orders-reposit
 import { stringifyJson } from '../../../src/shared/json.js';
 import { openStorage } from '../../../src/storage/open-storage.js';
 import { buildTestStoreApp } from '../../support/app.js';
-import { testBackends, type TestBackend } from '../../support/storage.js';
+import { httpBackends, type TestBackend } from '../../support/storage.js';
 import { testServices } from '../../support/container.js';
 
 /** The v1 listing as the plain serialisation writes it: the five fields, in schema order. */
@@ -45,7 +45,7 @@ async function setup(t: TestContext, backend: TestBackend, listing?: ListingOpti
   return { config, storage, services, account, secret, app, list, pageReads };
 }
 
-for (const backend of testBackends()) {
+for (const backend of httpBackends()) {
   describe(`v1 listing: cache and streaming (${backend.name})`, () => {
     test('when the listing is larger than one page, then the streamed body is byte-identical to the plain serialisation, int64 digits included', async (t) => {
       const { services, account, list, storage } = await setup(t, backend, { wholeLimit: 5, streamPage: 3 });

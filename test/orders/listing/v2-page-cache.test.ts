@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { openStorage } from '../../../src/storage/open-storage.js';
 import { createTestApp } from '../../support/app.js';
-import { testBackends } from '../../support/storage.js';
+import { storageBackends } from '../../support/storage.js';
 import { testServices } from '../../support/container.js';
 
-for (const backend of testBackends()) {
+for (const backend of storageBackends()) {
   describe(`v2 page cache (${backend.name})`, () => {
     test('when an unchanged page is asked for again, then the same bytes and Link come back; after a write by another connection, the new state', async (t) => {
       const { app, services, database, tenant } = await createTestApp(t, backend);

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createTestApp, errorBody } from '../../support/app.js';
-import { testBackends } from '../../support/storage.js';
+import { httpBackends } from '../../support/storage.js';
 
-for (const backend of testBackends()) {
+for (const backend of httpBackends()) {
   describe(`v1 orders over HTTP (${backend.name})`, () => {
     test('when the account has orders, then GET /v1/store/orders lists exactly the five documented fields, by id', async (t) => {
       const { app, services, tenant } = await createTestApp(t, backend);

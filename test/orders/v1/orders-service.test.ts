@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { AppError } from '../../../src/errors/errors.js';
 import type { Clock } from '../../../src/shared/clock.js';
-import { testBackends } from '../../support/storage.js';
+import { storageBackends } from '../../support/storage.js';
 import { testServices } from '../../support/container.js';
 import { API_KEY_SCOPES } from '../../../src/api-keys/api-key-scopes.js';
 
@@ -12,7 +12,7 @@ function rejectsWith(code: string) {
   return (error: unknown) => error instanceof AppError && error.code === code;
 }
 
-for (const backend of testBackends()) {
+for (const backend of storageBackends()) {
   describe(`orders service (${backend.name})`, () => {
     async function setup(t: Parameters<typeof backend.freshDatabase>[0]) {
       const { storage } = await backend.freshDatabase(t);

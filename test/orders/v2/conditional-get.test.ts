@@ -6,7 +6,7 @@ import { createLogger } from '../../../src/http/logging.js';
 import type { OrdersRepository } from '../../../src/orders/orders-repository.js';
 import type { Storage } from '../../../src/storage/storage.js';
 import { buildTestStoreApp, createTestApp, errorBody } from '../../support/app.js';
-import { testBackends, type TestBackend } from '../../support/storage.js';
+import { httpBackends, type TestBackend } from '../../support/storage.js';
 import { testServices } from '../../support/container.js';
 
 const LISTINGS = ['/v1/store/orders', '/v2/store/orders', '/v2/store/orders?status=pending&limit=2'];
@@ -36,7 +36,7 @@ async function countingApp(t: TestContext, backend: TestBackend) {
   return { app, services, account, auth: { authorization: `Bearer ${secret}` }, calls };
 }
 
-for (const backend of testBackends()) {
+for (const backend of httpBackends()) {
   describe(`conditional GET on the listings (${backend.name})`, () => {
     test('when a listing is fetched, then it carries a strong ETag, private no-cache and Vary: Authorization', async (t) => {
       const { app, tenant } = await createTestApp(t, backend);

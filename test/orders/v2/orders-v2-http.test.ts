@@ -4,10 +4,10 @@ import type { LightMyRequestResponse } from 'fastify';
 import { listOrdersV2Schema, getOrderV2Schema, cancelOrderV2Schema } from '../../../src/orders/v2/orders-v2-schemas.js';
 import { createTestApp, errorBody } from '../../support/app.js';
 import { walk, type Page } from '../../support/pages.js';
-import { testBackends } from '../../support/storage.js';
+import { httpBackends } from '../../support/storage.js';
 import { testConfig, testServices } from '../../support/container.js';
 
-for (const backend of testBackends()) {
+for (const backend of httpBackends()) {
   describe(`v2 orders listing over HTTP (${backend.name})`, () => {
     test('when listing without parameters, then every order in any status is returned by id with its status', async (t) => {
       const { app, services, tenant } = await createTestApp(t, backend);

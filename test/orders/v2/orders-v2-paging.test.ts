@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import type { OrderStatus } from '../../../src/orders/orders-repository.js';
 import { createTestApp } from '../../support/app.js';
 import { exactIds, walk } from '../../support/pages.js';
-import { testBackends } from '../../support/storage.js';
+import { httpBackends } from '../../support/storage.js';
 
 /** A few values of each field, so that random filters often match something. */
 const PET_IDS = [1n, 2n, 9007199254740993n, 9223372036854775807n, -5n] as const;
@@ -72,7 +72,7 @@ function queryString(query: Query): string {
   return params.toString();
 }
 
-for (const backend of testBackends()) {
+for (const backend of httpBackends()) {
   describe(`v2 paging property (${backend.name})`, () => {
     test('when walking every page of random filters over random orders, then exactly the in-memory filter result comes back, in id order', async (t) => {
       const { app, services, tenant } = await createTestApp(t, backend);

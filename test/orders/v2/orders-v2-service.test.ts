@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { AppError } from '../../../src/errors/errors.js';
-import { testBackends } from '../../support/storage.js';
+import { httpBackends } from '../../support/storage.js';
 import { testServices } from '../../support/container.js';
 
-for (const backend of testBackends()) {
+for (const backend of httpBackends()) {
   describe(`orders v2 storage and service (${backend.name})`, () => {
     test('when the service is given a limit outside 1..500, then validation_failed naming limit', async (t) => {
       const { storage } = await backend.freshDatabase(t);

@@ -12,7 +12,7 @@ import { UnavailableError } from '../../../src/errors/errors.js';
 import { sqlState } from '../../../src/storage/postgres/postgres-errors.js';
 import { createPostgresPool } from '../../../src/storage/postgres/postgres-pool.js';
 import { openPostgresStorage } from '../../../src/storage/postgres/postgres-storage.js';
-import { testBackends, type TestBackend } from '../../support/storage.js';
+import { storageBackends, type TestBackend } from '../../support/storage.js';
 
 const TIMEOUT_MS = 200;
 
@@ -31,7 +31,7 @@ async function migratedWithSmallTimeout(t: TestContext, backend: TestBackend): P
   return { url: config.url, pool };
 }
 
-for (const backend of testBackends({ postgresDirect: true }).filter((b) => b.name !== 'sqlite')) {
+for (const backend of storageBackends({ postgresDirect: true }).filter((b) => b.name !== 'sqlite')) {
   describe(`statement timeout (${backend.name})`, () => {
     test('when a single statement or a transaction runs past the configured timeout, then the server cancels it', async (t) => {
       const { pool } = await migratedWithSmallTimeout(t, backend);

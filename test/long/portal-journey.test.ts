@@ -6,12 +6,12 @@
  * on every page on the way.
  */
 import assert from 'node:assert/strict';
-import { API_KEY_SCOPES } from '../../../src/api-keys/api-key-scopes.js';
+import { API_KEY_SCOPES } from '../../src/api-keys/api-key-scopes.js';
 import { describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { addVirtualAuthenticator, assertAccessible, browserSkip, startBrowserPortal } from '../../support/browser.js';
-import { TEST_PASSWORD } from '../../support/portal.js';
-import { testBackends } from '../../support/storage.js';
+import { addVirtualAuthenticator, assertAccessible, browserSkip, startBrowserPortal } from '../support/browser.js';
+import { TEST_PASSWORD } from '../support/portal.js';
+import { storageBackends } from '../support/storage.js';
 
 async function listOrders(storeUrl: string, key: string): Promise<{ status: number; ids: string[] }> {
   const response = await fetch(`${storeUrl}/v1/store/orders`, { headers: { authorization: `Bearer ${key}` } });
@@ -64,7 +64,7 @@ async function registerPasskey(page: Page, portalUrl: string): Promise<void> {
   await page.waitForURL(`${portalUrl}/settings?passkey=added`);
 }
 
-for (const backend of testBackends()) {
+for (const backend of storageBackends()) {
   describe(`portal journey in a browser: ${backend.name}`, { skip: browserSkip }, () => {
     test('when a new user goes from sign-up to API calls, order changes, key roll and revoke, and back in with a password and a passkey, then every step works and every page passes axe', async (t) => {
       const { portal, origin: portalUrl, apiOrigin: storeUrl, browser } = await startBrowserPortal(t, backend);
