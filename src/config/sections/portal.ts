@@ -1,0 +1,34 @@
+import { Type } from 'typebox';
+import { parsePortalUrl } from '../config-formats.js';
+
+/* Configuration sections (config-schema.ts reads and documents them all): the self-service portal. */
+
+export const portal = Type.Object(
+  {
+    PORTAL_PORT: Type.Union([Type.Integer({ minimum: 0, maximum: 65535 }), Type.Literal('off')], {
+      default: 3002,
+      description: 'The self-service portal\'s port (docs/portal.md), on the same `HOST` (`0` picks a free one); `off` disables the portal',
+    }),
+    PORTAL_PUBLIC_URL: Type.Optional(
+      Type.Refine(
+        Type.String({
+          description:
+            'Where browsers reach the portal (absolute http(s), no path, query or fragment): links, the Origin check and cookies use it; `https` makes the session cookie `Secure` and `__Host-` prefixed. ' +
+            'Unset: `http://localhost:<port>` when `HOST` is a loopback address, else `http://<HOST>:<port>`',
+        }),
+        (url) => parsePortalUrl(url) !== undefined,
+        () => 'PORTAL_PUBLIC_URL must be an absolute http(s) URL without path, query or fragment, e.g. https://portal.store.example.com',
+      ),
+    ),
+    PORTAL_SIGNUP: Type.Enum(['open', 'closed'], {
+      default: 'open',
+      description: '`open`: anyone may create an account at `/sign-up`; `closed`: only with a link from `store-orders users invite`',
+    }),
+    PORTAL_SESSION_IDLE_MINUTES: Type.Integer({ minimum: 1, maximum: 1440, default: 30, description: 'A portal session unused this long ends' }),
+    PORTAL_SESSION_ABSOLUTE_HOURS: Type.Integer({ minimum: 1, maximum: 720, default: 12, description: 'A portal session ends this long after sign-in, however active' }),
+    PORTAL_THROTTLE_PER_EMAIL: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 5, description: 'Failed sign-ins one email may take per throttle window, per process' }),
+    PORTAL_THROTTLE_PER_ADDRESS: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 30, description: 'Failed sign-ins, sign-ups and password resets one client address may make per throttle window, per process' }),
+    PORTAL_THROTTLE_WINDOW_MINUTES: Type.Integer({ minimum: 1, maximum: 1440, default: 15, description: 'The sign-in throttle\'s window' }),
+  },
+  { title: 'Portal' },
+);
