@@ -17,6 +17,7 @@ const zone = (from, message) => ({ target: './src', from, message });
 const domainMayNotImport = [
   ...['./src/http', './src/openapi'].map((from) => zone(from, 'Domain code never speaks HTTP: return domain data and throw domain errors; the HTTP layer turns them into responses.')),
   ...ADAPTERS.map((from) => zone(from, 'Domain code depends on repository interfaces, never on a storage adapter: the composition root wires adapters.')),
+  zone('./src/observability', 'Domain code is measured from outside: the composition root wraps its collaborators (observability/service-metrics.ts, service-tracing.ts).'),
   ...ENTRY_POINTS.map((from) => zone(from, 'Only entry points import the composition root, hosts and the CLI.')),
 ];
 /** Files of a capability folder that belong to the HTTP edge rather than to the domain. */
@@ -68,7 +69,7 @@ export default tseslint.config(
     rules: {
       'import-x/no-restricted-paths': [
         'error',
-        { zones: [...['./src/http', './src/openapi'].map((from) => zone(from, 'Storage never speaks HTTP: throw domain errors.')), ...ENTRY_POINTS.map((from) => zone(from, 'Only entry points import the composition root, hosts and the CLI.'))] },
+        { zones: [...['./src/http', './src/openapi', './src/observability'].map((from) => zone(from, 'Storage never speaks HTTP nor measures itself: throw domain errors; the composition root wraps storage in metrics and spans.')), ...ENTRY_POINTS.map((from) => zone(from, 'Only entry points import the composition root, hosts and the CLI.'))] },
       ],
     },
   },

@@ -18,7 +18,7 @@ import { loadConfig } from '../src/config/config.js';
 import { systemClock } from '../src/shared/clock.js';
 import { openStorage } from '../src/storage/open-storage.js';
 import { Registry } from 'prom-client';
-import { createServiceMetrics } from '../src/service-metrics.js';
+import { createServiceMetrics } from '../src/observability/service-metrics.js';
 
 const PREFIX_AND_BODY = 'so_prod_'.length + 30;
 const VISIBLE_START = 'so_prod_'.length + 4;

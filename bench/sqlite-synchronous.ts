@@ -14,7 +14,7 @@ import { loadConfig, type SqliteSynchronous } from '../src/config/config.js';
 import { systemClock } from '../src/shared/clock.js';
 import { openStorage } from '../src/storage/open-storage.js';
 import { Registry } from 'prom-client';
-import { createServiceMetrics } from '../src/service-metrics.js';
+import { createServiceMetrics } from '../src/observability/service-metrics.js';
 
 const baseDir = process.argv[2] ?? tmpdir();
 const count = Number(process.argv[3] ?? '2000');

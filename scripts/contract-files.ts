@@ -16,10 +16,11 @@ import { systemClock } from '../src/shared/clock.js';
 import { openStorage } from '../src/storage/open-storage.js';
 import type { Storage } from '../src/storage/storage.js';
 import type { FastifyInstance } from 'fastify';
-import { createMetricsRegistry } from '../src/composition.js';
-import { createHttpMetrics, type HttpMetrics } from '../src/http/http-metrics.js';
+import { UNCOUNTED_LISTING_CACHE } from '../src/orders/listing/listing-metrics.js';
+import { createMetricsRegistry } from '../src/observability/metrics-registry.js';
+import { createHttpMetrics, type HttpMetrics } from '../src/observability/http-metrics.js';
 import { Registry } from 'prom-client';
-import { createServiceMetrics } from '../src/service-metrics.js';
+import { createServiceMetrics } from '../src/observability/service-metrics.js';
 
 /** Paths (from the repository root) of the generated, committed contract files. */
 export const OPENAPI_FILE = 'openapi/openapi.json';
@@ -70,7 +71,7 @@ export function generateStoreOpenApiJson(): Promise<{ v1: string; v2: string }> 
     (services, storage, config) => {
       const logger = pino({ level: 'silent' });
       const outages = createOutages({ storage, metrics: createServiceMetrics(new Registry()) }, logger);
-      return buildApp({ logger, services, storage, config, rateLimiter: createRateLimiter(config.limits.rateLimit), httpMetrics: unscrapedHttpMetrics(), outages, tracing: null });
+      return buildApp({ logger, services, storage, config, rateLimiter: createRateLimiter(config.limits.rateLimit), httpMetrics: unscrapedHttpMetrics(), listingMetrics: UNCOUNTED_LISTING_CACHE, outages, tracing: null });
     },
     { v1: 'swagger', v2: V2_DOCUMENT.decorator },
   );

@@ -6,7 +6,7 @@ import { createKeyUsageRecorder } from './api-keys/api-key-usage.js';
 import type { Config } from './config/config.js';
 import { createCursorCodec } from './orders/v2/orders-cursor.js';
 import type { Logger } from 'pino';
-import { AggregatorRegistry, collectDefaultMetrics, Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import { createWebhookDelivery, recordOnlyDelivery } from './messages/messages-delivery.js';
 import { createMessageDispatcher, type MessageDispatcher } from './messages/messages-dispatcher.js';
 import { createMessagesService } from './messages/messages-service.js';
@@ -20,8 +20,8 @@ import { createEventsPruner, type EventsPruner } from './events/events-pruner.js
 import { systemClock, type Clock } from './shared/clock.js';
 import { openStorage } from './storage/open-storage.js';
 import type { Services } from './services.js';
-import { createServiceMetrics, UNCOUNTED_SERVICE_METRICS, type ServiceMetrics } from './service-metrics.js';
-import { createServiceTracing, tracedDelivery, tracedWebhookSender, type ServiceTracing } from './service-tracing.js';
+import { createServiceMetrics, UNCOUNTED_SERVICE_METRICS, type ServiceMetrics } from './observability/service-metrics.js';
+import { createServiceTracing, tracedDelivery, tracedWebhookSender, type ServiceTracing } from './observability/service-tracing.js';
 import { createSessionsService } from './users/sessions-service.js';
 import { createUsersService } from './users/users-service.js';
 import { createPasskeysService } from './users/passkeys-service.js';
@@ -194,22 +194,6 @@ export function createWebhooksDispatcher(
       sender.close();
     },
   };
-}
-
-/**
- * The process's metrics registry, with Node's default process metrics. In a
- * worker of `serve --workers N` it also answers the primary's aggregator,
- * which serves one scrape for every worker (server-cluster.ts).
- */
-export function createMetricsRegistry({ clusterWorker }: { clusterWorker: boolean }): Registry {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
-  if (clusterWorker) {
-    // Constructing an aggregator is what makes prom-client answer the primary's requests in a worker.
-    new AggregatorRegistry();
-    AggregatorRegistry.setRegistries([registry]);
-  }
-  return registry;
 }
 
 /** How often an outage is summarized in the log, and the least time between two "database unreachable" lines. */

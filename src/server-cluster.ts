@@ -3,9 +3,9 @@ import { Writable } from 'node:stream';
 import { AggregatorRegistry } from 'prom-client';
 import type { Config } from './config/config.js';
 import { createContainer } from './composition.js';
-import { startMetricsListener, type MetricsListener } from './http/metrics-listener.js';
+import { startMetricsListener, type MetricsListener } from './observability/metrics-listener.js';
 import { greeting, runServer, type Listening } from './server.js';
-import type { ProcessTracing } from './server-tracing.js';
+import type { ProcessTracing } from './observability/process-tracing.js';
 
 /**
  * `serve --workers N`: with N > 1, a primary process migrates the database

@@ -1,18 +1,21 @@
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './hosts/store/store-app.js';
-import { createBackgroundEventsPruner, createContainer, createMessagesDispatcher, createMetricsRegistry, createOutages, createWebhooksDispatcher } from './composition.js';
+import { createBackgroundEventsPruner, createContainer, createMessagesDispatcher, createOutages, createWebhooksDispatcher } from './composition.js';
+import { createMetricsRegistry } from './observability/metrics-registry.js';
 import type { Config } from './config/config.js';
-import { createHttpMetrics, UNCOUNTED_HTTP_METRICS } from './http/http-metrics.js';
+import { createHttpMetrics, UNCOUNTED_HTTP_METRICS } from './observability/http-metrics.js';
+import { createListingCacheMetrics, UNCOUNTED_LISTING_CACHE } from './orders/listing/listing-metrics.js';
+import { createSignInMetrics, UNCOUNTED_SIGN_INS } from './hosts/portal/portal-metrics.js';
 import { createLogger, prettyDestination } from './http/logging.js';
-import { startMetricsListener, type MetricsListener } from './http/metrics-listener.js';
+import { startMetricsListener, type MetricsListener } from './observability/metrics-listener.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import { buildQuickstartApp } from './hosts/quickstart/quickstart-app.js';
 import { buildPortalApp } from './hosts/portal/portal-app.js';
 import { systemClock } from './shared/clock.js';
 import { listenOn } from './server-listen.js';
 import { portalOrigin } from './hosts/portal/portal-origin.js';
-import type { ProcessTracing } from './server-tracing.js';
+import type { ProcessTracing } from './observability/process-tracing.js';
 
 /**
  * Runs the store host, the quickstart host (unless QUICKSTART_PORT=off) and
@@ -33,7 +36,7 @@ export async function runServer(
   }: {
     signals?: readonly NodeJS.Signals[];
     clusterWorker?: boolean;
-    /** Started by cli/main.ts before anything loads pg (server-tracing.ts); undefined while tracing is off. */
+    /** Started by cli/main.ts before anything loads pg (observability/process-tracing.ts); undefined while tracing is off. */
     tracing?: ProcessTracing;
   } = {},
 ): Promise<Listening> {
@@ -43,6 +46,8 @@ export async function runServer(
   // METRICS_PORT=off: nothing is measured at all (no registry, no listener per response), rather than recorded for nobody.
   const registry = config.metrics === null ? null : createMetricsRegistry({ clusterWorker });
   const httpMetrics = registry === null ? UNCOUNTED_HTTP_METRICS : createHttpMetrics(registry);
+  const listingMetrics = registry === null ? UNCOUNTED_LISTING_CACHE : createListingCacheMetrics(registry);
+  const signInMetrics = registry === null ? UNCOUNTED_SIGN_INS : createSignInMetrics(registry);
   const container = createContainer(config, { registry });
   const migration = await container.storage.migrate();
   if (migration.applied.length > 0) logger.info({ applied: migration.applied }, 'database migrated');
@@ -51,7 +56,7 @@ export async function runServer(
   const { limits } = config;
   const rateLimiter = createRateLimiter(limits.rateLimit);
   const outages = createOutages(container, logger);
-  const app = await buildApp({ logger, services: container.services, storage: container.storage, rateLimiter, config, httpMetrics, outages, tracing: httpTracing });
+  const app = await buildApp({ logger, services: container.services, storage: container.storage, rateLimiter, config, httpMetrics, listingMetrics, outages, tracing: httpTracing });
   const quickstart: FastifyInstance | undefined =
     config.quickstart === null
       ? undefined
@@ -60,7 +65,7 @@ export async function runServer(
   const portal: FastifyInstance | undefined =
     config.portal.port === null
       ? undefined
-      : await buildPortalApp({ logger, services: container.services, config, storeAddress: () => address, rateLimiter, httpMetrics, clock: systemClock, outages, tracing: httpTracing });
+      : await buildPortalApp({ logger, services: container.services, config, storeAddress: () => address, rateLimiter, httpMetrics, signInMetrics, clock: systemClock, outages, tracing: httpTracing });
 
   let quickstartAddress: string | undefined;
   let portalAddress: string | undefined;

@@ -1,5 +1,5 @@
 // First: tracing (when on) must start before anything imports pg, which its instrumentation patches as it loads.
-import { processTracing } from '../server-tracing.js';
+import { processTracing } from '../observability/process-tracing.js';
 import { serve } from '../server-cluster.js';
 import { runCli } from './cli.js';
 

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, DatabaseUnavailableError, errorRecord, InvalidInputError, UnavailableError, type ErrorCode, type ErrorRecord } from '../errors/errors.js';
 import type { OutageLog } from '../shared/outage-log.js';
-import { recordErrorCode } from './http-metrics.js';
+import { recordErrorCode } from '../observability/http-metrics.js';
 import { JSON_CONTENT_TYPE } from './media-types.js';
 import { recordRoutes } from './route-table.js';
 import { inputLabel, type RequestPart } from './validation-errors.js';

@@ -8,7 +8,7 @@ import type { RateLimiter } from './rate-limit.js';
 import { int64Keyword } from './int64-parameter.js';
 import { logRequestReceived, RequestLogLines } from './logging.js';
 import { clientErrorWriter, installRawServerGuards } from './raw-responses.js';
-import { recordRoute, type HostHttpMetrics } from './http-metrics.js';
+import { recordRoute, type HostHttpMetrics } from '../observability/http-metrics.js';
 import { requestIdFor } from './request-id.js';
 import { oweResponse } from './pipelining.js';
 import { hostProblem, installBodyRule } from './request-shape.js';

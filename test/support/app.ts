@@ -7,9 +7,11 @@ import type { Services } from '../../src/services.js';
 import type { Config, DatabaseConfig, DeploymentEnvironment } from '../../src/config/config.js';
 import type { Limits } from '../../src/config/limits.js';
 import { createHttpApp } from '../../src/http/http-app.js';
-import { createHttpMetrics, type HttpMetrics } from '../../src/http/http-metrics.js';
-import { createMetricsRegistry, createOutages } from '../../src/composition.js';
-import { createServiceMetrics } from '../../src/service-metrics.js';
+import { createHttpMetrics, type HttpMetrics } from '../../src/observability/http-metrics.js';
+import { createOutages } from '../../src/composition.js';
+import { createMetricsRegistry } from '../../src/observability/metrics-registry.js';
+import { createListingCacheMetrics, type ListingCacheMetrics } from '../../src/orders/listing/listing-metrics.js';
+import { createServiceMetrics } from '../../src/observability/service-metrics.js';
 import type { OutageLog } from '../../src/shared/outage-log.js';
 import { createRateLimiter, type RateLimiter } from '../../src/http/rate-limit.js';
 import { createListingResponses, type ListingOptions, type ListingResponses } from '../../src/orders/listing/listing-responses.js';
@@ -38,6 +40,7 @@ export async function buildTestStoreApp({
   listing,
   observe,
   httpMetrics = testHttpMetrics(),
+  listingMetrics = createListingCacheMetrics(createMetricsRegistry({ clusterWorker: false })),
 }: {
   logger: FastifyBaseLogger;
   services: Services;
@@ -49,10 +52,12 @@ export async function buildTestStoreApp({
   observe?: (listings: ListingResponses) => ListingResponses;
   /** The process's HTTP metrics; a registry of the test's own when absent. */
   httpMetrics?: HttpMetrics;
+  /** The listings cache's counter; in a registry of the test's own when absent. */
+  listingMetrics?: ListingCacheMetrics;
 }): Promise<FastifyInstance> {
-  const dependencies: AppDependencies = { logger, services, storage, config, rateLimiter, httpMetrics, outages: testOutages(logger, storage), tracing: null };
+  const dependencies: AppDependencies = { logger, services, storage, config, rateLimiter, httpMetrics, listingMetrics, outages: testOutages(logger, storage), tracing: null };
   if (fastLane && listing === undefined && observe === undefined) return buildApp(dependencies);
-  const created = createListingResponses(services.orders, (hit) => httpMetrics.listingCache(hit), listing);
+  const created = createListingResponses(services.orders, (hit) => listingMetrics.lookup(hit), listing);
   const listings = observe === undefined ? created : observe(created);
   const app = await createHttpApp({ ...storeHttpOptions(dependencies), ...(fastLane ? { preRouting: v1ListingLane(dependencies, listings) } : {}) });
   await registerStoreRoutes(app, dependencies, listings);

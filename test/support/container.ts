@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client';
 import { createServices } from '../../src/composition.js';
-import { createServiceMetrics } from '../../src/service-metrics.js';
+import { createServiceMetrics } from '../../src/observability/service-metrics.js';
 import type { Services } from '../../src/services.js';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { systemClock, type Clock } from '../../src/shared/clock.js';

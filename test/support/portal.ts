@@ -11,13 +11,14 @@ import { buildPortalApp } from '../../src/hosts/portal/portal-app.js';
 import { portalOrigin } from '../../src/hosts/portal/portal-origin.js';
 import type { Config, DatabaseConfig } from '../../src/config/config.js';
 import { createRateLimiter } from '../../src/http/rate-limit.js';
-import { createHttpMetrics } from '../../src/http/http-metrics.js';
-import { createMetricsRegistry } from '../../src/composition.js';
+import { createHttpMetrics } from '../../src/observability/http-metrics.js';
+import { createMetricsRegistry } from '../../src/observability/metrics-registry.js';
+import { createSignInMetrics } from '../../src/hosts/portal/portal-metrics.js';
 import type { Registry } from 'prom-client';
 import type { Services } from '../../src/services.js';
 import { openStorage } from '../../src/storage/open-storage.js';
 import type { Storage } from '../../src/storage/storage.js';
-import { testHttpMetrics, testOutages } from './app.js';
+import { testOutages } from './app.js';
 import { testConfig, testServices } from './container.js';
 import { capturingLogger } from './logs.js';
 import { manualClock } from './quickstart.js';
@@ -78,7 +79,7 @@ export async function createTestPortal(
   const clock = manualClock(new Date());
   const { logger, logs } = capturingLogger();
   const registry = createMetricsRegistry({ clusterWorker: false });
-  const build = async (over: Storage, httpMetrics = testHttpMetrics()): Promise<{ app: FastifyInstance; services: Services }> => {
+  const build = async (over: Storage, metricsIn = createMetricsRegistry({ clusterWorker: false })): Promise<{ app: FastifyInstance; services: Services }> => {
     const services = testServices(over, { config, clock });
     const app = await buildPortalApp({
       logger,
@@ -86,7 +87,8 @@ export async function createTestPortal(
       config,
       storeAddress,
       rateLimiter: createRateLimiter(config.limits.rateLimit),
-      httpMetrics,
+      httpMetrics: createHttpMetrics(metricsIn),
+      signInMetrics: createSignInMetrics(metricsIn),
       clock,
       outages: testOutages(logger, over),
       tracing: null,
@@ -94,7 +96,7 @@ export async function createTestPortal(
     t.after(() => app.close());
     return { app, services };
   };
-  const { app, services } = await build(storage, createHttpMetrics(registry));
+  const { app, services } = await build(storage, registry);
   const origin = () => portalOrigin(config.portal, config.host, app.server);
   return {
     app,

@@ -4,7 +4,8 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Config, PortalConfig } from '../../config/config.js';
 import type { Services } from '../../services.js';
 import { createHttpApp, type HttpTracing } from '../../http/http-app.js';
-import type { HttpMetrics } from '../../http/http-metrics.js';
+import type { SignInMetrics } from './portal-metrics.js';
+import type { HttpMetrics } from '../../observability/http-metrics.js';
 import type { RateLimiter } from '../../http/rate-limit.js';
 import type { Clock } from '../../shared/clock.js';
 import type { OutageLog } from '../../shared/outage-log.js';
@@ -37,6 +38,8 @@ export interface PortalAppDependencies {
   rateLimiter: RateLimiter;
   /** The process's HTTP metrics; this host's series carry `server="portal"`. */
   httpMetrics: HttpMetrics;
+  /** The portal's own counter of sign-in attempts. */
+  signInMetrics: SignInMetrics;
   /** The sign-in throttle's time (tests move it). */
   clock: Clock;
   /** Where expected failures go (the database unreachable), shared with the API hosts. */
@@ -54,7 +57,7 @@ const BODY_LIMIT_BYTES = 64 * 1024;
  * and a server-side session, never with an API key (the API hosts, in turn,
  * never read the session cookie). It never listens; server.ts does.
  */
-export async function buildPortalApp({ logger, services, config, storeAddress, rateLimiter, httpMetrics, clock, outages, tracing }: PortalAppDependencies): Promise<FastifyInstance> {
+export async function buildPortalApp({ logger, services, config, storeAddress, rateLimiter, httpMetrics, signInMetrics, clock, outages, tracing }: PortalAppDependencies): Promise<FastifyInstance> {
   const render = createPageRenderer({ cache: true });
   const app = await createHttpApp({
     logger: logger.child({ host: 'portal' }),
@@ -84,7 +87,7 @@ export async function buildPortalApp({ logger, services, config, storeAddress, r
     throttle: createSignInThrottle({ limits: config.portal.throttle, clock }),
     origin,
     clock,
-    signIns: (method, result) => httpMetrics.signIn(method, result),
+    signIns: (method, result) => signInMetrics.signIn(method, result),
     api: (): ApiAddresses => ({
       production: config.publicBaseUrl ?? `${storeAddress() ?? `http://${config.host}:${config.port}`}/v1`,
       ...(config.stagingBaseUrl === undefined ? {} : { staging: config.stagingBaseUrl }),

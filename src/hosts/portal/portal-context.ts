@@ -1,4 +1,4 @@
-import type { HttpMetrics } from '../../http/http-metrics.js';
+import type { SignInMetrics } from './portal-metrics.js';
 import { Type } from 'typebox';
 import type { Services } from '../../services.js';
 import type { Clock } from '../../shared/clock.js';
@@ -29,7 +29,7 @@ export interface PortalContext {
   /** The services' clock: key expiries and the times pages show. */
   clock: Clock;
   /** Counts a sign-in attempt's result (a metric; nothing when metrics are off). */
-  signIns: HttpMetrics['signIn'];
+  signIns: SignInMetrics['signIn'];
 }
 
 /** Longest value any portal form field takes; longer ones get the 400 page. */

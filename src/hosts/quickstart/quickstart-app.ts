@@ -4,7 +4,7 @@ import type { Limits } from '../../config/limits.js';
 import type { QuickstartConfig } from '../../config/config.js';
 import { requireApiKey } from '../../http/authentication.js';
 import { createHttpApp, type HttpTracing } from '../../http/http-app.js';
-import type { HttpMetrics } from '../../http/http-metrics.js';
+import type { HttpMetrics } from '../../observability/http-metrics.js';
 import type { RateLimiter } from '../../http/rate-limit.js';
 import { registerMessagesRoutes } from '../../messages/messages-routes.js';
 import { MESSAGES_BODY_LIMIT_BYTES } from '../../messages/messages-schemas.js';

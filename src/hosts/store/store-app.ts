@@ -6,7 +6,8 @@ import { requireApiKey } from '../../http/authentication.js';
 import { announceDeprecation } from '../../http/deprecation.js';
 import { createFastLane } from '../../http/fast-lane.js';
 import { createHttpApp, type HttpAppOptions, type HttpTracing, type PreRouting } from '../../http/http-app.js';
-import type { HttpMetrics } from '../../http/http-metrics.js';
+import type { ListingCacheMetrics } from '../../orders/listing/listing-metrics.js';
+import type { HttpMetrics } from '../../observability/http-metrics.js';
 import type { RateLimiter } from '../../http/rate-limit.js';
 import { registerDocsPage } from '../../openapi/docs-page.js';
 import { registerOpenApi, registerOpenApiRoute } from '../../openapi/openapi-document.js';
@@ -32,6 +33,8 @@ export interface AppDependencies {
   rateLimiter: RateLimiter;
   /** The process's HTTP metrics; this host's series carry `server="store"`. */
   httpMetrics: HttpMetrics;
+  /** The listings cache's own counter (orders/listing/listing-metrics.ts). */
+  listingMetrics: ListingCacheMetrics;
   /** The process's log of expected failures (one per process: an outage is one state). */
   outages: OutageLog;
   /** @fastify/otel while tracing is on, else null. With it, the v1 listing has no fast lane: every request gets its server span. */
@@ -49,7 +52,7 @@ const BODY_LIMIT_BYTES = 1024 * 1024;
  * inject requests.
  */
 export async function buildApp(dependencies: AppDependencies): Promise<FastifyInstance> {
-  const listings = createListingResponses(dependencies.services.orders, (hit) => dependencies.httpMetrics.listingCache(hit));
+  const listings = createListingResponses(dependencies.services.orders, (hit) => dependencies.listingMetrics.lookup(hit));
   const app = await createHttpApp({
     ...storeHttpOptions(dependencies),
     ...(dependencies.tracing === null ? { preRouting: v1ListingLane(dependencies, listings) } : {}),

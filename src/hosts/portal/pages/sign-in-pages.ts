@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { normaliseEmail } from '../../../users/users-service.js';
-import type { SignInMethod } from '../../../http/http-metrics.js';
+import type { SignInMethod } from '../portal-metrics.js';
 import type { PortalContext } from '../portal-context.js';
 import { csrfField, formField } from '../portal-context.js';
 import { recordPortalAction } from '../portal-audit.js';

@@ -38,18 +38,9 @@ export interface HostHttpMetrics {
   answeredRaw(status: number): void;
 }
 
-export type SignInMethod = 'password' | 'passkey';
-export type SignInResult = 'success' | 'failure' | 'throttled';
-const SIGN_IN_METHODS: readonly SignInMethod[] = ['password', 'passkey'];
-const SIGN_IN_RESULTS: readonly SignInResult[] = ['success', 'failure', 'throttled'];
-
 /** The HTTP metrics of a process, one registry, labelled by host. */
 export interface HttpMetrics {
   host(name: HostName): HostHttpMetrics;
-  /** A listing served from the listings cache (true) or built (false). */
-  listingCache(hit: boolean): void;
-  /** A portal sign-in attempt's result (`store_portal_sign_ins_total`): a rise in failures or throttling is credential stuffing. */
-  signIn(method: SignInMethod, result: SignInResult): void;
 }
 
 /** Names the route template that answers `req`, for its duration series (Fastify's onRequest hook calls it). */
@@ -161,37 +152,7 @@ export function createHttpMetrics(registry: Registry): HttpMetrics {
     labelNames: ['server', 'reason'] as const,
     registers: [registry],
   });
-  // Counted in plain numbers on every listing, added to the counter at each scrape.
-  const lookups = { hit: 0, miss: 0 };
-  const exported = { hit: 0, miss: 0 };
-  new Counter({
-    name: 'store_listing_cache_lookups_total',
-    help: 'Order listings (v1 and v2 pages) served from the cache (result="hit") or built (result="miss").',
-    labelNames: ['result'] as const,
-    registers: [registry],
-    collect() {
-      for (const result of ['hit', 'miss'] as const) {
-        this.inc({ result }, lookups[result] - exported[result]);
-        exported[result] = lookups[result];
-      }
-    },
-  });
-  const signIns = new Counter({
-    name: 'store_portal_sign_ins_total',
-    help: 'Portal sign-in attempts, by method (password, passkey) and result (success; failure: wrong credentials; throttled: refused before checking).',
-    labelNames: ['method', 'result'] as const,
-    registers: [registry],
-  });
-  const signInSeries = new Map(SIGN_IN_METHODS.flatMap((method) => SIGN_IN_RESULTS.map((result) => [`${method} ${result}`, signIns.labels({ method, result })] as const)));
-  for (const series of signInSeries.values()) series.inc(0);
   return {
-    signIn(method, result) {
-      signInSeries.get(`${method} ${result}`)?.inc();
-    },
-    listingCache(found) {
-      if (found) lookups.hit++;
-      else lookups.miss++;
-    },
     host(server) {
       const refused = new Map(REFUSALS.map((reason) => [reason as string, refusals.labels({ server, reason })]));
       for (const counter of refused.values()) counter.inc(0);
@@ -250,6 +211,4 @@ export function createHttpMetrics(registry: Registry): HttpMetrics {
 /** The HTTP metrics of a process that serves none (METRICS_PORT=off): no listener per response, no clock read, nothing recorded. */
 export const UNCOUNTED_HTTP_METRICS: HttpMetrics = {
   host: () => ({ begin: () => undefined, follow: () => undefined, answered: () => undefined, answeredRaw: () => undefined }),
-  listingCache: () => undefined,
-  signIn: () => undefined,
 };

@@ -1,12 +1,12 @@
 import { performance } from 'node:perf_hooks';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { ClaimedItem, DeliveryQueue, Outcome } from './delivery/delivery-queue.js';
-import type { Clock } from './shared/clock.js';
-import type { ApiKeysRepository } from './api-keys/api-keys-repository.js';
-import type { MessageDelivery } from './messages/messages-delivery.js';
-import type { ChangeStatus } from './orders/order-status-changes.js';
-import type { OrdersRepository } from './orders/orders-repository.js';
-import type { Storage } from './storage/storage.js';
+import type { ClaimedItem, DeliveryQueue, Outcome } from '../delivery/delivery-queue.js';
+import type { Clock } from '../shared/clock.js';
+import type { ApiKeysRepository } from '../api-keys/api-keys-repository.js';
+import type { MessageDelivery } from '../messages/messages-delivery.js';
+import type { ChangeStatus } from '../orders/order-status-changes.js';
+import type { OrdersRepository } from '../orders/orders-repository.js';
+import type { Storage } from '../storage/storage.js';
 
 /**
  * The service's own metrics, recorded at the composition root by wrapping

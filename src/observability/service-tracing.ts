@@ -1,11 +1,11 @@
 import { context, trace, type Context, type Link } from '@opentelemetry/api';
-import type { Sender } from './delivery/delivery-engine.js';
-import type { MessageDelivery } from './messages/messages-delivery.js';
-import type { ChangeStatus } from './orders/order-status-changes.js';
-import type { OrdersRepository, StatusChange } from './orders/orders-repository.js';
-import { inSpan } from './shared/tracing.js';
-import type { Storage } from './storage/storage.js';
-import type { ClaimedWebhookDelivery } from './webhooks/webhooks-repository.js';
+import type { Sender } from '../delivery/delivery-engine.js';
+import type { MessageDelivery } from '../messages/messages-delivery.js';
+import type { ChangeStatus } from '../orders/order-status-changes.js';
+import type { OrdersRepository, StatusChange } from '../orders/orders-repository.js';
+import { inSpan } from '../shared/tracing.js';
+import type { Storage } from '../storage/storage.js';
+import type { ClaimedWebhookDelivery } from '../webhooks/webhooks-repository.js';
 
 /**
  * Spans around what the services ask of storage, wired by the composition

@@ -10,7 +10,7 @@ import type * as SemanticConventions from '@opentelemetry/semantic-conventions';
 import type * as FastifyOtel from '@fastify/otel';
 import type { FastifyOtelInstrumentation } from '@fastify/otel';
 import type { FastifyRequest } from 'fastify';
-import { loadConfig, type TracingConfig } from './config/config.js';
+import { loadConfig, type TracingConfig } from '../config/config.js';
 
 /** The process's tracing, when it is on: the hosts' instrumentation, and the flush that ends it. */
 export interface ProcessTracing {
