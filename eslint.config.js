@@ -59,7 +59,7 @@ export default tseslint.config(
     rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
   {
-    files: [`src/${CAPABILITIES}/**/*.ts`, 'src/shared/**/*.ts', 'src/errors/**/*.ts', 'src/config/**/*.ts'],
+    files: [`src/${CAPABILITIES}/**/*.ts`, 'src/api/**/*.ts', 'src/shared/**/*.ts', 'src/errors/**/*.ts', 'src/config/**/*.ts'],
     ignores: HTTP_EDGE_FILES,
     rules: { 'import-x/no-restricted-paths': ['error', { zones: domainMayNotImport }] },
   },

@@ -9,7 +9,7 @@ import { buildQuickstartApp } from '../src/hosts/quickstart/quickstart-app.js';
 import { createOutages, createServices } from '../src/composition.js';
 import type { Services } from '../src/services.js';
 import { loadConfig, type Config } from '../src/config/config.js';
-import { createRateLimiter } from '../src/http/rate-limit.js';
+import { createRateLimiter } from '../src/http/protection/rate-limit.js';
 import { openApiJson } from '../src/openapi/openapi-document.js';
 import { V2_DOCUMENT } from '../src/hosts/store/store-openapi.js';
 import { systemClock } from '../src/shared/clock.js';

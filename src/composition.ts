@@ -4,7 +4,7 @@ import { createApiKeysService } from './api-keys/api-keys-service.js';
 import { createAuditService } from './audit/audit-service.js';
 import { createKeyUsageRecorder } from './api-keys/api-key-usage.js';
 import type { Config } from './config/config.js';
-import { createCursorCodec } from './orders/v2/orders-cursor.js';
+import { createCursorCodec } from './api/cursors.js';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { createWebhookDelivery, recordOnlyDelivery } from './messages/messages-delivery.js';

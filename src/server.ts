@@ -9,7 +9,7 @@ import { createListingCacheMetrics, UNCOUNTED_LISTING_CACHE } from './orders/lis
 import { createSignInMetrics, UNCOUNTED_SIGN_INS } from './hosts/portal/portal-metrics.js';
 import { createLogger, prettyDestination } from './http/logging.js';
 import { startMetricsListener, type MetricsListener } from './observability/metrics-listener.js';
-import { createRateLimiter } from './http/rate-limit.js';
+import { createRateLimiter } from './http/protection/rate-limit.js';
 import { buildQuickstartApp } from './hosts/quickstart/quickstart-app.js';
 import { buildPortalApp } from './hosts/portal/portal-app.js';
 import { systemClock } from './shared/clock.js';

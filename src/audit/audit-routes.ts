@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { redactApiKeys } from '../api-keys/api-key-format.js';
 import { ValidationError } from '../errors/errors.js';
-import { principalOf } from '../http/authentication.js';
+import { principalOf } from '../api/http/authentication.js';
 import type { AuditEntry } from './audit-repository.js';
 import { AUDIT_EVENTS_PARAMETERS, listAuditEventsSchema, type AuditEventRecord } from './audit-schemas.js';
 import type { AuditService } from './audit-service.js';

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
-import { commonErrorResponses, errorResponse } from '../http/error-responses.js';
-import { documentedAs } from '../openapi/openapi-document.js';
+import { cursorField, INVALID_CURSOR_EXAMPLE, nextCursorOrNull, pageLimitField } from '../api/http/page-schemas.js';
+import { commonErrorResponses, errorResponse } from '../api/http/error-responses.js';
 import { AUDIT_ACTIONS, AUDIT_ACTOR_KINDS, AUDIT_TARGET_KINDS } from './audit-repository.js';
 import { AUDIT_LIMIT_DEFAULT, AUDIT_LIMIT_DESCRIPTION, AUDIT_LIMIT_MAX } from './audit-service.js';
 
@@ -50,16 +50,8 @@ const AUDIT_PAGE_DESCRIPTION = 'One page of the account\'s audit trail, newest f
 
 const AuditEventsQuerySchema = Type.Object(
   {
-    limit: Type.Optional(
-      documentedAs(Type.String({ pattern: '^[1-9][0-9]{0,3}$', description: `the page size, ${AUDIT_LIMIT_DESCRIPTION}` }), {
-        type: 'integer',
-        format: 'int32',
-        minimum: 1,
-        maximum: AUDIT_LIMIT_MAX,
-        default: AUDIT_LIMIT_DEFAULT,
-      }),
-    ),
-    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'the nextCursor of the previous page, unchanged.' })),
+    limit: pageLimitField({ max: AUDIT_LIMIT_MAX, fallback: AUDIT_LIMIT_DEFAULT, description: AUDIT_LIMIT_DESCRIPTION }),
+    cursor: cursorField('the nextCursor of the previous page, unchanged.'),
   },
   { additionalProperties: false },
 );
@@ -99,7 +91,7 @@ export const listAuditEventsSchema = {
     200: Type.Object(
       {
         data: Type.Array(AuditEventSchema, { maxItems: AUDIT_LIMIT_MAX, description: `The entries of this page, newest first: at most limit (at most ${AUDIT_LIMIT_MAX}).` }),
-        nextCursor: Type.Union([Type.String({ maxLength: 512 }), Type.Null()], { description: 'Opaque cursor of the next page, or null when this page is the last.' }),
+        nextCursor: nextCursorOrNull(),
       },
       {
         title: 'AuditEventsPage',
@@ -113,7 +105,7 @@ export const listAuditEventsSchema = {
       'A query parameter is unknown, repeated, empty or malformed (validation_failed), or the cursor is not the nextCursor of this listing: altered or of another account (invalid_cursor).',
       [
         { code: 'validation_failed', message: `Query parameter limit is not valid. Expected: ${AUDIT_LIMIT_DESCRIPTION}` },
-        { code: 'invalid_cursor', message: 'Query parameter cursor is not valid: pass the nextCursor of a previous page unchanged.' },
+        INVALID_CURSOR_EXAMPLE,
       ],
     ),
   },

@@ -1,7 +1,7 @@
 import { InvalidInputError, ValidationError } from '../errors/errors.js';
 import { createBatcher } from '../shared/batcher.js';
 import type { Clock } from '../shared/clock.js';
-import type { CursorCodec } from '../orders/v2/orders-cursor.js';
+import type { CursorCodec } from '../api/cursors.js';
 import type { AuditAction, AuditActor, AuditDetails, AuditEntry, AuditRepository, AuditTarget, NewAuditEntry } from './audit-repository.js';
 
 export const AUDIT_LIMIT_DEFAULT = 50;

@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ValidationError } from '../errors/errors.js';
-import { principalOf } from '../http/authentication.js';
+import { principalOf } from '../api/http/authentication.js';
 import { JSON_CONTENT_TYPE } from '../http/media-types.js';
-import { invalidParameterMessage, rejectUnknownParameters } from '../http/validation-errors.js';
-import { V2_LIMIT_DEFAULT } from '../orders/v2/orders-v2-bounds.js';
+import { invalidParameterMessage, rejectUnknownParameters } from '../api/http/validation-errors.js';
+import { PAGE_LIMIT_DEFAULT } from '../api/page-bounds.js';
 import { normalizeDateTime } from '../shared/date-time.js';
 import type { EventType } from './event-types.js';
 import type { EventFilter } from './events-repository.js';
@@ -58,6 +58,6 @@ function parseEventsQuery(query: ListEventsQuery): ListEventsRequest {
     throw new ValidationError('Query parameter createdTo is not valid: it must not be earlier than createdFrom.');
   }
   // The schema checked the shape; the service checks the range.
-  const limit = query.limit === undefined ? V2_LIMIT_DEFAULT : Number(query.limit);
+  const limit = query.limit === undefined ? PAGE_LIMIT_DEFAULT : Number(query.limit);
   return { filter, limit, cursor: query.cursor };
 }

@@ -1,8 +1,9 @@
 import { Type, type Static } from 'typebox';
-import { commonErrorResponses, errorResponse } from '../http/error-responses.js';
+import { commonErrorResponses, errorResponse } from '../api/http/error-responses.js';
 import { MessageSchema } from '../messages/messages-schemas.js';
-import { LIMIT_DESCRIPTION, V2_LIMIT_MAX } from '../orders/v2/orders-v2-bounds.js';
-import { OrderV2Schema, V2_PAGE_QUERY_FIELDS } from '../orders/v2/orders-v2-schemas.js';
+import { PAGE_LIMIT_DESCRIPTION, PAGE_LIMIT_MAX } from '../api/page-bounds.js';
+import { OrderV2Schema } from '../orders/v2/orders-v2-schemas.js';
+import { INVALID_CURSOR_EXAMPLE, PAGE_QUERY_FIELDS } from '../api/http/page-schemas.js';
 import { EVENT_TYPE_DESCRIPTIONS, EVENT_TYPES, MESSAGE_EVENT_TYPES, ORDER_EVENT_TYPES, type EventType } from './event-types.js';
 
 /** Marks the events operations in the OpenAPI document (spec section 9.4). */
@@ -96,7 +97,7 @@ const ListEventsQuerySchema = Type.Object(
     createdTo: Type.Optional(
       Type.String({ format: 'date-time', maxLength: 64, description: `only events created before this instant (the range is half-open): ${CREATED_DESCRIPTION}` }),
     ),
-    ...V2_PAGE_QUERY_FIELDS,
+    ...PAGE_QUERY_FIELDS,
   },
   { additionalProperties: false },
 );
@@ -120,7 +121,7 @@ export const listEventsSchema = {
   response: {
     200: Type.Object(
       {
-        data: Type.Array(EventSchema, { maxItems: V2_LIMIT_MAX, description: `The events of this page, oldest first: at most limit (at most ${V2_LIMIT_MAX}).` }),
+        data: Type.Array(EventSchema, { maxItems: PAGE_LIMIT_MAX, description: `The events of this page, oldest first: at most limit (at most ${PAGE_LIMIT_MAX}).` }),
         nextCursor: Type.String({ maxLength: 512, description: 'Opaque cursor of what follows this page; never null.' }),
       },
       {
@@ -135,8 +136,8 @@ export const listEventsSchema = {
       'A query parameter is unknown, repeated, empty or malformed (validation_failed; the message names it and never repeats its value), ' +
         'or the cursor is not a nextCursor of this feed: altered, of another account or sent with other filters (invalid_cursor).',
       [
-        { code: 'validation_failed', message: `Query parameter limit is not valid. Expected: ${LIMIT_DESCRIPTION}` },
-        { code: 'invalid_cursor', message: 'Query parameter cursor is not valid: pass the nextCursor of a previous page unchanged.' },
+        { code: 'validation_failed', message: `Query parameter limit is not valid. Expected: ${PAGE_LIMIT_DESCRIPTION}` },
+        INVALID_CURSOR_EXAMPLE,
       ],
     ),
   },

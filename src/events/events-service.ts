@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../shared/clock.js';
 import { InvalidInputError, NotFoundError } from '../errors/errors.js';
-import type { CursorCodec } from '../orders/v2/orders-cursor.js';
-import { LIMIT_DESCRIPTION, V2_LIMIT_MAX } from '../orders/v2/orders-v2-bounds.js';
+import type { CursorCodec } from '../api/cursors.js';
+import { PAGE_LIMIT_DESCRIPTION, PAGE_LIMIT_MAX } from '../api/page-bounds.js';
 import type { EventFilter, EventsRepository, StoredEvent } from './events-repository.js';
 
 export interface ListEventsRequest {
   filter: EventFilter;
-  /** 1 to V2_LIMIT_MAX: checked here, the one place. */
+  /** 1 to PAGE_LIMIT_MAX: checked here, the one place. */
   limit: number;
   /** A nextCursor from an earlier page, as received. */
   cursor?: string;
@@ -53,8 +53,8 @@ export function createEventsService({ eventsRepository, cursors, clock, retentio
 
   return {
     async listEvents(accountId: number, { filter, limit, cursor }: ListEventsRequest): Promise<EventsPage> {
-      if (!Number.isInteger(limit) || limit < 1 || limit > V2_LIMIT_MAX) {
-        throw new InvalidInputError('limit', `is not valid. Expected: ${LIMIT_DESCRIPTION}`);
+      if (!Number.isInteger(limit) || limit < 1 || limit > PAGE_LIMIT_MAX) {
+        throw new InvalidInputError('limit', `is not valid. Expected: ${PAGE_LIMIT_DESCRIPTION}`);
       }
       const digest = eventFilterDigest(filter);
       let afterPosition = 0n;

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { AppError, DatabaseUnavailableError } from '../errors/errors.js';
-import { ErrorRecordSchema } from '../http/error-responses.js';
+import { ErrorRecordSchema } from '../api/http/error-responses.js';
 import type { OutageLog } from '../shared/outage-log.js';
 import type { Storage } from '../storage/storage.js';
 

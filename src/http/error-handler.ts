@@ -4,7 +4,7 @@ import type { OutageLog } from '../shared/outage-log.js';
 import { recordErrorCode } from '../observability/http-metrics.js';
 import { JSON_CONTENT_TYPE } from './media-types.js';
 import { recordRoutes } from './route-table.js';
-import { inputLabel, type RequestPart } from './validation-errors.js';
+import { inputLabel, type RequestPart } from '../api/http/validation-errors.js';
 
 /** Where a route takes each input a service may refuse by name: the request part and the name it has there. */
 export type RouteInputs = Readonly<Record<string, readonly [RequestPart, string]>>;

@@ -5,13 +5,13 @@ import type { ApiKeyScope } from '../api-keys/api-key-scopes.js';
 import type { ApiKeyPrincipal } from '../api-keys/api-keys-repository.js';
 import type { KeyUsageRecorder } from '../api-keys/api-key-usage.js';
 import type { ApiKeysService } from '../api-keys/api-keys-service.js';
-import { bearerKey, principalInScope } from './authentication.js';
-import { clientHasCurrent, strongEtag, validatorHeaders } from './conditional-get.js';
-import { SECURITY_HEADER_ENTRIES } from './hardening.js';
+import { bearerKey, principalInScope } from '../api/http/authentication.js';
+import { clientHasCurrent, strongEtag, validatorHeaders } from '../api/http/conditional-get.js';
+import { SECURITY_HEADER_ENTRIES } from './protection/hardening.js';
 import type { PreRouting } from './http-app.js';
 import { JSON_CONTENT_TYPE } from './media-types.js';
 import { logRequestCompleted, logRequestReceived } from './logging.js';
-import { rateLimitHeaderPairs, type RateLimiter } from './rate-limit.js';
+import { rateLimitHeaderPairs, type RateLimiter } from './protection/rate-limit.js';
 import { requestIdFor } from './request-id.js';
 
 /** What the lane may answer with: the representation's validator (its strong ETag's opaque part) and its bytes when they are in memory. */

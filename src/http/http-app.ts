@@ -3,16 +3,16 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPlug
 import type { Limits } from '../config/limits.js';
 import { AppError } from '../errors/errors.js';
 import { createErrorSender, installErrorHandling, type ErrorPresenter } from './error-handler.js';
-import { hardenedServerOptions, installHardening } from './hardening.js';
-import type { RateLimiter } from './rate-limit.js';
-import { int64Keyword } from './int64-parameter.js';
+import { hardenedServerOptions, installHardening } from './protection/hardening.js';
+import type { RateLimiter } from './protection/rate-limit.js';
+import { int64Keyword } from '../api/http/int64-parameter.js';
 import { logRequestReceived, RequestLogLines } from './logging.js';
 import { clientErrorWriter, installRawServerGuards } from './raw-responses.js';
 import { recordRoute, type HostHttpMetrics } from '../observability/http-metrics.js';
 import { requestIdFor } from './request-id.js';
-import { oweResponse } from './pipelining.js';
-import { hostProblem, installBodyRule } from './request-shape.js';
-import { formatSchemaError } from './validation-errors.js';
+import { oweResponse } from './protection/pipelining.js';
+import { hostProblem, installBodyRule } from './protection/request-shape.js';
+import { formatSchemaError } from '../api/http/validation-errors.js';
 import type { OutageLog } from '../shared/outage-log.js';
 
 export interface HttpAppOptions {

@@ -3,7 +3,7 @@ import { STATUS_CODES, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { errorRecord, type ErrorRecord } from '../errors/errors.js';
 import { JSON_CONTENT_TYPE } from './media-types.js';
-import { afterEarlierResponses } from './pipelining.js';
+import { afterEarlierResponses } from './protection/pipelining.js';
 
 /** What every raw Error record carries besides its body (the hooks that add them to Fastify replies never see these). */
 const RAW_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' } as const;

@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { principalOf } from '../http/authentication.js';
+import { principalOf } from '../api/http/authentication.js';
 import { parseJsonObject, requireJsonContentType } from '../http/json-body.js';
 import type { Message } from './messages-repository.js';
 import { getMessageSchema, MESSAGES_BODY_LIMIT_BYTES, sendMessageSchema, type MessageRecord } from './messages-schemas.js';

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { commonErrorResponses, errorResponse } from '../http/error-responses.js';
+import { commonErrorResponses, errorResponse } from '../api/http/error-responses.js';
 import { MESSAGE_STATUSES } from './messages-repository.js';
 import { IDEMPOTENCY_KEY_MAX_LENGTH, MESSAGE_MAX_CHARACTERS } from './messages-bounds.js';
 

@@ -3,7 +3,7 @@ import fastifySwagger from '@fastify/swagger';
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import { INT64_DECIMAL_PATTERN } from '../shared/int64.js';
 import { JSON_CONTENT_TYPE } from '../http/media-types.js';
-import { everyResponseHeaders, transportErrorResponses } from '../http/response-header-docs.js';
+import { everyResponseHeaders, transportErrorResponses } from '../api/http/response-header-docs.js';
 
 /**
  * What an operation promises about its future, in `x-stability`:

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
-import { IfNoneMatchHeadersSchema, NotModifiedResponseSchema, VALIDATOR_HEADER_DOCS } from '../http/conditional-get.js';
-import { commonErrorResponses, errorResponse } from '../http/error-responses.js';
-import { Int64Parameter } from '../http/int64-parameter.js';
+import { IfNoneMatchHeadersSchema, NotModifiedResponseSchema, VALIDATOR_HEADER_DOCS } from '../api/http/conditional-get.js';
+import { commonErrorResponses, errorResponse } from '../api/http/error-responses.js';
+import { Int64Parameter } from '../api/http/int64-parameter.js';
 import { QUANTITY_MAX } from './new-order.js';
 
 /**

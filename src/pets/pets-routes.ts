@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { principalOf } from '../http/authentication.js';
+import { principalOf } from '../api/http/authentication.js';
 import type { PetsService } from './pets-service.js';
 import { getPetSchema } from './pets-schemas.js';
 

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
-import { DEPRECATION_HEADER_DOCS } from '../http/deprecation.js';
-import { commonErrorResponses, errorResponse } from '../http/error-responses.js';
-import { Int64Parameter } from '../http/int64-parameter.js';
+import { DEPRECATION_HEADER_DOCS } from '../api/http/deprecation.js';
+import { commonErrorResponses, errorResponse } from '../api/http/error-responses.js';
+import { Int64Parameter } from '../api/http/int64-parameter.js';
 
 /** The Pet record: an account's animal, as the deprecated lookup returns it. */
 const PetSchema = Type.Object(

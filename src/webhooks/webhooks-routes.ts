@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { InvalidInputError, ValidationError } from '../errors/errors.js';
-import { principalOf } from '../http/authentication.js';
+import { principalOf } from '../api/http/authentication.js';
 import { parseJsonObject, requireJsonContentType } from '../http/json-body.js';
 import type { WebhookDelivery, WebhookEndpoint } from './webhooks-repository.js';
 import {

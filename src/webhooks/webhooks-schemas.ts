@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { commonErrorResponses, errorResponse } from '../http/error-responses.js';
+import { commonErrorResponses, errorResponse } from '../api/http/error-responses.js';
 import { documentedAs } from '../openapi/openapi-document.js';
 import { WEBHOOK_ENDPOINT_STATUSES } from './webhooks-repository.js';
 import {

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { Writable } from 'node:stream';
 import { API_KEY_SCOPES } from '../../src/api-keys/api-key-scopes.js';
 import { createLogger } from '../../src/http/logging.js';
-import { createRateLimiter } from '../../src/http/rate-limit.js';
+import { createRateLimiter } from '../../src/http/protection/rate-limit.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { buildTestStoreApp, createTestApp, errorBody } from '../support/app.js';
 import { httpBackends } from '../support/storage.js';
@@ -85,7 +85,7 @@ for (const backend of httpBackends()) {
       const { services, storage } = await createTestApp(t, httpBackends()[0] ?? backend);
       const app = await buildTestStoreApp({ logger: createLogger('silent', new Writable({ write: (_c, _e, done) => done() })), services, storage });
       t.after(() => app.close());
-      const { requireApiKey } = await import('../../src/http/authentication.js');
+      const { requireApiKey } = await import('../../src/api/http/authentication.js');
       await assert.rejects(async () => {
         await app.register(async (scope) => {
           requireApiKey(scope, services.apiKeys, { rateLimiter: createRateLimiter(TEST_LIMITS.rateLimit), keyUsage: services.keyUsage });

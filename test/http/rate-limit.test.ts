@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { generateApiKey } from '../../src/api-keys/api-key-format.js';
 import type { Limits } from '../../src/config/limits.js';
-import { createRateLimiter } from '../../src/http/rate-limit.js';
+import { createRateLimiter } from '../../src/http/protection/rate-limit.js';
 import { createTestApp, errorBody } from '../support/app.js';
 import { httpBackends } from '../support/storage.js';
 import { testConfig } from '../support/container.js';

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import fc from 'fast-check';
 import type { Limits } from '../../src/config/limits.js';
 import { createLogger } from '../../src/http/logging.js';
-import { createRateLimiter } from '../../src/http/rate-limit.js';
+import { createRateLimiter } from '../../src/http/protection/rate-limit.js';
 import { buildTestStoreApp, createTestApp, errorBody } from '../support/app.js';
 import { createTestQuickstartApp } from '../support/quickstart.js';
 import { httpBackends } from '../support/storage.js';

@@ -13,7 +13,7 @@ import { createMetricsRegistry } from '../../src/observability/metrics-registry.
 import { createListingCacheMetrics, type ListingCacheMetrics } from '../../src/orders/listing/listing-metrics.js';
 import { createServiceMetrics } from '../../src/observability/service-metrics.js';
 import type { OutageLog } from '../../src/shared/outage-log.js';
-import { createRateLimiter, type RateLimiter } from '../../src/http/rate-limit.js';
+import { createRateLimiter, type RateLimiter } from '../../src/http/protection/rate-limit.js';
 import { createListingResponses, type ListingOptions, type ListingResponses } from '../../src/orders/listing/listing-responses.js';
 import type { Clock } from '../../src/shared/clock.js';
 import type { Storage } from '../../src/storage/storage.js';

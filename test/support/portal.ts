@@ -10,7 +10,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildPortalApp } from '../../src/hosts/portal/portal-app.js';
 import { portalOrigin } from '../../src/hosts/portal/portal-origin.js';
 import type { Config, DatabaseConfig } from '../../src/config/config.js';
-import { createRateLimiter } from '../../src/http/rate-limit.js';
+import { createRateLimiter } from '../../src/http/protection/rate-limit.js';
 import { createHttpMetrics } from '../../src/observability/http-metrics.js';
 import { createMetricsRegistry } from '../../src/observability/metrics-registry.js';
 import { createSignInMetrics } from '../../src/hosts/portal/portal-metrics.js';

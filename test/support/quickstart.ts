@@ -8,7 +8,7 @@ import type { ApiKeyScope } from '../../src/api-keys/api-key-scopes.js';
 import type { Services } from '../../src/services.js';
 import type { Limits } from '../../src/config/limits.js';
 import type { Config, QuickstartConfig } from '../../src/config/config.js';
-import { createRateLimiter, type RateLimiter } from '../../src/http/rate-limit.js';
+import { createRateLimiter, type RateLimiter } from '../../src/http/protection/rate-limit.js';
 import { buildQuickstartApp } from '../../src/hosts/quickstart/quickstart-app.js';
 import type { Clock } from '../../src/shared/clock.js';
 import type { Storage } from '../../src/storage/storage.js';

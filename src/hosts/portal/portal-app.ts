@@ -6,7 +6,7 @@ import type { Services } from '../../services.js';
 import { createHttpApp, type HttpTracing } from '../../http/http-app.js';
 import type { SignInMetrics } from './portal-metrics.js';
 import type { HttpMetrics } from '../../observability/http-metrics.js';
-import type { RateLimiter } from '../../http/rate-limit.js';
+import type { RateLimiter } from '../../http/protection/rate-limit.js';
 import type { Clock } from '../../shared/clock.js';
 import type { OutageLog } from '../../shared/outage-log.js';
 import { createSignInThrottle } from '../../users/sign-in-throttle.js';

@@ -1,9 +1,9 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { auditContextOf } from '../../http/audit-context.js';
-import { principalOf } from '../../http/authentication.js';
-import { notModified, sendNotModified, strongEtag } from '../../http/conditional-get.js';
+import { auditContextOf } from '../../api/http/audit-context.js';
+import { principalOf } from '../../api/http/authentication.js';
+import { notModified, sendNotModified, strongEtag } from '../../api/http/conditional-get.js';
 import type { ListingResponses } from '../listing/listing-responses.js';
 import type { OrdersService } from './orders-service.js';
 import { cancelOrderSchema, listOrdersSchema } from '../orders-schemas.js';

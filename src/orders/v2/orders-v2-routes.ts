@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ValidationError } from '../../errors/errors.js';
-import { auditContextOf } from '../../http/audit-context.js';
-import { principalOf } from '../../http/authentication.js';
-import { notModified, sendNotModified, strongEtag } from '../../http/conditional-get.js';
-import { invalidParameterMessage, rejectUnknownParameters } from '../../http/validation-errors.js';
+import { auditContextOf } from '../../api/http/audit-context.js';
+import { principalOf } from '../../api/http/authentication.js';
+import { notModified, sendNotModified, strongEtag } from '../../api/http/conditional-get.js';
+import { invalidParameterMessage, rejectUnknownParameters } from '../../api/http/validation-errors.js';
 import { normalizeDateTime } from '../../shared/date-time.js';
 import type { ListingResponses } from '../listing/listing-responses.js';
 import type { Order, OrderFilter, OrderStatus } from '../orders-repository.js';
@@ -17,7 +17,7 @@ import {
   type ListOrdersV2Query,
   type OrderV2Record,
 } from './orders-v2-schemas.js';
-import { V2_LIMIT_DEFAULT } from './orders-v2-bounds.js';
+import { PAGE_LIMIT_DEFAULT } from '../../api/page-bounds.js';
 import type { ListOrdersV2Request, OrdersV2Service } from './orders-v2-service.js';
 import { JSON_CONTENT_TYPE } from '../../http/media-types.js';
 
@@ -98,7 +98,7 @@ function parseListQuery(query: ListOrdersV2Query): ListOrdersV2Request {
     throw new ValidationError('Query parameter shipDateTo is not valid: it must not be earlier than shipDateFrom.');
   }
   // The schema checked the shape; the service checks the range.
-  const limit = query.limit === undefined ? V2_LIMIT_DEFAULT : Number(query.limit);
+  const limit = query.limit === undefined ? PAGE_LIMIT_DEFAULT : Number(query.limit);
   return { filter, limit, cursor: query.cursor };
 }
 

@@ -1,11 +1,12 @@
 import { Type, type Static } from 'typebox';
-import { IfNoneMatchHeadersSchema, NotModifiedResponseSchema, VALIDATOR_HEADER_DOCS } from '../../http/conditional-get.js';
-import { commonErrorResponses, errorResponse } from '../../http/error-responses.js';
+import { IfNoneMatchHeadersSchema, NotModifiedResponseSchema, VALIDATOR_HEADER_DOCS } from '../../api/http/conditional-get.js';
+import { commonErrorResponses, errorResponse } from '../../api/http/error-responses.js';
 import { documentedAs } from '../../openapi/openapi-document.js';
-import { Int64Parameter } from '../../http/int64-parameter.js';
+import { Int64Parameter } from '../../api/http/int64-parameter.js';
+import { INVALID_CURSOR_EXAMPLE, nextCursorOrNull, PAGE_QUERY_FIELDS } from '../../api/http/page-schemas.js';
 import { ORDER_STATUSES } from '../orders-repository.js';
 import { ORDER_FIELDS, ORDER_ID_DESCRIPTION, OrderIdParamsSchema } from '../orders-schemas.js';
-import { LIMIT_DESCRIPTION, V2_LIMIT_DEFAULT, V2_LIMIT_MAX } from './orders-v2-bounds.js';
+import { PAGE_LIMIT_DESCRIPTION, PAGE_LIMIT_MAX } from '../../api/page-bounds.js';
 
 /** The v2 Order record: v1's fields plus `status`; id, complete and status are always present. */
 export const OrderV2Schema = Type.Object(
@@ -27,31 +28,13 @@ const ORDERS_PAGE_DESCRIPTION =
 
 const OrdersPageSchema = Type.Object(
   {
-    data: Type.Array(OrderV2Schema, { maxItems: V2_LIMIT_MAX, description: `The orders of this page, by id: at most limit (at most ${V2_LIMIT_MAX}).` }),
-    nextCursor: Type.Union([Type.String({ maxLength: 512 }), Type.Null()], {
-      description: 'Opaque cursor of the next page, or null when this page is the last.',
-    }),
+    data: Type.Array(OrderV2Schema, { maxItems: PAGE_LIMIT_MAX, description: `The orders of this page, by id: at most limit (at most ${PAGE_LIMIT_MAX}).` }),
+    nextCursor: nextCursorOrNull(),
   },
   { title: 'OrdersPage', additionalProperties: false, description: ORDERS_PAGE_DESCRIPTION },
 );
 
 export const SHIP_DATE_DESCRIPTION = 'an ISO 8601 date-time with a time zone, e.g. 2026-12-01T10:00:00Z.';
-
-/** The page-size and cursor parameters every v2 listing and feed takes (orders, events). */
-export const V2_PAGE_QUERY_FIELDS = {
-  limit: Type.Optional(
-    documentedAs(Type.String({ pattern: '^[1-9][0-9]{0,3}$', description: `the page size, ${LIMIT_DESCRIPTION}` }), {
-      type: 'integer',
-      format: 'int32',
-      minimum: 1,
-      maximum: V2_LIMIT_MAX,
-      default: V2_LIMIT_DEFAULT,
-    }),
-  ),
-  cursor: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 512, description: 'the nextCursor of the previous page, unchanged (with the same filters).' }),
-  ),
-};
 
 /**
  * Every value is a string on purpose: Fastify's validator would otherwise
@@ -82,7 +65,7 @@ const ListOrdersV2QuerySchema = Type.Object(
         description: `only orders shipping before this instant (the range is half-open): ${SHIP_DATE_DESCRIPTION}`,
       }),
     ),
-    ...V2_PAGE_QUERY_FIELDS,
+    ...PAGE_QUERY_FIELDS,
   },
   { additionalProperties: false },
 );
@@ -137,8 +120,8 @@ export const listOrdersV2Schema = {
       'A query parameter is unknown, repeated, empty or malformed (validation_failed; the message names it and never repeats its value), ' +
         'or the cursor is not the nextCursor of this listing: altered, of another account or sent with other filters (invalid_cursor).',
       [
-        { code: 'validation_failed', message: `Query parameter limit is not valid. Expected: ${LIMIT_DESCRIPTION}` },
-        { code: 'invalid_cursor', message: 'Query parameter cursor is not valid: pass the nextCursor of a previous page unchanged.' },
+        { code: 'validation_failed', message: `Query parameter limit is not valid. Expected: ${PAGE_LIMIT_DESCRIPTION}` },
+        INVALID_CURSOR_EXAMPLE,
       ],
     ),
   },

@@ -1,8 +1,9 @@
 import { ConflictError, InvalidInputError, NotFoundError } from '../../errors/errors.js';
-import { LIMIT_DESCRIPTION, V2_LIMIT_MAX } from './orders-v2-bounds.js';
+import { PAGE_LIMIT_DESCRIPTION, PAGE_LIMIT_MAX } from '../../api/page-bounds.js';
 import type { Clock } from '../../shared/clock.js';
 import { digestOf } from '../../shared/digest.js';
-import { canonicalFilter, filterDigest, type CursorCodec } from './orders-cursor.js';
+import type { CursorCodec } from '../../api/cursors.js';
+import { canonicalFilter, filterDigest } from './orders-v2-filters.js';
 import type { Order, OrderFilter, OrdersRepository } from '../orders-repository.js';
 import type { ReadVersion } from '../listing/version-reads.js';
 import { alreadyShipped, cancelPendingOrder, type ChangeStatus } from '../order-status-changes.js';
@@ -18,7 +19,7 @@ const V2_REPRESENTATION_REVISION = 1;
 
 export interface ListOrdersV2Request {
   filter: OrderFilter;
-  /** 1 to V2_LIMIT_MAX (orders-v2-bounds.ts): checked here, the one place. */
+  /** 1 to PAGE_LIMIT_MAX (orders-v2-bounds.ts): checked here, the one place. */
   limit: number;
   /** A nextCursor from an earlier page, as received. */
   cursor?: string;
@@ -69,8 +70,8 @@ export function createOrdersV2Service({
      * so an unchanged listing is answered from one primary-key read.
      */
     async openListing(accountId: number, { filter, limit, cursor }: ListOrdersV2Request): Promise<OrdersV2Listing> {
-      if (!Number.isInteger(limit) || limit < 1 || limit > V2_LIMIT_MAX) {
-        throw new InvalidInputError('limit', `is not valid. Expected: ${LIMIT_DESCRIPTION}`);
+      if (!Number.isInteger(limit) || limit < 1 || limit > PAGE_LIMIT_MAX) {
+        throw new InvalidInputError('limit', `is not valid. Expected: ${PAGE_LIMIT_DESCRIPTION}`);
       }
       let afterId: bigint | undefined;
       if (cursor !== undefined) {

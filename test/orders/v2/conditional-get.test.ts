@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, test, type TestContext } from 'node:test';
-import { ifNoneMatchMatches } from '../../../src/http/conditional-get.js';
+import { ifNoneMatchMatches } from '../../../src/api/http/conditional-get.js';
 import { createLogger } from '../../../src/http/logging.js';
 import type { OrdersRepository } from '../../../src/orders/orders-repository.js';
 import type { Storage } from '../../../src/storage/storage.js';

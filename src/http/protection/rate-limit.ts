@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
-import type { Limits } from '../config/limits.js';
-import { AppError } from '../errors/errors.js';
+import type { Limits } from '../../config/limits.js';
+import { AppError } from '../../errors/errors.js';
 
 /** The outcome of counting one request against a bucket. */
 export interface RateLimitDecision {

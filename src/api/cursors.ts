@@ -1,15 +1,19 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { SecretsRepository } from '../../secrets/secrets-repository.js';
-import type { Clock } from '../../shared/clock.js';
-import { parseInt64 } from '../../shared/int64.js';
-import type { OrderFilter } from '../orders-repository.js';
+import type { SecretsRepository } from '../secrets/secrets-repository.js';
+import type { Clock } from '../shared/clock.js';
+import { parseInt64 } from '../shared/int64.js';
 
-/** What a v2 listing cursor says: where the next page starts, and for whom. */
+/**
+ * What a cursor of any listing of the API says (v2 orders, events, the
+ * audit trail): where the next page starts, for whom, and for which listing
+ * and filters (each listing puts its own digest there, so a cursor never
+ * crosses listings).
+ */
 export interface CursorPosition {
   accountId: number;
-  /** filterDigest() of the filters the walk started with. */
+  /** The listing's digest of the filters the walk started with. */
   filterDigest: string;
-  /** The id of the last order on the previous page. */
+  /** The id (or position) of the last item on the previous page. */
   afterId: bigint;
 }
 
@@ -21,7 +25,12 @@ export interface CursorCodec {
   signingKeyId(): Promise<string>;
 }
 
-/** The name of the database-held key used when CURSOR_SECRET is not configured. */
+/**
+ * The name of the database-held key used when CURSOR_SECRET is not
+ * configured, and the signing domain: both kept from when only the v2
+ * orders listing had cursors, so that stored keys and issued cursors stay
+ * valid.
+ */
 const CURSOR_SECRET_NAME = 'orders-cursor-hmac';
 
 const MAC_BYTES = 16;
@@ -99,22 +108,4 @@ export function createCursorCodec({
       return createHash('sha256').update(signing ?? Buffer.alloc(0)).digest('base64url').slice(0, 11);
     },
   };
-}
-
-/**
- * A digest of the normalised filter set. Two requests with the same filters
- * (status values in any order or repeated) have the same digest.
- */
-export function filterDigest(filter: OrderFilter): string {
-  return createHash('sha256').update(canonicalFilter(filter)).digest('base64url').slice(0, 22);
-}
-
-export function canonicalFilter(filter: OrderFilter): string {
-  return JSON.stringify([
-    filter.statuses === undefined ? null : [...new Set(filter.statuses)].sort(),
-    filter.petId === undefined ? null : filter.petId.toString(),
-    filter.complete ?? null,
-    filter.shipDateFrom ?? null,
-    filter.shipDateTo ?? null,
-  ]);
 }

@@ -2,8 +2,8 @@ import underPressure from '@fastify/under-pressure';
 import type { FastifyInstance } from 'fastify';
 import type { ServerOptions } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import type { Limits } from '../config/limits.js';
-import { AppError } from '../errors/errors.js';
+import type { Limits } from '../../config/limits.js';
+import { AppError } from '../../errors/errors.js';
 import { limitConnectionsPerAddress } from './connection-bounds.js';
 import { enforceRateLimit, type RateLimiter } from './rate-limit.js';
 

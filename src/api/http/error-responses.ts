@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import type { ApiKeyScope } from '../api-keys/api-key-scopes.js';
-import { ERROR_CODES, errorRecord, type ErrorCode } from '../errors/errors.js';
+import type { ApiKeyScope } from '../../api-keys/api-key-scopes.js';
+import { ERROR_CODES, errorRecord, type ErrorCode } from '../../errors/errors.js';
 import { insufficientScope } from './authentication.js';
 
 /** The spec's Error record; `status` always equals the HTTP status. */

@@ -1,7 +1,7 @@
 import { BlockList, isIPv6, type Socket } from 'node:net';
 import type { Server } from 'node:http';
-import { errorRecord } from '../errors/errors.js';
-import { rawErrorResponse } from './raw-responses.js';
+import { errorRecord } from '../../errors/errors.js';
+import { rawErrorResponse } from '../raw-responses.js';
 
 /** The named ranges TRUST_PROXY accepts, as proxy-addr (Fastify's trustProxy) reads them. */
 const NAMED_RANGES: Readonly<Record<string, readonly [string, number, 'ipv4' | 'ipv6'][]>> = {

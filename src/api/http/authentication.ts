@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { ApiKeyScope } from '../api-keys/api-key-scopes.js';
-import type { KeyUsageRecorder } from '../api-keys/api-key-usage.js';
-import type { ApiKeyPrincipal } from '../api-keys/api-keys-repository.js';
-import type { ApiKeysService, Authentication } from '../api-keys/api-keys-service.js';
-import { AppError } from '../errors/errors.js';
-import { enforceRateLimit, type RateLimiter } from './rate-limit.js';
+import type { ApiKeyScope } from '../../api-keys/api-key-scopes.js';
+import type { KeyUsageRecorder } from '../../api-keys/api-key-usage.js';
+import type { ApiKeyPrincipal } from '../../api-keys/api-keys-repository.js';
+import type { ApiKeysService, Authentication } from '../../api-keys/api-keys-service.js';
+import { AppError } from '../../errors/errors.js';
+import { enforceRateLimit, type RateLimiter } from '../../http/protection/rate-limit.js';
 
 const AUTH_REALM = 'store-orders';
 

@@ -1,5 +1,5 @@
 import { errorResponse, RATE_LIMIT_HEADER_DOCS, type HeaderDoc } from './error-responses.js';
-import { SECURITY_HEADER_ENTRIES } from './hardening.js';
+import { SECURITY_HEADER_ENTRIES } from '../../http/protection/hardening.js';
 
 /**
  * The response headers the hosts send on every operation whatever it does

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { AppError } from '../errors/errors.js';
+import { AppError } from '../../errors/errors.js';
 
 /**
  * What is wrong with a request's Host header, or undefined. RFC 9112 §3.2:

@@ -1,6 +1,6 @@
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
-import { redactApiKeys } from '../api-keys/api-key-format.js';
-import { ValidationError } from '../errors/errors.js';
+import { redactApiKeys } from '../../api-keys/api-key-format.js';
+import { ValidationError } from '../../errors/errors.js';
 
 /** The parts of a request Fastify validates, by the names its schema errors use. */
 export type RequestPart = 'params' | 'querystring' | 'headers' | 'body';

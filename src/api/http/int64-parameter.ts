@@ -1,6 +1,6 @@
 import type { FastifyServerOptions } from 'fastify';
 import { Type } from 'typebox';
-import { INT64_DECIMAL_PATTERN, parseInt64 } from '../shared/int64.js';
+import { INT64_DECIMAL_PATTERN, parseInt64 } from '../../shared/int64.js';
 
 /** The validator keyword that turns a checked int64 parameter into a bigint (see int64Keyword). */
 const KEYWORD = 'x-int64';

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { AuditContext } from '../audit/audit-repository.js';
+import type { AuditContext } from '../../audit/audit-repository.js';
 import { principalOf } from './authentication.js';
 
 /**
