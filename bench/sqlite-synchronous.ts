@@ -26,7 +26,7 @@ async function measure(synchronous: SqliteSynchronous): Promise<number> {
     await storage.migrate();
     const services = createServices(storage, loadConfig({}), systemClock, createServiceMetrics(new Registry()));
     const account = await services.accounts.createAccount({ name: 'bench' });
-    for (let id = 1n; id <= BigInt(count); id++) await services.orders.createOrder({ accountId: account.id, id, quantity: 1 });
+    for (let id = 1n; id <= BigInt(count); id++) await services.orderOperations.createOrder({ accountId: account.id, id, quantity: 1 });
     const started = process.hrtime.bigint();
     for (let id = 1n; id <= BigInt(count); id++) await services.orders.cancelOrder(account.id, id);
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;

@@ -12,6 +12,7 @@ import { createMessageDispatcher, type MessageDispatcher } from './messages/mess
 import { createMessagesService } from './messages/messages-service.js';
 import { createVersionReads } from './orders/listing/version-reads.js';
 import { createGroupedStatusChanges } from './orders/order-status-changes.js';
+import { createOrderOperationsService } from './orders/operations/order-operations-service.js';
 import { createOrdersService } from './orders/v1/orders-service.js';
 import { createOrdersV2Service } from './orders/v2/orders-v2-service.js';
 import { createPetsService } from './pets/pets-service.js';
@@ -85,6 +86,7 @@ function buildServices(
     }),
     keyUsage: createKeyUsageRecorder({ apiKeysRepository: storage.apiKeys, clock }),
     orders: createOrdersService({ ordersRepository: storage.orders, clock, changeStatus, readVersion }),
+    orderOperations: createOrderOperationsService({ ordersRepository: storage.orders, clock }),
     ordersV2: createOrdersV2Service({
       ordersRepository: storage.orders,
       changeStatus,

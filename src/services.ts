@@ -4,6 +4,7 @@ import type { KeyUsageRecorder } from './api-keys/api-key-usage.js';
 import type { ApiKeysService } from './api-keys/api-keys-service.js';
 import type { AuditService } from './audit/audit-service.js';
 import type { MessagesService } from './messages/messages-service.js';
+import type { OrderOperationsService } from './orders/operations/order-operations-service.js';
 import type { OrdersService } from './orders/v1/orders-service.js';
 import type { OrdersV2Service } from './orders/v2/orders-v2-service.js';
 import type { PetsService } from './pets/pets-service.js';
@@ -22,6 +23,8 @@ export interface Services {
   apiKeys: ApiKeysService;
   keyUsage: KeyUsageRecorder;
   orders: OrdersService;
+  /** Placing, importing and shipping orders, and the operator's view (not v1's or v2's operations). */
+  orderOperations: OrderOperationsService;
   ordersV2: OrdersV2Service;
   pets: PetsService;
   messages: MessagesService;

@@ -26,8 +26,8 @@ for (const backend of httpBackends()) {
       const { account, auth } = await tenant();
       const [apiKey] = await services.apiKeys.listKeys(account.id);
       assert.ok(apiKey !== undefined);
-      await services.orders.createOrder({ accountId: account.id, id: 9007199254740993n, quantity: 1 });
-      await services.orders.createOrder({ accountId: account.id, id: 2n, quantity: 1 });
+      await services.orderOperations.createOrder({ accountId: account.id, id: 9007199254740993n, quantity: 1 });
+      await services.orderOperations.createOrder({ accountId: account.id, id: 2n, quantity: 1 });
 
       const v1 = await app.inject({ method: 'DELETE', url: '/v1/store/orders/9007199254740993', headers: auth, remoteAddress: '203.0.113.7' });
       assert.equal(v1.statusCode, 204);
@@ -66,7 +66,7 @@ for (const backend of httpBackends()) {
       const a = await tenant('A');
       const b = await tenant('B');
       for (let id = 1n; id <= 3n; id++) {
-        await services.orders.createOrder({ accountId: a.account.id, id, quantity: 1 });
+        await services.orderOperations.createOrder({ accountId: a.account.id, id, quantity: 1 });
         assert.equal((await app.inject({ method: 'DELETE', url: `/v2/store/orders/${id}`, headers: a.auth })).statusCode, 204);
       }
       const pageA = (await app.inject({ method: 'GET', url: '/v2/audit-events?limit=2', headers: a.auth })).json<AuditPageJson>();
@@ -89,7 +89,7 @@ for (const backend of httpBackends()) {
     test('when the cursor is altered or is an orders cursor, or limit or a parameter is wrong, then 400 with the Error record', async (t) => {
       const { app, services, tenant } = await createTestApp(t, backend);
       const { account, auth } = await tenant();
-      for (let id = 1n; id <= 3n; id++) await services.orders.createOrder({ accountId: account.id, id, quantity: 1 });
+      for (let id = 1n; id <= 3n; id++) await services.orderOperations.createOrder({ accountId: account.id, id, quantity: 1 });
       const orders = (await app.inject({ method: 'GET', url: '/v2/store/orders?limit=1', headers: auth })).json<{ nextCursor: string }>();
       for (const id of [1n, 2n]) await services.orders.cancelOrder(account.id, id);
       const audit = (await app.inject({ method: 'GET', url: '/v2/audit-events?limit=1', headers: auth })).json<AuditPageJson>();
@@ -131,8 +131,8 @@ for (const backend of httpBackends()) {
     test('when the audit entry cannot be written, then the cancel does not happen: an Error record, the order still pending, no event', async (t) => {
       const { app, services, tenant, database } = await createTestApp(t, backend);
       const { account, auth } = await tenant();
-      await services.orders.createOrder({ accountId: account.id, id: 5n, quantity: 1 });
-      await services.orders.createOrder({ accountId: account.id, id: 6n, quantity: 1 });
+      await services.orderOperations.createOrder({ accountId: account.id, id: 5n, quantity: 1 });
+      await services.orderOperations.createOrder({ accountId: account.id, id: 6n, quantity: 1 });
       await dropAuditTable(database);
 
       for (const url of ['/v1/store/orders/5', '/v2/store/orders/6']) {
@@ -142,7 +142,7 @@ for (const backend of httpBackends()) {
         assert.equal(body.status, 500);
         assert.equal(body.code, 'internal_error');
       }
-      const orders = await services.orders.listAllOrders(account.id);
+      const orders = await services.orderOperations.listAllOrders(account.id);
       assert.deepEqual(orders.map((o) => o.status), ['pending', 'pending']);
       const feed = await services.events.listEvents(account.id, { filter: {}, limit: 10 });
       assert.deepEqual(feed.events.map((e) => e.type), ['order.created', 'order.created']);

@@ -69,8 +69,8 @@ test('when the client workspace is packed and the tarball installed into another
   const { app, services, tenant } = await createTestApp(t, sqliteBackend);
   const origin = await app.listen({ host: '127.0.0.1', port: 0 });
   const { account, key } = await tenant();
-  await services.orders.createOrder({ accountId: account.id, id: 9007199254740992n, petId: 1n, quantity: 1 });
-  await services.orders.createOrder({ accountId: account.id, id: 9007199254740993n, petId: 2n, quantity: 1 });
+  await services.orderOperations.createOrder({ accountId: account.id, id: 9007199254740992n, petId: 1n, quantity: 1 });
+  await services.orderOperations.createOrder({ accountId: account.id, id: 9007199254740993n, petId: 2n, quantity: 1 });
 
   const { stdout } = await run(process.execPath, ['consume.mjs'], {
     cwd: project,
@@ -84,7 +84,7 @@ test('when the client workspace is packed and the tarball installed into another
     refused: { status: 404, code: 'order_not_found' },
   });
   assert.deepEqual(
-    (await services.orders.listAllOrders(account.id)).filter((order) => order.status !== 'cancelled').map((order) => order.id),
+    (await services.orderOperations.listAllOrders(account.id)).filter((order) => order.status !== 'cancelled').map((order) => order.id),
     [9007199254740992n],
     'the store cancelled exactly the order the client named',
   );

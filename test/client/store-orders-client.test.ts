@@ -17,8 +17,8 @@ describe('store-orders/client against a running server', () => {
   test('when the client lists and cancels, then it sees exact int64 ids and the cancelled order leaves the list', async (t) => {
     const { baseUrl, services, tenant } = await runningServer(t);
     const { account, key } = await tenant();
-    const big = await services.orders.createOrder({ accountId: account.id, id: 9007199254740993n, petId: 9223372036854775807n, quantity: 2 });
-    const small = await services.orders.createOrder({ accountId: account.id, id: 7n, petId: 1n, quantity: 1, shipDate: '2026-12-01T10:00:00Z' });
+    const big = await services.orderOperations.createOrder({ accountId: account.id, id: 9007199254740993n, petId: 9223372036854775807n, quantity: 2 });
+    const small = await services.orderOperations.createOrder({ accountId: account.id, id: 7n, petId: 1n, quantity: 1, shipDate: '2026-12-01T10:00:00Z' });
 
     const client = createStoreOrdersClient({ baseUrl, apiKey: key });
     assert.deepEqual(await client.listOrders(), [
@@ -33,8 +33,8 @@ describe('store-orders/client against a running server', () => {
   test('when the API refuses, then the client throws StoreOrdersApiError with the code, status and request id', async (t) => {
     const { baseUrl, services, tenant } = await runningServer(t);
     const { account, key } = await tenant();
-    const order = await services.orders.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
-    await services.orders.shipOrder(order.id);
+    const order = await services.orderOperations.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
+    await services.orderOperations.shipOrder(order.id);
     const client = createStoreOrdersClient({ baseUrl, apiKey: key });
 
     await assert.rejects(client.cancelOrder(order.id), (error: unknown) => {
@@ -85,7 +85,7 @@ for (const backend of httpBackends()) {
       for (let i = 0n; i < 14n; i++) {
         const id = BEYOND_2_53 + i * 2n;
         const shipDate = i % 3n === 0n ? undefined : `2026-12-${String(1n + i).padStart(2, '0')}T10:00:00.000Z`;
-        await services.orders.createOrder({
+        await services.orderOperations.createOrder({
           accountId: account.id,
           id,
           petId: i % 4n === 3n ? 1n : pet,
@@ -95,7 +95,7 @@ for (const backend of httpBackends()) {
         });
         let status: OrderStatus = 'pending';
         if (i % 4n === 1n) {
-          await services.orders.shipOrder(id);
+          await services.orderOperations.shipOrder(id);
           status = 'shipped';
         } else if (i % 4n === 2n) {
           await services.orders.cancelOrder(account.id, id);
@@ -110,7 +110,7 @@ for (const backend of httpBackends()) {
           ...(shipDate === undefined ? {} : { shipDate }),
         });
       }
-      await services.orders.createOrder({ accountId: other.account.id, id: BEYOND_2_53 - 2n, petId: pet, quantity: 1 });
+      await services.orderOperations.createOrder({ accountId: other.account.id, id: BEYOND_2_53 - 2n, petId: pet, quantity: 1 });
       const client = createStoreOrdersClient({ baseUrl, apiKey: key });
 
       const filter = { status: ['pending', 'shipped'] as const, petId: pet };
@@ -146,9 +146,9 @@ for (const backend of httpBackends()) {
     test('when the client gets and cancels through v2, then the order shows cancelled, and the second cancel throws order_already_cancelled', async (t) => {
       const { baseUrl, services, tenant } = await runningServer(t, backend);
       const { account, key } = await tenant();
-      const pending = await services.orders.createOrder({ accountId: account.id, id: BEYOND_2_53, petId: BEYOND_2_53 + 1n, quantity: 2 });
-      const shipped = await services.orders.createOrder({ accountId: account.id, id: 9223372036854775807n, petId: 1n, quantity: 1 });
-      await services.orders.shipOrder(shipped.id);
+      const pending = await services.orderOperations.createOrder({ accountId: account.id, id: BEYOND_2_53, petId: BEYOND_2_53 + 1n, quantity: 2 });
+      const shipped = await services.orderOperations.createOrder({ accountId: account.id, id: 9223372036854775807n, petId: 1n, quantity: 1 });
+      await services.orderOperations.shipOrder(shipped.id);
       const client = createStoreOrdersClient({ baseUrl, apiKey: key });
 
       assert.deepEqual(await client.getOrderV2(BEYOND_2_53), { id: BEYOND_2_53, status: 'pending', complete: false, petId: BEYOND_2_53 + 1n, quantity: 2 });
@@ -177,7 +177,7 @@ describe('store-orders/client v2 base URL', () => {
   test('when baseUrl does not end in /v1, then the v2 methods need v2BaseUrl; with it they work', async (t) => {
     const { origin, services, tenant } = await runningServer(t);
     const { account, key } = await tenant();
-    await services.orders.createOrder({ accountId: account.id, id: 5n, petId: 1n, quantity: 1 });
+    await services.orderOperations.createOrder({ accountId: account.id, id: 5n, petId: 1n, quantity: 1 });
     const unversioned = createStoreOrdersClient({ baseUrl: `${origin}/v1/`, apiKey: key });
     assert.deepEqual((await unversioned.listOrdersV2()).data.map((o) => o.id), [5n], 'a trailing slash after /v1 is fine');
     const proxied = createStoreOrdersClient({ baseUrl: `${origin}/api`, apiKey: key });

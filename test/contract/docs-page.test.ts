@@ -67,7 +67,7 @@ test('when a reader opens the docs page of a server started without PUBLIC_BASE_
   const { app, services, tenant } = await createTestApp(t, sqliteBackend);
   const origin = await app.listen({ host: '127.0.0.1', port: 0 });
   const { account, key } = await tenant();
-  await services.orders.createOrder({ accountId: account.id, id: 1001n, petId: 42n, quantity: 2 });
+  await services.orderOperations.createOrder({ accountId: account.id, id: 1001n, petId: 42n, quantity: 2 });
 
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
   t.after(() => browser.close());

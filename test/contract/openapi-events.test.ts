@@ -49,7 +49,7 @@ describe('the v2 document: events', () => {
   test('when an order is cancelled, then the event the service stores has exactly the documented shape (keys of the example)', async (t) => {
     const { app, services, tenant } = await createTestApp(t, sqliteBackend);
     const { account, auth } = await tenant();
-    await services.orders.createOrder({ accountId: account.id, id: 1002n, petId: 7n, quantity: 1 });
+    await services.orderOperations.createOrder({ accountId: account.id, id: 1002n, petId: 7n, quantity: 1 });
     await services.orders.cancelOrder(account.id, 1002n);
     const feed = (await app.inject({ method: 'GET', url: '/v2/events?type=order.cancelled', headers: auth })).json<{ data: Json[] }>();
     const [sent] = feed.data;

@@ -107,10 +107,10 @@ test('when real requests for every documented status go through Prism validating
   const { account, auth } = await tenant();
   const empty = await tenant();
   // Prism, being JavaScript, checks int64 against 2^53 - 1; exactness above it is tested without Prism.
-  await services.orders.createOrder({ accountId: account.id, id: 9007199254740991n, petId: 9007199254740991n, quantity: 2147483647, shipDate: '2026-12-01T10:00:00+01:00', complete: true });
-  const pending = await services.orders.createOrder({ accountId: account.id, id: 1n, petId: 1n, quantity: 1 });
-  const shipped = await services.orders.createOrder({ accountId: account.id, id: 2n, petId: 2n, quantity: 3 });
-  await services.orders.shipOrder(shipped.id);
+  await services.orderOperations.createOrder({ accountId: account.id, id: 9007199254740991n, petId: 9007199254740991n, quantity: 2147483647, shipDate: '2026-12-01T10:00:00+01:00', complete: true });
+  const pending = await services.orderOperations.createOrder({ accountId: account.id, id: 1n, petId: 1n, quantity: 1 });
+  const shipped = await services.orderOperations.createOrder({ accountId: account.id, id: 2n, petId: 2n, quantity: 3 });
+  await services.orderOperations.shipOrder(shipped.id);
   const pet = await services.pets.createPet({ accountId: account.id, name: 'Rex' });
   const wrongKey = { authorization: 'Bearer sk_live_wrong' };
 
@@ -173,12 +173,12 @@ test('when real requests for every documented v2 status go through Prism validat
   const burnt = { authorization: `Bearer ${(await services.apiKeys.createKey({ accountId: account.id })).secret}` };
   // Prism, being JavaScript, checks int64 against 2^53 - 1; exactness above it is tested without Prism.
   const max = 9007199254740991n;
-  await services.orders.createOrder({ accountId: account.id, id: max, petId: max, quantity: 2147483647, shipDate: '2026-12-01T10:00:00+01:00', complete: true });
-  await services.orders.createOrder({ accountId: account.id, id: 1n, petId: 5n, quantity: 1, shipDate: '2026-12-02T10:00:00Z' });
-  await services.orders.createOrder({ accountId: account.id, id: 2n, petId: 5n, quantity: 3, shipDate: '2026-12-03T10:00:00Z' });
-  await services.orders.createOrder({ accountId: account.id, id: 3n, petId: 5n, quantity: 1 });
-  await services.orders.createOrder({ accountId: account.id, id: 4n, petId: 6n, quantity: 1 });
-  await services.orders.shipOrder(2n);
+  await services.orderOperations.createOrder({ accountId: account.id, id: max, petId: max, quantity: 2147483647, shipDate: '2026-12-01T10:00:00+01:00', complete: true });
+  await services.orderOperations.createOrder({ accountId: account.id, id: 1n, petId: 5n, quantity: 1, shipDate: '2026-12-02T10:00:00Z' });
+  await services.orderOperations.createOrder({ accountId: account.id, id: 2n, petId: 5n, quantity: 3, shipDate: '2026-12-03T10:00:00Z' });
+  await services.orderOperations.createOrder({ accountId: account.id, id: 3n, petId: 5n, quantity: 1 });
+  await services.orderOperations.createOrder({ accountId: account.id, id: 4n, petId: 6n, quantity: 1 });
+  await services.orderOperations.shipOrder(2n);
   await services.orders.cancelOrder(account.id, 3n);
   const wrongKey = { authorization: 'Bearer sk_live_wrong' };
 

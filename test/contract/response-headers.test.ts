@@ -138,7 +138,7 @@ test('when each v1 operation answers every status a test can produce, then the h
 
   // listOrders: 200, 304, 401, 403, 429, 408, 431.
   let { account, auth } = await fresh();
-  await services.orders.createOrder({ accountId: account.id, id: 1n, petId: 1n, quantity: 1 });
+  await services.orderOperations.createOrder({ accountId: account.id, id: 1n, petId: 1n, quantity: 1 });
   const listed = await send(origin, 'GET', '/v1/store/orders', auth);
   observe(observed, 'listOrders', listed);
   const etag = (await fetch(`${origin}/v1/store/orders`, { headers: auth })).headers.get('etag') ?? '';
@@ -150,9 +150,9 @@ test('when each v1 operation answers every status a test can produce, then the h
 
   // cancelOrder: 204, 400, 401, 403, 404, 409, 413, 429, 408, 431.
   ({ account, auth } = await fresh());
-  await services.orders.createOrder({ accountId: account.id, id: 2n, petId: 1n, quantity: 1 });
-  await services.orders.createOrder({ accountId: account.id, id: 3n, petId: 1n, quantity: 1 });
-  await services.orders.shipOrder(3n);
+  await services.orderOperations.createOrder({ accountId: account.id, id: 2n, petId: 1n, quantity: 1 });
+  await services.orderOperations.createOrder({ accountId: account.id, id: 3n, petId: 1n, quantity: 1 });
+  await services.orderOperations.shipOrder(3n);
   observe(observed, 'cancelOrder', await send(origin, 'DELETE', '/v1/store/orders/2', auth));
   observe(observed, 'cancelOrder', await send(origin, 'DELETE', '/v1/store/orders/3', auth));
   ({ auth } = await fresh());
@@ -185,7 +185,7 @@ test('when each v2 (beta) operation answers every status a test can produce, the
 
   // listOrdersV2: 200 (with Link: another page follows), 304, 400, 401, 403, 429, 408, 431.
   let { account, auth } = await tenant();
-  for (const id of [1n, 2n]) await services.orders.createOrder({ accountId: account.id, id, petId: 1n, quantity: 1 });
+  for (const id of [1n, 2n]) await services.orderOperations.createOrder({ accountId: account.id, id, petId: 1n, quantity: 1 });
   observe(observed, 'listOrdersV2', await send(origin, 'GET', '/v2/store/orders?limit=1', auth));
   const etag = (await fetch(`${origin}/v2/store/orders`, { headers: auth })).headers.get('etag') ?? '';
   observe(observed, 'listOrdersV2', await send(origin, 'GET', '/v2/store/orders', { ...auth, 'if-none-match': etag }));
@@ -197,7 +197,7 @@ test('when each v2 (beta) operation answers every status a test can produce, the
 
   // getOrderV2: 200, 400, 404, 401, 403, 408, 431.
   ({ account, auth } = await tenant());
-  await services.orders.createOrder({ accountId: account.id, id: 10n, petId: 1n, quantity: 1 });
+  await services.orderOperations.createOrder({ accountId: account.id, id: 10n, petId: 1n, quantity: 1 });
   observe(observed, 'getOrderV2', await send(origin, 'GET', '/v2/store/orders/10', auth));
   observe(observed, 'getOrderV2', await send(origin, 'GET', '/v2/store/orders/x', auth));
   observe(observed, 'getOrderV2', await send(origin, 'GET', '/v2/store/orders/404', auth));
@@ -207,7 +207,7 @@ test('when each v2 (beta) operation answers every status a test can produce, the
 
   // cancelOrderV2: 204, 409, 400, 404, 401, 403, 413, 408, 431.
   ({ account, auth } = await tenant());
-  await services.orders.createOrder({ accountId: account.id, id: 20n, petId: 1n, quantity: 1 });
+  await services.orderOperations.createOrder({ accountId: account.id, id: 20n, petId: 1n, quantity: 1 });
   observe(observed, 'cancelOrderV2', await send(origin, 'DELETE', '/v2/store/orders/20', auth));
   observe(observed, 'cancelOrderV2', await send(origin, 'DELETE', '/v2/store/orders/20', auth));
   observe(observed, 'cancelOrderV2', await send(origin, 'DELETE', '/v2/store/orders/x', auth));

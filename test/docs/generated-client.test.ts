@@ -22,8 +22,8 @@ test('when the "Using a generated client" example of docs/client.md runs against
   const { app, services, tenant } = await createTestApp(t, sqliteBackend);
   const origin = await app.listen({ host: '127.0.0.1', port: 0 });
   const { account, key } = await tenant();
-  await services.orders.createOrder({ accountId: account.id, id: 9007199254740992n, petId: 1n, quantity: 1 });
-  await services.orders.createOrder({ accountId: account.id, id: 9007199254740993n, petId: 2n, quantity: 1 });
+  await services.orderOperations.createOrder({ accountId: account.id, id: 9007199254740992n, petId: 1n, quantity: 1 });
+  await services.orderOperations.createOrder({ accountId: account.id, id: 9007199254740993n, petId: 2n, quantity: 1 });
 
   // Inside the repository, so that openapi-fetch and lossless-json resolve from its node_modules as from a reader's project.
   const dir = mkdtempSync(path.join(ROOT, '.generated-client-'));
@@ -36,7 +36,7 @@ test('when the "Using a generated client" example of docs/client.md runs against
   });
 
   assert.deepEqual(stdout.trim().split('\n'), ["[ '9007199254740992', '9007199254740993' ]", '204 cancelled 9007199254740993']);
-  const orders = await services.orders.listAllOrders(account.id);
+  const orders = await services.orderOperations.listAllOrders(account.id);
   assert.deepEqual(
     orders.map((order) => [order.id, order.status]),
     [

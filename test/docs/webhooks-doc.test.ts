@@ -60,7 +60,7 @@ test('when the walkthrough of docs/webhooks.md is followed, then its receiver ve
     }
   }, 100);
 
-  const order = await h.services.orders.createOrder({ accountId, petId: 7n, quantity: 1 });
+  const order = await h.services.orderOperations.createOrder({ accountId, petId: 7n, quantity: 1 });
   const cancelled = await h.app.inject({ method: 'DELETE', url: `/v2/store/orders/${order.id}`, headers: auth });
   assert.equal(cancelled.statusCode, 204);
   h.startEngine();

@@ -45,7 +45,7 @@ async function seededStore(t: TestContext, orders: number) {
   const account = await services.accounts.createAccount({ name: 'Main Street Pets' });
   const { secret } = await services.apiKeys.createKey({ accountId: account.id });
   const lines = Array.from({ length: orders }, (_, index) => JSON.stringify({ id: index + 1, petId: 7, quantity: 1 }));
-  await services.orders.importOrders(account.id, (async function* () {
+  await services.orderOperations.importOrders(account.id, (async function* () {
     yield lines;
   })());
   // The test's own connection would count as a user of the file; only servers should.

@@ -45,7 +45,7 @@ for (const database of sharedDatabases) {
       assert.equal(demo.stdout.split(key).length - 1, 4, 'the key is shown once, then in each curl line');
 
       const { services } = shared.open();
-      const orders = await services.orders.listAllOrders(1);
+      const orders = await services.orderOperations.listAllOrders(1);
       assert.deepEqual(
         ['pending', 'shipped', 'cancelled'].map((status) => orders.filter((o) => o.status === status).length),
         [3, 2, 2],

@@ -29,13 +29,13 @@ for (const backend of httpBackends()) {
       const { app, services, tenant } = await createTestApp(t, backend);
       const { account, auth } = await tenant();
       const other = await tenant();
-      await services.orders.createOrder({ accountId: account.id, id: 9223372036854775807n, petId: 9007199254740993n, quantity: 1 });
-      await services.orders.createOrder({ accountId: account.id, id: 2n, quantity: 2 });
-      await services.orders.createOrder({ accountId: account.id, id: 3n, quantity: 3 });
-      await services.orders.createOrder({ accountId: other.account.id, id: 4n, quantity: 1 });
+      await services.orderOperations.createOrder({ accountId: account.id, id: 9223372036854775807n, petId: 9007199254740993n, quantity: 1 });
+      await services.orderOperations.createOrder({ accountId: account.id, id: 2n, quantity: 2 });
+      await services.orderOperations.createOrder({ accountId: account.id, id: 3n, quantity: 3 });
+      await services.orderOperations.createOrder({ accountId: other.account.id, id: 4n, quantity: 1 });
       assert.equal((await app.inject({ method: 'DELETE', url: '/v1/store/orders/2', headers: auth })).statusCode, 204);
       assert.equal((await app.inject({ method: 'DELETE', url: '/v2/store/orders/9223372036854775807', headers: auth })).statusCode, 204);
-      await services.orders.shipOrder(3n);
+      await services.orderOperations.shipOrder(3n);
 
       const response = await app.inject({ method: 'GET', url: '/v2/events', headers: auth });
       assert.equal(response.statusCode, 200);
@@ -69,7 +69,7 @@ for (const backend of httpBackends()) {
     test('when a client walks the feed and resumes from its last cursor, then it sees every event exactly once, including those committed later', async (t) => {
       const { app, services, tenant } = await createTestApp(t, backend);
       const { account, auth } = await tenant();
-      for (let id = 1n; id <= 5n; id++) await services.orders.createOrder({ accountId: account.id, id, quantity: 1 });
+      for (let id = 1n; id <= 5n; id++) await services.orderOperations.createOrder({ accountId: account.id, id, quantity: 1 });
       const seen: string[] = [];
       let cursor = '';
       const walk = async () => {
@@ -87,7 +87,7 @@ for (const backend of httpBackends()) {
       assert.deepEqual(caughtUp.data, [], 'caught up: nothing new');
       assert.equal(caughtUp.nextCursor, cursor, 'and the cursor stays where it was');
       await services.orders.cancelOrder(account.id, 4n);
-      await services.orders.shipOrder(5n);
+      await services.orderOperations.shipOrder(5n);
       await walk();
       await walk();
       assert.deepEqual(seen, ['order.created:1', 'order.created:2', 'order.created:3', 'order.created:4', 'order.created:5', 'order.cancelled:4', 'order.shipped:5']);
@@ -97,9 +97,9 @@ for (const backend of httpBackends()) {
       const { app, services, tenant } = await createTestApp(t, backend);
       const { account, auth } = await tenant();
       const other = await tenant();
-      for (let id = 1n; id <= 3n; id++) await services.orders.createOrder({ accountId: account.id, id, quantity: 1 });
+      for (let id = 1n; id <= 3n; id++) await services.orderOperations.createOrder({ accountId: account.id, id, quantity: 1 });
       await services.orders.cancelOrder(account.id, 1n);
-      await services.orders.shipOrder(2n);
+      await services.orderOperations.shipOrder(2n);
       const typed = await feed(app, auth, '?type=order.shipped&type=order.cancelled');
       assert.deepEqual(typed.data.map((e) => e.type), ['order.cancelled', 'order.shipped']);
       const all = await feed(app, auth);

@@ -23,9 +23,9 @@ describe('events retention', () => {
     const config = testConfig({ EVENTS_RETENTION_DAYS: '2', EVENTS_PRUNE_INTERVAL_MS: '20' });
     const services = testServices(storage, { config, clock });
     const account = await services.accounts.createAccount({ name: 'Main Street Pets' });
-    await services.orders.createOrder({ accountId: account.id, id: 1n, quantity: 1 });
+    await services.orderOperations.createOrder({ accountId: account.id, id: 1n, quantity: 1 });
     now += DAY_MS;
-    await services.orders.createOrder({ accountId: account.id, id: 2n, quantity: 1 });
+    await services.orderOperations.createOrder({ accountId: account.id, id: 2n, quantity: 1 });
     const feed = async () => (await services.events.listEvents(account.id, { filter: {}, limit: 50 })).events.map((e) => e.subject);
 
     const { logger, logs } = capturingLogger();
@@ -39,7 +39,7 @@ describe('events retention', () => {
     await pruner.stop();
 
     // After stop, no round runs: an event past the retention stays.
-    await services.orders.createOrder({ accountId: account.id, id: 3n, quantity: 1 });
+    await services.orderOperations.createOrder({ accountId: account.id, id: 3n, quantity: 1 });
     now += 3 * DAY_MS;
     await new Promise((resolve) => setTimeout(resolve, 100));
     assert.deepEqual(await feed(), ['order:3']);

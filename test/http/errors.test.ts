@@ -140,7 +140,7 @@ describe('a locked SQLite database', () => {
     const { app, services, tenant, database } = await createTestApp(t, backend);
     assert.equal(database.kind, 'sqlite');
     const { account, auth } = await tenant();
-    const order = await services.orders.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
+    const order = await services.orderOperations.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
     const other = new Database(database.path);
     t.after(() => other.close());
     other.exec('BEGIN IMMEDIATE');

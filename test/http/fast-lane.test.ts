@@ -130,7 +130,7 @@ for (const backend of httpBackends()) {
       const { secret } = await services.apiKeys.createKey({ accountId: account.id });
       const readOnly = await services.apiKeys.createKey({ accountId: account.id, scopes: ['orders:write'] });
       for (const id of [1n, 9007199254740993n, 9223372036854775807n]) {
-        await services.orders.createOrder({ accountId: account.id, id, petId: id, quantity: 2, shipDate: '2026-12-01T10:00:00.000Z' });
+        await services.orderOperations.createOrder({ accountId: account.id, id, petId: id, quantity: 2, shipDate: '2026-12-01T10:00:00.000Z' });
       }
       // The same services behind both: one with the lane in front of Fastify, one without.
       const lane = await host(t, services, storage, true, limits);

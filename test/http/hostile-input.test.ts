@@ -52,7 +52,7 @@ async function storeFixture(t: TestContext): Promise<Fixture> {
   const testApp = await createTestApp(t, backend, { limits: NO_RATE_LIMIT });
   const tenant = async (ids: bigint[]) => {
     const { account, key } = await testApp.tenant();
-    for (const id of ids) await testApp.services.orders.createOrder({ accountId: account.id, id, petId: 1n, quantity: 1 });
+    for (const id of ids) await testApp.services.orderOperations.createOrder({ accountId: account.id, id, petId: 1n, quantity: 1 });
     return { key, marks: new Set(ids.map((id) => `"id":${id}`)) };
   };
   const alice = await tenant([101n, 102n, 9007199254740993n]);
@@ -68,7 +68,7 @@ async function storeFixture(t: TestContext): Promise<Fixture> {
     protectedRequests: [['GET', '/v1/store/orders'], ['HEAD', '/v1/store/orders'], ['DELETE', '/v1/store/orders/101'], ['DELETE', '/v1/store/orders/201']],
     async unchanged() {
       // Nothing was cancelled by a doubly-authenticated DELETE.
-      const list = await testApp.services.orders.listAllOrders(1);
+      const list = await testApp.services.orderOperations.listAllOrders(1);
       assert.equal(list.length, 3);
       assert.ok(list.every((order) => order.status !== 'cancelled'));
     },
@@ -78,7 +78,7 @@ async function storeFixture(t: TestContext): Promise<Fixture> {
       assert.equal(list.statusCode, 200);
       // The fuzzer may legitimately cancel a known order with Alice's valid key,
       // so the listing is compared with what storage holds, not with the seed.
-      const stored = (await testApp.services.orders.listAllOrders(1)).filter((order) => order.status !== 'cancelled').map((order) => String(order.id));
+      const stored = (await testApp.services.orderOperations.listAllOrders(1)).filter((order) => order.status !== 'cancelled').map((order) => String(order.id));
       assert.ok(stored.includes('102'), 'order 102 is never addressed by the fuzzer');
       assert.deepEqual((JSON.parse(list.body.replace(/"id":(\d+)/g, '"id":"$1"')) as { id: string }[]).map((o) => o.id), stored);
     },

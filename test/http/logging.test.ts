@@ -8,7 +8,7 @@ for (const backend of httpBackends()) {
     test('when a key travels in the header, query, path or body, then no log line contains it, yet requests are logged', async (t) => {
       const { app, services, tenant, logs } = await createTestApp(t, backend);
       const { key, auth, account } = await tenant();
-      const order = await services.orders.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
+      const order = await services.orderOperations.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
       const revoked = await tenant();
       const [revokedKey] = await services.apiKeys.listKeys(revoked.account.id);
       assert.ok(revokedKey);

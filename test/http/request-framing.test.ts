@@ -56,7 +56,7 @@ async function store(t: TestContext) {
   const testApp = await createTestApp(t, backend, { limits: NO_RATE_LIMIT });
   const { account, key } = await testApp.tenant();
   const orders = [];
-  for (let i = 0; i < 2; i++) orders.push(await testApp.services.orders.createOrder({ accountId: account.id, petId: 1n, quantity: 1 }));
+  for (let i = 0; i < 2; i++) orders.push(await testApp.services.orderOperations.createOrder({ accountId: account.id, petId: 1n, quantity: 1 }));
   const port = await listenLocal(testApp.app);
   return { ...testApp, account, key, orders, port };
 }
@@ -103,7 +103,7 @@ describe('pipelined requests followed by a malformed one (RFC 9112 §9.3.2)', ()
     );
     assertErrorRecord(responses[2], 400, 'malformed_request');
     assert.equal(responses[2]?.headers.connection, 'close');
-    const left = await services.orders.listAllOrders(account.id);
+    const left = await services.orderOperations.listAllOrders(account.id);
     assert.ok(left.every((order) => order.status === 'cancelled'));
   });
 
@@ -152,7 +152,7 @@ describe('two Host headers (RFC 9112 §3.2)', () => {
     // One Host still works, on the fast lane too.
     const single = await sendRaw(port, `GET /v1/store/orders HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`);
     assert.equal(single.statusCode, 200);
-    const all = await services.orders.listAllOrders(account.id);
+    const all = await services.orderOperations.listAllOrders(account.id);
     assert.ok(all.every((each) => each.status === 'pending'));
   });
 });
@@ -194,7 +194,7 @@ describe('a request body sent to an operation that takes none', () => {
         if (method !== 'HEAD') assert.match(response.body, /takes no request body/, `${method} ${url} ${framing}`);
       }
     }
-    const all = await services.orders.listAllOrders(account.id);
+    const all = await services.orderOperations.listAllOrders(account.id);
     assert.ok(all.every((each) => each.status === 'pending'), 'a DELETE with a body cancelled an order');
   });
 

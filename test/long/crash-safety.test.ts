@@ -32,12 +32,12 @@ for (const database of sharedDatabases) {
       const account = await services.accounts.createAccount({ name: 'Main Street Pets' });
       const bystander = await services.accounts.createAccount({ name: 'Harbour Pets' });
       const { secret } = await services.apiKeys.createKey({ accountId: account.id });
-      for (let id = 1; id <= ORDERS; id++) await services.orders.createOrder({ accountId: account.id, id: BigInt(id), quantity: 1 });
+      for (let id = 1; id <= ORDERS; id++) await services.orderOperations.createOrder({ accountId: account.id, id: BigInt(id), quantity: 1 });
       for (let id = 1001; id <= 1010; id++) {
-        await services.orders.createOrder({ accountId: account.id, id: BigInt(id), quantity: 2 });
-        await services.orders.shipOrder(BigInt(id));
+        await services.orderOperations.createOrder({ accountId: account.id, id: BigInt(id), quantity: 2 });
+        await services.orderOperations.shipOrder(BigInt(id));
       }
-      for (let id = 2001; id <= 2010; id++) await services.orders.createOrder({ accountId: bystander.id, id: BigInt(id), quantity: 3 });
+      for (let id = 2001; id <= 2010; id++) await services.orderOperations.createOrder({ accountId: bystander.id, id: BigInt(id), quantity: 3 });
       const before = [...(await storage.orders.listAll(account.id)), ...(await storage.orders.listAll(bystander.id))];
 
       // Cancel orders 1..ORDERS with WORKERS requests in flight; SIGKILL the

@@ -43,7 +43,7 @@ async function restartablePostgres(t: TestContext, orderId?: bigint) {
   const services = testServices(storage);
   const account = await services.accounts.createAccount({ name: 'Main Street Pets' });
   const { secret } = await services.apiKeys.createKey({ accountId: account.id });
-  if (orderId !== undefined) await services.orders.createOrder({ accountId: account.id, id: orderId, quantity: 1 });
+  if (orderId !== undefined) await services.orderOperations.createOrder({ accountId: account.id, id: orderId, quantity: 1 });
   await storage.close();
   return { postgres, secret };
 }

@@ -90,8 +90,8 @@ for (const backend of storageBackends()) {
       await assertAccessible(page, '/');
       const user = await portal.storage.users.findByEmail(email);
       assert.ok(user !== undefined);
-      await portal.services.orders.createOrder({ accountId: user.accountId, id: 1001n, petId: 7n, quantity: 1 });
-      await portal.services.orders.createOrder({ accountId: user.accountId, id: 1002n, petId: 8n, quantity: 2 });
+      await portal.services.orderOperations.createOrder({ accountId: user.accountId, id: 1001n, petId: 7n, quantity: 1 });
+      await portal.services.orderOperations.createOrder({ accountId: user.accountId, id: 1002n, petId: 8n, quantity: 2 });
 
       // Create a key; it is shown once and works over HTTP on the store host.
       await page.getByRole('link', { name: 'API keys' }).click();

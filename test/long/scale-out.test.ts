@@ -57,11 +57,11 @@ for (const makeDatabase of sharedDatabases) {
       const { services, storage, account, key } = await tenant(database);
 
       const pendingIds: bigint[] = [];
-      for (let i = 1; i <= 30; i++) pendingIds.push((await services.orders.createOrder({ accountId: account.id, id: BigInt(i) * 1_000_000_007n, quantity: 1 })).id);
+      for (let i = 1; i <= 30; i++) pendingIds.push((await services.orderOperations.createOrder({ accountId: account.id, id: BigInt(i) * 1_000_000_007n, quantity: 1 })).id);
       const shippedIds: bigint[] = [];
       for (let i = 1; i <= 5; i++) {
-        const order = await services.orders.createOrder({ accountId: account.id, id: 2n ** 62n + BigInt(i), quantity: 1 });
-        await services.orders.shipOrder(order.id);
+        const order = await services.orderOperations.createOrder({ accountId: account.id, id: 2n ** 62n + BigInt(i), quantity: 1 });
+        await services.orderOperations.shipOrder(order.id);
         shippedIds.push(order.id);
       }
 
@@ -109,7 +109,7 @@ for (const makeDatabase of sharedDatabases) {
       const server = await startServer(t, { DATABASE_URL: database.url });
       const { services, storage, account, key } = await tenant(database);
       const ids: bigint[] = [];
-      for (let i = 1; i <= 8; i++) ids.push((await services.orders.createOrder({ accountId: account.id, id: BigInt(i), quantity: 1 })).id);
+      for (let i = 1; i <= 8; i++) ids.push((await services.orderOperations.createOrder({ accountId: account.id, id: BigInt(i), quantity: 1 })).id);
 
       // A CLI command takes a while to start before its UPDATE runs. Time one,
       // then send each cancel at a different point of that span, from at once

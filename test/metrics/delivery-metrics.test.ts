@@ -50,10 +50,10 @@ for (const backend of httpBackends()) {
         // Through the services, not the store host: a request there would make the engine yield for a while after each batch.
         await services.webhooks.createEndpoint(account.id, { url: receiver.url, eventTypes: ['order.created'] });
       }
-      await services.orders.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
+      await services.orderOperations.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
       // The engine holds the first batch while the stalling receiver hangs: a second order's deliveries fall due and wait.
       await stalling.next(1);
-      await services.orders.createOrder({ accountId: account.id, petId: 2n, quantity: 1 });
+      await services.orderOperations.createOrder({ accountId: account.id, petId: 2n, quantity: 1 });
       const waited = await eventually(async () => {
         const value = await oldest('webhooks');
         return value > 0 ? value : undefined;

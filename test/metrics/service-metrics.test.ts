@@ -12,7 +12,7 @@ for (const backend of httpBackends()) {
       const { config, storage } = await backend.freshDatabase(t);
       const services = testServices(storage);
       const { account, auth } = await createTenant(services, 'Counted');
-      const order = await services.orders.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
+      const order = await services.orderOperations.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
       const server = await startServer(t, { DATABASE_URL: databaseUrlOf(config) });
       assert.ok(server.metricsUrl && server.quickstartUrl);
 

@@ -111,8 +111,8 @@ for (const backend of storageBackends()) {
       const services = testServices(storage);
       const account = await services.accounts.createAccount({ name: 'Race' });
       const ids: bigint[] = [];
-      for (let i = 0; i < 16; i++) ids.push((await services.orders.createOrder({ accountId: account.id, petId: 1n, quantity: 1 })).id);
-      await services.orders.shipOrder(ids[15] ?? 0n);
+      for (let i = 0; i < 16; i++) ids.push((await services.orderOperations.createOrder({ accountId: account.id, petId: 1n, quantity: 1 })).id);
+      await services.orderOperations.shipOrder(ids[15] ?? 0n);
 
       // The real repository, watched: every call still reaches storage.
       const batchSizes: number[] = [];
@@ -152,7 +152,7 @@ for (const backend of storageBackends()) {
       const there = testServices(other);
       const account = await here.accounts.createAccount({ name: 'Race' });
       const ids: bigint[] = [];
-      for (let i = 0; i < 32; i++) ids.push((await here.orders.createOrder({ accountId: account.id, petId: 1n, quantity: 1 })).id);
+      for (let i = 0; i < 32; i++) ids.push((await here.orderOperations.createOrder({ accountId: account.id, petId: 1n, quantity: 1 })).id);
 
       const outcomes = await Promise.all(
         ids.flatMap((id) => [outcome(here.orders.cancelOrder(account.id, id)), outcome(there.orders.cancelOrder(account.id, id))]),
@@ -167,9 +167,9 @@ for (const backend of storageBackends()) {
       const { storage } = await backend.freshDatabase(t);
       const services = testServices(storage);
       const account = await services.accounts.createAccount({ name: 'Mixed' });
-      const pending = await services.orders.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
-      const shipped = await services.orders.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
-      await services.orders.shipOrder(shipped.id);
+      const pending = await services.orderOperations.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
+      const shipped = await services.orderOperations.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
+      await services.orderOperations.shipOrder(shipped.id);
       const at = new Date().toISOString();
       const change = (id: bigint) => ({ id, accountId: account.id, from: 'pending' as const, to: 'cancelled' as const, at });
 

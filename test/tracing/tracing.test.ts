@@ -85,7 +85,7 @@ describe('tracing (OpenTelemetry)', () => {
       const { config, storage } = await backend.freshDatabase(t);
       const services = testServices(storage);
       const { account, auth } = await createTenant(services, 'Traced');
-      await services.orders.createOrder({ accountId: account.id, id: 42n, quantity: 1 });
+      await services.orderOperations.createOrder({ accountId: account.id, id: 42n, quantity: 1 });
       const server = await startServer(t, {
         DATABASE_URL: databaseUrlOf(config),
         OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
@@ -181,7 +181,7 @@ describe('tracing (OpenTelemetry)', () => {
     const { config, storage } = await backend.freshDatabase(t);
     const services = testServices(storage);
     const { account, auth } = await createTenant(services, 'Webhooks');
-    const order = await services.orders.createOrder({ accountId: account.id });
+    const order = await services.orderOperations.createOrder({ accountId: account.id });
     const server = await startServer(t, {
       DATABASE_URL: databaseUrlOf(config),
       WEBHOOK_ALLOW_HTTP: 'true',

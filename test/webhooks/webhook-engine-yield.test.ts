@@ -12,7 +12,7 @@ test('when the process is busy serving requests, then the engine rests between b
   const { accountId, auth } = await h.tenant();
   const receiver = await startHookReceiver(t);
   await h.app.inject({ method: 'POST', url: '/v2/webhook-endpoints', headers: { ...auth, 'content-type': 'application/json' }, payload: { url: receiver.url, eventTypes: ['order.created'] } });
-  for (let i = 0; i < 100; i++) await h.services.orders.createOrder({ accountId });
+  for (let i = 0; i < 100; i++) await h.services.orderOperations.createOrder({ accountId });
   let asked = 0;
   const { logger } = capturingLogger();
   const engine = createWebhooksDispatcher({ config: h.config, storage: h.storage, services: h.services }, logger, testOutages(logger, h.storage), undefined, () => {

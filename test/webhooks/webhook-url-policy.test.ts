@@ -52,7 +52,7 @@ test('when the receiver answers a redirect, then it is not followed and the atte
   const receiver = await startHookReceiver(t, () => ({ status: 307, headers: { location: target.url } }));
   const created = await h.app.inject({ method: 'POST', url: '/v2/webhook-endpoints', headers: { ...auth, 'content-type': 'application/json' }, payload: { url: receiver.url, eventTypes: ['order.created'] } });
   const { id } = created.json<{ id: string }>();
-  await h.services.orders.createOrder({ accountId });
+  await h.services.orderOperations.createOrder({ accountId });
   h.startEngine();
   await receiver.next(1);
   const delivery = await eventually(async () => {
@@ -72,7 +72,7 @@ test('when an endpoint URL became refused after it was created, then the deliver
   const receiver = await startHookReceiver(t);
   const created = await permissive.app.inject({ method: 'POST', url: '/v2/webhook-endpoints', headers: { ...auth, 'content-type': 'application/json' }, payload: { url: receiver.url, eventTypes: ['order.created'] } });
   const { id } = created.json<{ id: string }>();
-  await permissive.services.orders.createOrder({ accountId });
+  await permissive.services.orderOperations.createOrder({ accountId });
   const strict = await webhooksHarness(t, sqliteBackend, { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_RETRY_SCHEDULE: '1h', WEBHOOK_POLL_INTERVAL_MS: '20' });
   const { logger } = capturingLogger();
   const engine = createWebhooksDispatcher({ config: strict.config, storage: permissive.storage, services: permissive.services }, logger, testOutages(logger, permissive.storage));

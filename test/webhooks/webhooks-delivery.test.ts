@@ -29,7 +29,7 @@ for (const backend of storageBackends()) {
       const receiver = await startHookReceiver(t);
       const endpoint = await createEndpoint(h, auth, { url: receiver.url, eventTypes: ['order.cancelled'] });
       assert.match(endpoint.secret, /^whsec_/);
-      const order = await h.services.orders.createOrder({ accountId, petId: 7n, quantity: 1 });
+      const order = await h.services.orderOperations.createOrder({ accountId, petId: 7n, quantity: 1 });
       await cancel(h, auth, order.id);
       h.startEngine();
       const [delivered] = await receiver.next(1);
@@ -68,7 +68,7 @@ for (const backend of storageBackends()) {
       });
       const endpoint = await createEndpoint(h, auth, { url: receiver.url });
       const orders = [];
-      for (let i = 0; i < 3; i++) orders.push(await h.services.orders.createOrder({ accountId, quantity: 1 }));
+      for (let i = 0; i < 3; i++) orders.push(await h.services.orderOperations.createOrder({ accountId, quantity: 1 }));
       for (const order of orders) await cancel(h, auth, order.id);
       h.startEngine();
       // 6 events (created, cancelled per order), each failing once: 12 requests.
@@ -102,7 +102,7 @@ for (const backend of storageBackends()) {
         return index === 0 ? { status: 429, headers: { 'retry-after': '1' } } : 200;
       });
       await createEndpoint(h, auth, { url: receiver.url, eventTypes: ['order.created'] });
-      await h.services.orders.createOrder({ accountId });
+      await h.services.orderOperations.createOrder({ accountId });
       h.startEngine();
       await receiver.next(2);
       const [first = 0, second = 0] = times;
@@ -115,7 +115,7 @@ for (const backend of storageBackends()) {
       const { accountId, auth } = await h.tenant();
       const receiver = await startHookReceiver(t, () => 410);
       const endpoint = await createEndpoint(h, auth, { url: receiver.url });
-      await h.services.orders.createOrder({ accountId });
+      await h.services.orderOperations.createOrder({ accountId });
       h.startEngine();
       await receiver.next(1);
       const got = await eventually(async () => {
@@ -130,7 +130,7 @@ for (const backend of storageBackends()) {
         disabling.map(({ actor, target, details }) => ({ actor, target, details })),
         [{ actor: { kind: 'system' }, target: { kind: 'webhook_endpoint', id: endpoint.id }, details: { reason: 'The endpoint answered HTTP 410 Gone.' } }],
       );
-      await h.services.orders.createOrder({ accountId });
+      await h.services.orderOperations.createOrder({ accountId });
       await new Promise((resolve) => setTimeout(resolve, 400));
       assert.equal(receiver.received.length, 1);
     });
@@ -141,7 +141,7 @@ for (const backend of storageBackends()) {
       let healthy = false;
       const receiver = await startHookReceiver(t, () => (healthy ? 200 : 500));
       const endpoint = await createEndpoint(h, auth, { url: receiver.url, eventTypes: ['order.created'] });
-      await h.services.orders.createOrder({ accountId });
+      await h.services.orderOperations.createOrder({ accountId });
       h.startEngine();
       // 1 attempt + 3 retries.
       await receiver.next(4);
@@ -175,7 +175,7 @@ for (const backend of storageBackends()) {
       assert.equal(rotated.statusCode, 200, rotated.body);
       const { secret } = rotated.json<{ secret: string }>();
       assert.notEqual(secret, endpoint.secret);
-      await h.services.orders.createOrder({ accountId });
+      await h.services.orderOperations.createOrder({ accountId });
       h.startEngine();
       const [delivered] = await receiver.next(1);
       assert.ok(delivered);
@@ -189,7 +189,7 @@ for (const backend of storageBackends()) {
       const { accountId, auth } = await h.tenant();
       const receiver = await startHookReceiver(t);
       const endpoint = await createEndpoint(h, auth, { url: receiver.url, eventTypes: ['order.created'] });
-      for (let i = 0; i < 40; i++) await h.services.orders.createOrder({ accountId });
+      for (let i = 0; i < 40; i++) await h.services.orderOperations.createOrder({ accountId });
       const second = openStorage(h.database);
       t.after(() => second.close());
       h.startEngine();
@@ -208,7 +208,7 @@ for (const backend of storageBackends()) {
       const { accountId, auth } = await h.tenant();
       const receiver = await startHookReceiver(t, () => 'hang');
       const endpoint = await createEndpoint(h, auth, { url: receiver.url, eventTypes: ['order.created'] });
-      await h.services.orders.createOrder({ accountId });
+      await h.services.orderOperations.createOrder({ accountId });
       h.startEngine({ clock });
       await receiver.next(1);
       const [delivery] = await h.storage.webhooks.listDeliveries(accountId, endpoint.id, undefined, 1);

@@ -56,7 +56,7 @@ export const demoCommand: DatabaseCommand = {
   ],
   migrateFirst: true,
   async run({ config, container, values, print }) {
-    const { accounts, apiKeys, orders } = container.services;
+    const { accounts, apiKeys, orders, orderOperations } = container.services;
     const existing = await accounts.listAccounts();
     if (existing.length > 0 && values.force !== true) {
       throw new CommandFailed(
@@ -68,12 +68,12 @@ export const demoCommand: DatabaseCommand = {
     const { apiKey, secret } = await apiKeys.createKey({ accountId: account.id, name: 'demo' }, OPERATOR_CONTEXT);
     const shipDate = new Date(Date.now() + 7 * 86_400_000).toISOString();
     const place = (order: { petId: bigint; quantity: number }) =>
-      orders.createOrder({ accountId: account.id, petId: order.petId, quantity: order.quantity, shipDate, complete: false });
+      orderOperations.createOrder({ accountId: account.id, petId: order.petId, quantity: order.quantity, shipDate, complete: false });
     const ids = { pending: [] as bigint[], shipped: [] as bigint[], cancelled: [] as bigint[] };
     for (const order of DEMO_ORDERS.pending) ids.pending.push((await place(order)).id);
     for (const order of DEMO_ORDERS.shipped) {
       const { id } = await place(order);
-      await orders.shipOrder(id, OPERATOR_CONTEXT);
+      await orderOperations.shipOrder(id, OPERATOR_CONTEXT);
       ids.shipped.push(id);
     }
     for (const order of DEMO_ORDERS.cancelled) {

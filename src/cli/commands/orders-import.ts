@@ -28,7 +28,7 @@ export const ordersImportCommand: DatabaseCommand = {
     const progress = progressBar(io.stderr, input.size);
     try {
       const accountId = accountIdOption(values);
-      const { imported } = await container.services.orders.importOrders(accountId, interruptible(input.lines, interrupt.signal), {
+      const { imported } = await container.services.orderOperations.importOrders(accountId, interruptible(input.lines, interrupt.signal), {
         onProgress: (count) => progress.update(count, input.bytesRead()),
       });
       progress.done();

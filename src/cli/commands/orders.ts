@@ -25,7 +25,7 @@ export const ordersCommands: readonly DatabaseCommand[] = [
     migrateFirst: true,
     async run({ container, values, print }) {
       const id = optionalString(values, 'id');
-      const order = await container.services.orders.createOrder({
+      const order = await container.services.orderOperations.createOrder({
         accountId: accountIdOption(values),
         id: id === undefined ? undefined : int64(id, '--id'),
         petId: int64(requiredString(values, 'pet-id'), '--pet-id'),
@@ -46,7 +46,7 @@ export const ordersCommands: readonly DatabaseCommand[] = [
       const accountId = accountIdOption(values);
       // An empty list would read as "this account has no orders", which is a different fact.
       await container.services.accounts.requireAccount(accountId);
-      const orders = await container.services.orders.listAllOrders(accountId);
+      const orders = await container.services.orderOperations.listAllOrders(accountId);
       print.result(
         { orders: orders.map(orderJson) },
         orders.length === 0
@@ -64,7 +64,7 @@ export const ordersCommands: readonly DatabaseCommand[] = [
     migrateFirst: true,
     async run({ container, args, print }) {
       const orderId = int64(args[0] ?? '', 'orderId');
-      await container.services.orders.shipOrder(orderId, OPERATOR_CONTEXT);
+      await container.services.orderOperations.shipOrder(orderId, OPERATOR_CONTEXT);
       print.result({ id: orderId, status: 'shipped' }, `Order ${orderId} is now shipped.`);
     },
   },

@@ -1,22 +1,12 @@
 import { SYSTEM_CONTEXT } from '../../audit/audit-context.js';
 import type { AuditContext } from '../../audit/audit-repository.js';
-import { AppError, ConflictError, NotFoundError, ValidationError } from '../../errors/errors.js';
+import { NotFoundError } from '../../errors/errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { digestOf } from '../../shared/digest.js';
 import { alreadyShipped, cancelPendingOrder, type ChangeStatus } from '../order-status-changes.js';
 import { Lru } from '../../shared/lru.js';
 import type { ReadVersion } from '../listing/version-reads.js';
-import { newPendingOrder, type CreateOrderInput } from '../new-order.js';
-import { startImportParser, type ParsedLines } from '../import/parser-thread.js';
-import {
-  ImportRejectedError,
-  type ImportBatch,
-  type ListedOrder,
-  type Order,
-  type OrdersRepository,
-} from '../orders-repository.js';
-
-const IMPORT_BATCH = 1000;
+import type { ListedOrder, OrdersRepository } from '../orders-repository.js';
 
 /** Accounts whose current v1 validator is remembered. */
 const LISTINGS_KNOWN = 100_000;
@@ -83,11 +73,6 @@ export function createOrdersService({
       }
     },
 
-    /** Every order of the account in any status (operator view). */
-    async listAllOrders(accountId: number): Promise<Order[]> {
-      return ordersRepository.listAll(accountId);
-    },
-
     /**
      * Cancels a pending order. A shipped order cannot be reversed (409). An
      * order that is missing, already cancelled or another account's is
@@ -101,86 +86,6 @@ export function createOrdersService({
       throw notFound(orderId);
     },
 
-    /** Places an order in the pending state (operator interface). */
-    async createOrder(input: CreateOrderInput): Promise<Order> {
-      return ordersRepository.create(newPendingOrder(input, clock.now().toISOString()));
-    },
-
-    /**
-     * Bulk-loads pending orders for one account from NDJSON lines (one
-     * CreateOrderInput object per line, blank lines skipped), all in one
-     * transaction: a bad line aborts the import with its line number and
-     * nothing is committed. `lines` comes in groups (e.g. the lines of each
-     * chunk read); a worker thread parses batches of them while storage
-     * writes the batches before.
-     */
-    async importOrders(
-      accountId: number,
-      lines: AsyncIterable<readonly string[]>,
-      { onProgress }: { onProgress?: (imported: number) => void } = {},
-    ): Promise<{ imported: number }> {
-      const parser = startImportParser({ accountId, createdAt: clock.now().toISOString() });
-      let queued = 0;
-      /** A parsed batch to storage, with its line numbers; a refused line ends the import with its number. */
-      async function* store(parsed: Promise<ParsedLines>): AsyncGenerator<ImportBatch> {
-        const batch = await parsed;
-        if ('refused' in batch) throw new ValidationError(`Line ${batch.refused.line}: ${batch.refused.message}`);
-        queued += batch.orders.length;
-        yield { orders: batch.orders, lines: batch.numbers };
-        onProgress?.(queued);
-      }
-      async function* toParser(batch: string[], numbers: number[]): AsyncGenerator<ImportBatch> {
-        if (parser.offer(batch, numbers)) return;
-        // The parser is full: its oldest batch is taken before this one goes in, so that
-        // the parser still holds a full queue while storage writes the batch taken.
-        const oldest = parser.take();
-        if (oldest === undefined || !parser.offer(batch, numbers)) throw new Error('the parser refused a batch after one was taken');
-        yield* store(oldest);
-      }
-      async function* batches(): AsyncGenerator<ImportBatch> {
-        let batch: string[] = [];
-        let numbers: number[] = [];
-        let lineNumber = 0;
-        for await (const group of lines) {
-          for (const line of group) {
-            lineNumber++;
-            if (line.trim() === '') continue;
-            batch.push(line);
-            numbers.push(lineNumber);
-            if (batch.length === IMPORT_BATCH) {
-              yield* toParser(batch, numbers);
-              batch = [];
-              numbers = [];
-            }
-          }
-        }
-        if (batch.length > 0) yield* toParser(batch, numbers);
-        for (let parsed = parser.take(); parsed !== undefined; parsed = parser.take()) yield* store(parsed);
-      }
-      try {
-        return await ordersRepository.importOrders(batches());
-      } catch (error) {
-        if (error instanceof ImportRejectedError) {
-          const reason = error.reason;
-          if (reason instanceof AppError && reason.code === 'account_not_found') throw reason;
-          throw new ConflictError('order_id_taken', `Line ${error.line}: ${reason.message}`);
-        }
-        throw error;
-      } finally {
-        await parser.close();
-      }
-    },
-
-    /** Moves a pending order to shipped (operator interface). */
-    async shipOrder(orderId: bigint, context: AuditContext = SYSTEM_CONTEXT): Promise<void> {
-      const result = await ordersRepository.changeStatus({ id: orderId, from: 'pending', to: 'shipped', at: clock.now().toISOString(), audit: context });
-      if (result.changed) return;
-      if (result.current === undefined) throw notFound(orderId);
-      throw new ConflictError(
-        'order_not_pending',
-        result.current === 'shipped' ? `Order ${orderId} has already shipped.` : `Order ${orderId} is cancelled and cannot be shipped.`,
-      );
-    },
   };
 }
 

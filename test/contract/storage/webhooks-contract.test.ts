@@ -58,7 +58,7 @@ for (const backend of storageBackends({ postgresDirect: true })) {
       const { accountId, auth } = await h.tenant();
       const receiver = await startHookReceiver(t);
       await h.app.inject({ method: 'POST', url: '/v2/webhook-endpoints', headers: { ...auth, 'content-type': 'application/json' }, payload: { url: receiver.url, eventTypes: ['order.created'] } });
-      for (let i = 0; i < 60; i++) await h.services.orders.createOrder({ accountId });
+      for (let i = 0; i < 60; i++) await h.services.orderOperations.createOrder({ accountId });
       const connections = Array.from({ length: 10 }, () => openStorage(h.database));
       t.after(() => Promise.all(connections.map((c) => c.close())));
       const now = new Date().toISOString();
@@ -82,7 +82,7 @@ for (const backend of storageBackends({ postgresDirect: true })) {
       const { accountId, auth } = await h.tenant();
       const receiver = await startHookReceiver(t);
       await h.app.inject({ method: 'POST', url: '/v2/webhook-endpoints', headers: { ...auth, 'content-type': 'application/json' }, payload: { url: receiver.url, eventTypes: ['order.created'] } });
-      await h.services.orders.createOrder({ accountId });
+      await h.services.orderOperations.createOrder({ accountId });
       const t0 = Date.now() + 1000;
       const at = (ms: number) => new Date(t0 + ms).toISOString();
       const [first] = await h.storage.webhooks.claimDue({ claimant: 'dead', now: at(0), claimedUntil: at(1000), limit: 10 });
@@ -104,9 +104,9 @@ for (const backend of storageBackends({ postgresDirect: true })) {
       const { accountId, auth } = await h.tenant();
       const receiver = await startHookReceiver(t);
       await h.app.inject({ method: 'POST', url: '/v2/webhook-endpoints', headers: { ...auth, 'content-type': 'application/json' }, payload: { url: receiver.url } });
-      const one = await h.services.orders.createOrder({ accountId });
+      const one = await h.services.orderOperations.createOrder({ accountId });
       await h.services.orders.cancelOrder(accountId, one.id);
-      const other = await h.services.orders.createOrder({ accountId });
+      const other = await h.services.orderOperations.createOrder({ accountId });
       const now = () => new Date(Date.now() + 1000).toISOString();
       const claimed = await h.storage.webhooks.claimDue({ claimant: 'a', now: now(), claimedUntil: FAR, limit: 10 });
       // The creation of each order, not the cancellation of the first.
@@ -133,7 +133,7 @@ for (const backend of storageBackends({ postgresDirect: true })) {
       assert.equal(await h.storage.webhooks.oldestDueAt(), undefined);
       const created = await h.app.inject({ method: 'POST', url: '/v2/webhook-endpoints', headers: { ...auth, 'content-type': 'application/json' }, payload: { url: receiver.url } });
       const endpointId = created.json<{ id: string }>().id;
-      const order = await h.services.orders.createOrder({ accountId });
+      const order = await h.services.orderOperations.createOrder({ accountId });
       await h.services.orders.cancelOrder(accountId, order.id);
       const [createdDelivery, cancelledDelivery] = (await h.storage.webhooks.listDeliveries(accountId, endpointId, undefined, 10)).reverse();
       assert.ok(createdDelivery && cancelledDelivery);
@@ -144,7 +144,7 @@ for (const backend of storageBackends({ postgresDirect: true })) {
       assert.equal(await h.storage.webhooks.oldestDueAt(), FAR);
       await h.storage.webhooks.markAttemptFailed({ id: createdDelivery.id, claimant: 'a', at: FAR, error: 'HTTP 500', statusCode: 500, retryAt: FAR });
       assert.equal(await h.storage.webhooks.oldestDueAt(), FAR);
-      const other = await h.services.orders.createOrder({ accountId });
+      const other = await h.services.orderOperations.createOrder({ accountId });
       const [otherDelivery] = await h.storage.webhooks.listDeliveries(accountId, endpointId, undefined, 1);
       assert.ok(otherDelivery && other);
       assert.equal(await h.storage.webhooks.oldestDueAt(), otherDelivery.createdAt);
@@ -189,7 +189,7 @@ for (const backend of storageBackends({ postgresDirect: true })) {
 
     test('when a claimed delivery is released, then it is due again unattempted; the log lists it, and a redelivery queues another', async (t) => {
       const { h, accountId, endpointId } = await orderCreatedEndpoint(t, backend);
-      await h.services.orders.createOrder({ accountId });
+      await h.services.orderOperations.createOrder({ accountId });
       const now = new Date(Date.now() + 1000).toISOString();
       const [claimed] = await h.storage.webhooks.claimDue({ claimant: 'a', now, claimedUntil: FAR, limit: 10 });
       assert.ok(claimed);
@@ -206,7 +206,7 @@ for (const backend of storageBackends({ postgresDirect: true })) {
     });
     test('when every attempt to an endpoint has failed for 5 days, then the endpoint is disabled and says why; a success in between resets the count', async (t) => {
       const { h, accountId, endpointId } = await orderCreatedEndpoint(t, backend);
-      await h.services.orders.createOrder({ accountId });
+      await h.services.orderOperations.createOrder({ accountId });
       const t0 = Date.now() + 1000;
       const iso = (ms: number) => new Date(t0 + ms).toISOString();
       const DAY = 24 * 60 * 60 * 1000;
@@ -234,8 +234,8 @@ for (const backend of storageBackends({ postgresDirect: true })) {
 
     test('when a receiver answers 410 to two claimed deliveries, then the endpoint is disabled once, with one system audit entry naming it', async (t) => {
       const { h, accountId, endpointId } = await orderCreatedEndpoint(t, backend);
-      await h.services.orders.createOrder({ accountId });
-      await h.services.orders.createOrder({ accountId });
+      await h.services.orderOperations.createOrder({ accountId });
+      await h.services.orderOperations.createOrder({ accountId });
       const now = new Date(Date.now() + 1000).toISOString();
       const [first, second] = await h.storage.webhooks.claimDue({ claimant: 'a', now, claimedUntil: FAR, limit: 10 });
       assert.ok(first && second);
@@ -249,7 +249,7 @@ for (const backend of storageBackends({ postgresDirect: true })) {
 
     test('when the audit entry of a disabling cannot be written, then the attempt is not recorded and the endpoint stays enabled', async (t) => {
       const { h, accountId, endpointId } = await orderCreatedEndpoint(t, backend);
-      await h.services.orders.createOrder({ accountId });
+      await h.services.orderOperations.createOrder({ accountId });
       const now = new Date(Date.now() + 1000).toISOString();
       const [claimed] = await h.storage.webhooks.claimDue({ claimant: 'a', now, claimedUntil: FAR, limit: 10 });
       assert.ok(claimed);

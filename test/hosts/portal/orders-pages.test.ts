@@ -18,12 +18,12 @@ for (const backend of httpBackends()) {
       const portal = await createTestPortal(t, backend);
       const { client, email } = await signUp(portal);
       const accountId = await accountOf(portal, email);
-      await portal.services.orders.createOrder({ accountId, id: 1001n, petId: 7n, quantity: 1, shipDate: '2026-12-01T10:00:00Z' });
-      await portal.services.orders.createOrder({ accountId, id: 1002n, petId: 8n, quantity: 2, shipDate: '2026-12-05T10:00:00Z' });
-      await portal.services.orders.createOrder({ accountId, id: 1003n, petId: 7n, quantity: 3, shipDate: '2026-12-09T10:00:00Z' });
-      await portal.services.orders.shipOrder(1003n);
+      await portal.services.orderOperations.createOrder({ accountId, id: 1001n, petId: 7n, quantity: 1, shipDate: '2026-12-01T10:00:00Z' });
+      await portal.services.orderOperations.createOrder({ accountId, id: 1002n, petId: 8n, quantity: 2, shipDate: '2026-12-05T10:00:00Z' });
+      await portal.services.orderOperations.createOrder({ accountId, id: 1003n, petId: 7n, quantity: 3, shipDate: '2026-12-09T10:00:00Z' });
+      await portal.services.orderOperations.shipOrder(1003n);
       const { email: otherEmail } = await signUp(portal);
-      await portal.services.orders.createOrder({ accountId: await accountOf(portal, otherEmail), id: 2001n, petId: 7n });
+      await portal.services.orderOperations.createOrder({ accountId: await accountOf(portal, otherEmail), id: 2001n, petId: 7n });
 
       const all = await client.get('/orders');
       assert.equal(all.statusCode, 200);
@@ -43,7 +43,7 @@ for (const backend of httpBackends()) {
       const portal = await createTestPortal(t, backend);
       const { client, email } = await signUp(portal);
       const accountId = await accountOf(portal, email);
-      for (let id = 1; id <= 45; id++) await portal.services.orders.createOrder({ accountId, id: BigInt(id), petId: 5n });
+      for (let id = 1; id <= 45; id++) await portal.services.orderOperations.createOrder({ accountId, id: BigInt(id), petId: 5n });
       const seen: string[] = [];
       let url: string | undefined = '/orders?petId=5';
       while (url !== undefined) {
@@ -82,7 +82,7 @@ for (const backend of httpBackends()) {
       const portal = await createTestPortal(t, backend);
       const { client, email } = await signUp(portal);
       const accountId = await accountOf(portal, email);
-      await portal.services.orders.createOrder({ accountId, id: 1001n, petId: 7n });
+      await portal.services.orderOperations.createOrder({ accountId, id: 1001n, petId: 7n });
       const confirm = await client.get('/orders/1001/cancel');
       assert.equal(confirm.statusCode, 200);
       assert.match(confirm.body, />Cancel this order<\/button>/);
@@ -90,7 +90,7 @@ for (const backend of httpBackends()) {
       assert.equal(done.statusCode, 303);
       assert.equal(done.headers.location, '/orders?cancelled=1001');
       assert.equal((await portal.services.ordersV2.getOrder(accountId, 1001n)).status, 'cancelled');
-      assert.deepEqual(await portal.services.orders.listAllOrders(accountId).then((orders) => orders.filter((order) => order.status === 'pending')), []);
+      assert.deepEqual(await portal.services.orderOperations.listAllOrders(accountId).then((orders) => orders.filter((order) => order.status === 'pending')), []);
       assert.match(pageText((await client.get('/orders?cancelled=1001')).body), /Order 1001 was cancelled\./);
       const user = await portal.storage.users.findByEmail(email);
       const { entries } = await portal.services.audit.list(accountId);
@@ -102,7 +102,7 @@ for (const backend of httpBackends()) {
       const portal = await createTestPortal(t, backend);
       const { client, email } = await signUp(portal);
       const accountId = await accountOf(portal, email);
-      await portal.services.orders.createOrder({ accountId, id: 1001n });
+      await portal.services.orderOperations.createOrder({ accountId, id: 1001n });
       const shipped = await client.post('/orders/1001/ship', {}, {}, '/orders');
       assert.equal(shipped.statusCode, 303);
       assert.equal((await portal.services.ordersV2.getOrder(accountId, 1001n)).status, 'shipped');
@@ -119,7 +119,7 @@ for (const backend of httpBackends()) {
       const portal = await createTestPortal(t, backend);
       const { email } = await signUp(portal);
       const accountId = await accountOf(portal, email);
-      await portal.services.orders.createOrder({ accountId, id: 1001n });
+      await portal.services.orderOperations.createOrder({ accountId, id: 1001n });
       const { client: other } = await signUp(portal);
       assert.equal((await other.get('/orders/1001/cancel')).statusCode, 404);
       assert.equal((await other.post('/orders/1001/cancel', {}, {}, '/orders')).statusCode, 404);
@@ -131,7 +131,7 @@ for (const backend of httpBackends()) {
       const portal = await createTestPortal(t, backend);
       const { client, email } = await signUp(portal);
       const accountId = await accountOf(portal, email);
-      await portal.services.orders.createOrder({ accountId, id: 1001n });
+      await portal.services.orderOperations.createOrder({ accountId, id: 1001n });
       await client.get('/orders');
       assert.equal((await client.post('/orders/1001/cancel', {}, { csrf: null })).statusCode, 403);
       assert.equal((await client.post('/orders/1001/ship', {}, { origin: 'https://evil.example' })).statusCode, 403);

@@ -129,7 +129,7 @@ for (const backend of httpBackends()) {
         assert.ok(user !== undefined);
         // Order ids are global: one per viewport.
         const id = viewport.width;
-        await portal.services.orders.createOrder({ accountId: user.accountId, id: BigInt(id), petId: 7n, quantity: 1 });
+        await portal.services.orderOperations.createOrder({ accountId: user.accountId, id: BigInt(id), petId: 7n, quantity: 1 });
         await check('/orders');
         await page.getByRole('button', { name: `Mark shipped: order ${id}` }).click();
         await page.getByText(`Order ${id} was marked shipped.`).waitFor();
@@ -144,7 +144,7 @@ for (const backend of httpBackends()) {
         violations.push(...(await seriousViolations(page)));
         const [account] = (await portal.services.accounts.listAccounts()).slice(-1);
         const [endpoint] = (await portal.services.webhooks.listEndpoints(account?.id ?? 0, undefined, 1)).items;
-        await portal.services.orders.createOrder({ accountId: account?.id ?? 0 });
+        await portal.services.orderOperations.createOrder({ accountId: account?.id ?? 0 });
         await check(`/webhooks/${endpoint?.id ?? ''}`);
         await check(`/webhooks/${endpoint?.id ?? ''}/delete`);
         assert.deepEqual(violations, []);

@@ -149,7 +149,7 @@ for (const backend of httpBackends()) {
       const { client, email } = await signUp(portal);
       const { id } = await createEndpoint(client, { eventType: 'order.created' });
       const accountId = await accountOf(portal, email);
-      await portal.services.orders.createOrder({ accountId });
+      await portal.services.orderOperations.createOrder({ accountId });
       const page = await client.get(`/webhooks/${id}`);
       assert.equal(page.statusCode, 200);
       for (const column of ['Event', 'Time', 'Status', 'Response', 'Duration', 'Next retry']) assert.ok(page.body.includes(`<th scope="col">${column}</th>`), column);

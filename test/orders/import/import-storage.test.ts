@@ -19,7 +19,7 @@ for (const backend of storageBackends()) {
       const account = await services.accounts.createAccount({ name: 'Import' });
       const lines = [...Array.from({ length: 2100 }, (_, i) => order(i + 1)), '{"petId":5,"quantity":2}', ''];
 
-      const result = await services.orders.importOrders(account.id, linesOf(lines));
+      const result = await services.orderOperations.importOrders(account.id, linesOf(lines));
 
       assert.deepEqual(result, { imported: 2101 });
       const stored = await storage.orders.listAll(account.id);
@@ -32,10 +32,10 @@ for (const backend of storageBackends()) {
       const { storage } = await backend.freshDatabase(t);
       const services = testServices(storage);
       const account = await services.accounts.createAccount({ name: 'Import' });
-      await services.orders.createOrder({ accountId: account.id, id: 2500n, petId: 1n, quantity: 1 });
+      await services.orderOperations.createOrder({ accountId: account.id, id: 2500n, petId: 1n, quantity: 1 });
       const lines = Array.from({ length: 3000 }, (_, i) => order(i + 1));
 
-      await assert.rejects(services.orders.importOrders(account.id, linesOf(lines)), (error: unknown) => {
+      await assert.rejects(services.orderOperations.importOrders(account.id, linesOf(lines)), (error: unknown) => {
         assert.ok(error instanceof AppError);
         assert.equal(error.code, 'order_id_taken');
         assert.equal(error.message, 'Line 2500: Order id 2500 is already taken.');
@@ -50,12 +50,12 @@ for (const backend of storageBackends()) {
       const account = await services.accounts.createAccount({ name: 'Import' });
       const lines = [...Array.from({ length: 1500 }, (_, i) => order(i + 1)), '{"petId":'];
 
-      await assert.rejects(services.orders.importOrders(account.id, linesOf(lines)), /Line 1501: not valid JSON/);
+      await assert.rejects(services.orderOperations.importOrders(account.id, linesOf(lines)), /Line 1501: not valid JSON/);
       assert.deepEqual(await storage.orders.listAll(account.id), []);
 
       // Far past the batches parsed ahead of storage, after blank lines that still count.
       const later = [...Array.from({ length: 7400 }, (_, i) => (i % 100 === 99 ? '  ' : order(i + 1))), '{"petId":1,"quantity":1,"status":"shipped"}'];
-      await assert.rejects(services.orders.importOrders(account.id, linesOf(later)), /^ValidationError: Line 7401: unknown field "status"/);
+      await assert.rejects(services.orderOperations.importOrders(account.id, linesOf(later)), /^ValidationError: Line 7401: unknown field "status"/);
       assert.deepEqual(await storage.orders.listAll(account.id), []);
     });
   });

@@ -51,7 +51,7 @@ for (const backend of httpBackends()) {
       const { services, account, list, storage } = await setup(t, backend, { wholeLimit: 5, streamPage: 3 });
       const ids = [-9223372036854775808n, -1n, 0n, 7n, 9007199254740993n, 9007199254740994n, 9223372036854775806n, 9223372036854775807n];
       for (const [i, id] of ids.entries()) {
-        await services.orders.createOrder({
+        await services.orderOperations.createOrder({
           accountId: account.id,
           id,
           petId: i % 2 === 0 ? 9223372036854775807n - BigInt(i) : BigInt(i),
@@ -60,7 +60,7 @@ for (const backend of httpBackends()) {
           complete: i % 2 === 1,
         });
       }
-      for (let i = 0; i < 20; i++) await services.orders.createOrder({ accountId: account.id, id: 100n + BigInt(i), petId: 1n, quantity: 1 });
+      for (let i = 0; i < 20; i++) await services.orderOperations.createOrder({ accountId: account.id, id: 100n + BigInt(i), petId: 1n, quantity: 1 });
       await services.orders.cancelOrder(account.id, 9007199254740994n);
       await services.orders.cancelOrder(account.id, 105n);
 
@@ -74,7 +74,7 @@ for (const backend of httpBackends()) {
     test('when the listing fits in one page, then it is the plain serialisation, and so is a repeat served from the cache', async (t) => {
       const { services, account, list, storage } = await setup(t, backend);
       for (let i = 0; i < 5; i++) {
-        await services.orders.createOrder({ accountId: account.id, petId: 9007199254740993n + BigInt(i), quantity: 2, shipDate: '2026-12-01T10:00:00Z' });
+        await services.orderOperations.createOrder({ accountId: account.id, petId: 9007199254740993n + BigInt(i), quantity: 2, shipDate: '2026-12-01T10:00:00Z' });
       }
       const expected = plainListing(await storage.orders.listAll(account.id));
       assert.equal(await list(), expected);
@@ -86,27 +86,27 @@ for (const backend of httpBackends()) {
       assert.equal(await empty.list(), '[]');
       const streamed = await setup(t, backend, { wholeLimit: 0, streamPage: 2 });
       assert.equal(await streamed.list(), '[]');
-      await streamed.services.orders.createOrder({ accountId: streamed.account.id, id: 1n, petId: 1n, quantity: 1 });
+      await streamed.services.orderOperations.createOrder({ accountId: streamed.account.id, id: 1n, petId: 1n, quantity: 1 });
       assert.equal(await streamed.list(), '[{"id":1,"petId":1,"quantity":1,"complete":false}]');
     });
 
     test('when this process cancels, creates or ships an order, then the very next list shows it', async (t) => {
       const { services, account, list } = await setup(t, backend);
-      const a = await services.orders.createOrder({ accountId: account.id, id: 1n, petId: 1n, quantity: 1 });
-      await services.orders.createOrder({ accountId: account.id, id: 2n, petId: 2n, quantity: 1 });
+      const a = await services.orderOperations.createOrder({ accountId: account.id, id: 1n, petId: 1n, quantity: 1 });
+      await services.orderOperations.createOrder({ accountId: account.id, id: 2n, petId: 2n, quantity: 1 });
       assert.equal(await list(), '[{"id":1,"petId":1,"quantity":1,"complete":false},{"id":2,"petId":2,"quantity":1,"complete":false}]');
 
       await services.orders.cancelOrder(account.id, a.id);
       assert.equal(await list(), '[{"id":2,"petId":2,"quantity":1,"complete":false}]');
 
-      await services.orders.createOrder({ accountId: account.id, id: 3n, petId: 3n, quantity: 1 });
+      await services.orderOperations.createOrder({ accountId: account.id, id: 3n, petId: 3n, quantity: 1 });
       assert.equal(await list(), '[{"id":2,"petId":2,"quantity":1,"complete":false},{"id":3,"petId":3,"quantity":1,"complete":false}]');
     });
 
     test('when another connection to the same database cancels or creates an order, then the very next list shows it', async (t) => {
       const { config, services, account, list } = await setup(t, backend);
-      await services.orders.createOrder({ accountId: account.id, id: 1n, petId: 1n, quantity: 1 });
-      await services.orders.createOrder({ accountId: account.id, id: 2n, petId: 2n, quantity: 1 });
+      await services.orderOperations.createOrder({ accountId: account.id, id: 1n, petId: 1n, quantity: 1 });
+      await services.orderOperations.createOrder({ accountId: account.id, id: 2n, petId: 2n, quantity: 1 });
       assert.equal(await list(), '[{"id":1,"petId":1,"quantity":1,"complete":false},{"id":2,"petId":2,"quantity":1,"complete":false}]');
 
       const other = openStorage(config);
@@ -115,22 +115,22 @@ for (const backend of httpBackends()) {
       await otherServices.orders.cancelOrder(account.id, 1n);
       assert.equal(await list(), '[{"id":2,"petId":2,"quantity":1,"complete":false}]');
 
-      await otherServices.orders.createOrder({ accountId: account.id, id: 3n, petId: 3n, quantity: 4 });
+      await otherServices.orderOperations.createOrder({ accountId: account.id, id: 3n, petId: 3n, quantity: 4 });
       assert.equal(await list(), '[{"id":2,"petId":2,"quantity":1,"complete":false},{"id":3,"petId":3,"quantity":4,"complete":false}]');
     });
 
     test('when another account changes, then this account still lists its own orders only', async (t) => {
       const { services, account, list } = await setup(t, backend);
       const other = await services.accounts.createAccount({ name: 'Other' });
-      await services.orders.createOrder({ accountId: account.id, id: 1n, petId: 1n, quantity: 1 });
+      await services.orderOperations.createOrder({ accountId: account.id, id: 1n, petId: 1n, quantity: 1 });
       assert.equal(await list(), '[{"id":1,"petId":1,"quantity":1,"complete":false}]');
-      await services.orders.createOrder({ accountId: other.id, id: 2n, petId: 1n, quantity: 1 });
+      await services.orderOperations.createOrder({ accountId: other.id, id: 2n, petId: 1n, quantity: 1 });
       assert.equal(await list(), '[{"id":1,"petId":1,"quantity":1,"complete":false}]');
     });
 
     test('when a streamed listing is revalidated, then its ETag gives 304 with no body until an order changes, and HEAD sends no body', async (t) => {
       const { services, account, secret, app, pageReads } = await setup(t, backend, { wholeLimit: 2, streamPage: 2 });
-      for (let i = 1; i <= 7; i++) await services.orders.createOrder({ accountId: account.id, id: BigInt(i), petId: 1n, quantity: i });
+      for (let i = 1; i <= 7; i++) await services.orderOperations.createOrder({ accountId: account.id, id: BigInt(i), petId: 1n, quantity: i });
       const get = (headers: Record<string, string> = {}, method: 'GET' | 'HEAD' = 'GET') =>
         app.inject({ method, url: '/v1/store/orders', headers: { authorization: `Bearer ${secret}`, ...headers } });
 
@@ -164,7 +164,7 @@ for (const backend of httpBackends()) {
 
     test('when a cached listing is revalidated, then a write by another connection changes its ETag', async (t) => {
       const { config, services, account, secret, app } = await setup(t, backend);
-      await services.orders.createOrder({ accountId: account.id, id: 1n, petId: 1n, quantity: 1 });
+      await services.orderOperations.createOrder({ accountId: account.id, id: 1n, petId: 1n, quantity: 1 });
       const get = (headers: Record<string, string> = {}) =>
         app.inject({ method: 'GET', url: '/v1/store/orders', headers: { authorization: `Bearer ${secret}`, ...headers } });
       const etag = String((await get()).headers.etag);
@@ -172,7 +172,7 @@ for (const backend of httpBackends()) {
 
       const other = openStorage(config);
       t.after(() => other.close());
-      await testServices(other).orders.shipOrder(1n);
+      await testServices(other).orderOperations.shipOrder(1n);
 
       const after = await get({ 'if-none-match': etag });
       assert.equal(after.statusCode, 200);

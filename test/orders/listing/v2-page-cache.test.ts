@@ -10,7 +10,7 @@ for (const backend of storageBackends()) {
     test('when an unchanged page is asked for again, then the same bytes and Link come back; after a write by another connection, the new state', async (t) => {
       const { app, services, database, tenant } = await createTestApp(t, backend);
       const { account, auth } = await tenant();
-      for (let i = 1; i <= 5; i++) await services.orders.createOrder({ accountId: account.id, id: BigInt(i), petId: 9007199254740993n, quantity: i });
+      for (let i = 1; i <= 5; i++) await services.orderOperations.createOrder({ accountId: account.id, id: BigInt(i), petId: 9007199254740993n, quantity: i });
       const url = '/v2/store/orders?limit=2&petId=9007199254740993';
       const get = () => app.inject({ method: 'GET', url, headers: auth });
 
@@ -41,7 +41,7 @@ for (const backend of storageBackends()) {
     test('when the same page is asked for with another spelling of the query, then each answer has its own Link', async (t) => {
       const { app, services, tenant } = await createTestApp(t, backend);
       const { account, auth } = await tenant();
-      for (let i = 1; i <= 3; i++) await services.orders.createOrder({ accountId: account.id, id: BigInt(i), petId: 1n, quantity: 1 });
+      for (let i = 1; i <= 3; i++) await services.orderOperations.createOrder({ accountId: account.id, id: BigInt(i), petId: 1n, quantity: 1 });
       const explicit = await app.inject({ method: 'GET', url: '/v2/store/orders?limit=1&status=pending&status=shipped', headers: auth });
       const reordered = await app.inject({ method: 'GET', url: '/v2/store/orders?status=shipped&status=pending&limit=1', headers: auth });
       assert.equal(explicit.statusCode, 200);

@@ -8,8 +8,8 @@ for (const backend of httpBackends()) {
     test('when the account has orders, then GET /v1/store/orders lists exactly the five documented fields, by id', async (t) => {
       const { app, services, tenant } = await createTestApp(t, backend);
       const { account, auth } = await tenant();
-      await services.orders.createOrder({ accountId: account.id, id: 20n, petId: 7n, quantity: 3, shipDate: '2026-12-01T12:00:00+02:00', complete: true });
-      await services.orders.createOrder({ accountId: account.id, id: 10n, petId: 8n, quantity: 1 });
+      await services.orderOperations.createOrder({ accountId: account.id, id: 20n, petId: 7n, quantity: 3, shipDate: '2026-12-01T12:00:00+02:00', complete: true });
+      await services.orderOperations.createOrder({ accountId: account.id, id: 10n, petId: 8n, quantity: 1 });
 
       const response = await app.inject({ method: 'GET', url: '/v1/store/orders', headers: auth });
 
@@ -35,8 +35,8 @@ for (const backend of httpBackends()) {
       const { account, auth } = await tenant();
       const id = 9007199254740993n;
       const max = 9223372036854775807n;
-      await services.orders.createOrder({ accountId: account.id, id, petId: max, quantity: 1 });
-      await services.orders.createOrder({ accountId: account.id, id: max, petId: id, quantity: 1 });
+      await services.orderOperations.createOrder({ accountId: account.id, id, petId: max, quantity: 1 });
+      await services.orderOperations.createOrder({ accountId: account.id, id: max, petId: id, quantity: 1 });
 
       const list = await app.inject({ method: 'GET', url: '/v1/store/orders', headers: auth });
       assert.equal(
@@ -48,15 +48,15 @@ for (const backend of httpBackends()) {
       const cancel = await app.inject({ method: 'DELETE', url: '/v1/store/orders/9007199254740993', headers: auth });
       assert.equal(cancel.statusCode, 204);
       // 2^53 + 1 rounds to 2^53 as a JS number: the neighbour must be untouched.
-      assert.equal((await services.orders.listAllOrders(account.id)).find((o) => o.id === max)?.status, 'pending');
-      assert.equal((await services.orders.listAllOrders(account.id)).find((o) => o.id === id)?.status, 'cancelled');
+      assert.equal((await services.orderOperations.listAllOrders(account.id)).find((o) => o.id === max)?.status, 'pending');
+      assert.equal((await services.orderOperations.listAllOrders(account.id)).find((o) => o.id === id)?.status, 'cancelled');
     });
 
     test('when a pending order is cancelled, then 204 with no body and it leaves the v1 list', async (t) => {
       const { app, services, tenant } = await createTestApp(t, backend);
       const { account, auth } = await tenant();
-      const order = await services.orders.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
-      const other = await services.orders.createOrder({ accountId: account.id, petId: 2n, quantity: 1 });
+      const order = await services.orderOperations.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
+      const other = await services.orderOperations.createOrder({ accountId: account.id, petId: 2n, quantity: 1 });
 
       const response = await app.inject({ method: 'DELETE', url: `/v1/store/orders/${order.id}`, headers: auth });
 
@@ -73,7 +73,7 @@ for (const backend of httpBackends()) {
     test('when the order is cancelled twice, then the second answer is 404', async (t) => {
       const { app, services, tenant } = await createTestApp(t, backend);
       const { account, auth } = await tenant();
-      const order = await services.orders.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
+      const order = await services.orderOperations.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
       assert.equal((await app.inject({ method: 'DELETE', url: `/v1/store/orders/${order.id}`, headers: auth })).statusCode, 204);
 
       const again = await app.inject({ method: 'DELETE', url: `/v1/store/orders/${order.id}`, headers: auth });
@@ -85,14 +85,14 @@ for (const backend of httpBackends()) {
     test('when the order has shipped, then cancel is 409 with an Error record and the order is unchanged', async (t) => {
       const { app, services, tenant } = await createTestApp(t, backend);
       const { account, auth } = await tenant();
-      const order = await services.orders.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
-      await services.orders.shipOrder(order.id);
+      const order = await services.orderOperations.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
+      await services.orderOperations.shipOrder(order.id);
 
       const response = await app.inject({ method: 'DELETE', url: `/v1/store/orders/${order.id}`, headers: auth });
 
       assert.equal(response.statusCode, 409);
       assert.equal(errorBody(response).code, 'order_already_shipped');
-      assert.equal((await services.orders.listAllOrders(account.id))[0]?.status, 'shipped');
+      assert.equal((await services.orderOperations.listAllOrders(account.id))[0]?.status, 'shipped');
       const list = await app.inject({ method: 'GET', url: '/v1/store/orders', headers: auth });
       assert.equal((list.json() as unknown[]).length, 1);
     });
@@ -111,9 +111,9 @@ for (const backend of httpBackends()) {
       const { app, services, tenant } = await createTestApp(t, backend);
       const owner = await tenant();
       const intruder = await tenant();
-      const order = await services.orders.createOrder({ accountId: owner.account.id, petId: 1n, quantity: 1 });
-      const shipped = await services.orders.createOrder({ accountId: owner.account.id, petId: 1n, quantity: 1 });
-      await services.orders.shipOrder(shipped.id);
+      const order = await services.orderOperations.createOrder({ accountId: owner.account.id, petId: 1n, quantity: 1 });
+      const shipped = await services.orderOperations.createOrder({ accountId: owner.account.id, petId: 1n, quantity: 1 });
+      await services.orderOperations.shipOrder(shipped.id);
 
       const foreign = await app.inject({ method: 'DELETE', url: `/v1/store/orders/${order.id}`, headers: intruder.auth });
       const foreignShipped = await app.inject({ method: 'DELETE', url: `/v1/store/orders/${shipped.id}`, headers: intruder.auth });
@@ -126,7 +126,7 @@ for (const backend of httpBackends()) {
       assert.equal(strip(foreignShipped.body), strip(missing.body));
       const intruderList = await app.inject({ method: 'GET', url: '/v1/store/orders', headers: intruder.auth });
       assert.deepEqual(intruderList.json(), []);
-      assert.equal((await services.orders.listAllOrders(owner.account.id))[0]?.status, 'pending');
+      assert.equal((await services.orderOperations.listAllOrders(owner.account.id))[0]?.status, 'pending');
     });
 
     test('when orderId is not a canonical decimal int64, then 400 with an Error record naming orderId', async (t) => {
@@ -154,7 +154,7 @@ for (const backend of httpBackends()) {
     test('when many cancels of one pending order race, then exactly one gets 204 and the rest 404', async (t) => {
       const { app, services, tenant } = await createTestApp(t, backend);
       const { account, auth } = await tenant();
-      const order = await services.orders.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
+      const order = await services.orderOperations.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
 
       const responses = await Promise.all(
         Array.from({ length: 50 }, () => app.inject({ method: 'DELETE', url: `/v1/store/orders/${order.id}`, headers: auth })),
@@ -168,7 +168,7 @@ for (const backend of httpBackends()) {
     test('when DELETE carries an unsupported Content-Type or broken JSON, then 400 (not 415) and the order is untouched', async (t) => {
       const { app, services, tenant } = await createTestApp(t, backend);
       const { account, auth } = await tenant();
-      const order = await services.orders.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
+      const order = await services.orderOperations.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
       const odd = await app.inject({
         method: 'DELETE',
         url: `/v1/store/orders/${order.id}`,
@@ -185,13 +185,13 @@ for (const backend of httpBackends()) {
       });
       assert.equal(badJson.statusCode, 400);
       assert.equal(errorBody(badJson).code, 'malformed_request');
-      assert.equal((await services.orders.listAllOrders(account.id))[0]?.status, 'pending');
+      assert.equal((await services.orderOperations.listAllOrders(account.id))[0]?.status, 'pending');
     });
 
     test('when the body is larger than 1 MiB, then 413 with an Error record', async (t) => {
       const { app, services, tenant } = await createTestApp(t, backend);
       const { account, auth } = await tenant();
-      const order = await services.orders.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
+      const order = await services.orderOperations.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
       const response = await app.inject({
         method: 'DELETE',
         url: `/v1/store/orders/${order.id}`,

@@ -23,7 +23,7 @@ for (const backend of storageBackends()) {
 
     test('when an order is created, then it is pending with the ship date normalised to UTC', async (t) => {
       const { services, account } = await setup(t);
-      const order = await services.orders.createOrder({ accountId: account.id, petId: 4n, quantity: 2, shipDate: '2026-12-01T10:00:00-05:00' });
+      const order = await services.orderOperations.createOrder({ accountId: account.id, petId: 4n, quantity: 2, shipDate: '2026-12-01T10:00:00-05:00' });
       assert.equal(order.status, 'pending');
       assert.equal(order.shipDate, '2026-12-01T15:00:00.000Z');
       assert.equal(order.complete, false);
@@ -44,45 +44,45 @@ for (const backend of storageBackends()) {
         { petId: -(2n ** 63n) - 1n },
       ];
       for (const input of bad) {
-        await assert.rejects(services.orders.createOrder({ accountId: account.id, petId: 1n, quantity: 1, ...input }), rejectsWith('validation_failed'), JSON.stringify(input, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)));
+        await assert.rejects(services.orderOperations.createOrder({ accountId: account.id, petId: 1n, quantity: 1, ...input }), rejectsWith('validation_failed'), JSON.stringify(input, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)));
       }
-      assert.deepEqual(await services.orders.listAllOrders(account.id), []);
+      assert.deepEqual(await services.orderOperations.listAllOrders(account.id), []);
     });
 
     test('when an id is taken or the account is unknown, then a clear error', async (t) => {
       const { services, account } = await setup(t);
-      await services.orders.createOrder({ accountId: account.id, id: 5n, petId: 1n, quantity: 1 });
-      await assert.rejects(services.orders.createOrder({ accountId: account.id, id: 5n, petId: 1n, quantity: 1 }), rejectsWith('order_id_taken'));
-      await assert.rejects(services.orders.createOrder({ accountId: 999, petId: 1n, quantity: 1 }), rejectsWith('account_not_found'));
+      await services.orderOperations.createOrder({ accountId: account.id, id: 5n, petId: 1n, quantity: 1 });
+      await assert.rejects(services.orderOperations.createOrder({ accountId: account.id, id: 5n, petId: 1n, quantity: 1 }), rejectsWith('order_id_taken'));
+      await assert.rejects(services.orderOperations.createOrder({ accountId: 999, petId: 1n, quantity: 1 }), rejectsWith('account_not_found'));
     });
 
     test('when orders move through their states, then only pending orders ship or cancel', async (t) => {
       const { services, account } = await setup(t);
-      const a = await services.orders.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
-      const b = await services.orders.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
+      const a = await services.orderOperations.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
+      const b = await services.orderOperations.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
 
-      await services.orders.shipOrder(a.id);
-      await assert.rejects(services.orders.shipOrder(a.id), rejectsWith('order_not_pending'));
+      await services.orderOperations.shipOrder(a.id);
+      await assert.rejects(services.orderOperations.shipOrder(a.id), rejectsWith('order_not_pending'));
       await assert.rejects(services.orders.cancelOrder(account.id, a.id), rejectsWith('order_already_shipped'));
 
       await services.orders.cancelOrder(account.id, b.id);
       await assert.rejects(services.orders.cancelOrder(account.id, b.id), rejectsWith('order_not_found'));
-      await assert.rejects(services.orders.shipOrder(b.id), (e: unknown) => rejectsWith('order_not_pending')(e) && /cancelled/.test((e as Error).message));
-      await assert.rejects(services.orders.shipOrder(12345n), rejectsWith('order_not_found'));
+      await assert.rejects(services.orderOperations.shipOrder(b.id), (e: unknown) => rejectsWith('order_not_pending')(e) && /cancelled/.test((e as Error).message));
+      await assert.rejects(services.orderOperations.shipOrder(12345n), rejectsWith('order_not_found'));
 
-      assert.deepEqual((await services.orders.listAllOrders(account.id)).map((o) => o.status), ['shipped', 'cancelled']);
-      assert.deepEqual((await services.orders.listAllOrders(account.id)).filter((o) => o.status !== 'cancelled').map((o) => o.id), [a.id]);
+      assert.deepEqual((await services.orderOperations.listAllOrders(account.id)).map((o) => o.status), ['shipped', 'cancelled']);
+      assert.deepEqual((await services.orderOperations.listAllOrders(account.id)).filter((o) => o.status !== 'cancelled').map((o) => o.id), [a.id]);
     });
 
     test('when ship and cancel race on one pending order, then exactly one wins', async (t) => {
       const { services, account } = await setup(t);
-      const orders = await Promise.all(Array.from({ length: 20 }, () => services.orders.createOrder({ accountId: account.id, petId: 1n, quantity: 1 })));
+      const orders = await Promise.all(Array.from({ length: 20 }, () => services.orderOperations.createOrder({ accountId: account.id, petId: 1n, quantity: 1 })));
       for (const order of orders) {
-        const results = await Promise.allSettled([services.orders.cancelOrder(account.id, order.id), services.orders.shipOrder(order.id)]);
+        const results = await Promise.allSettled([services.orders.cancelOrder(account.id, order.id), services.orderOperations.shipOrder(order.id)]);
         const [cancel, ship] = results;
         assert.ok(cancel && ship);
         assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
-        const final = (await services.orders.listAllOrders(account.id)).find((o) => o.id === order.id);
+        const final = (await services.orderOperations.listAllOrders(account.id)).find((o) => o.id === order.id);
         assert.equal(final?.status, cancel.status === 'fulfilled' ? 'cancelled' : 'shipped');
       }
     });

@@ -53,7 +53,7 @@ for (const backend of httpBackends()) {
     test('when If-None-Match holds the current ETag, then 304 with no body and no Content-Type', async (t) => {
       const { app, services, tenant } = await createTestApp(t, backend);
       const { account, auth } = await tenant();
-      await services.orders.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
+      await services.orderOperations.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
       for (const url of LISTINGS) {
         const etag = String((await app.inject({ method: 'GET', url, headers: auth })).headers.etag);
         for (const ifNoneMatch of [etag, `W/${etag}`, `"other", ${etag}`, '*']) {
@@ -81,13 +81,13 @@ for (const backend of httpBackends()) {
         }
       };
       await record();
-      const a = await services.orders.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
+      const a = await services.orderOperations.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
       await record();
-      const b = await services.orders.createOrder({ accountId: account.id, petId: 2n, quantity: 1 });
+      const b = await services.orderOperations.createOrder({ accountId: account.id, petId: 2n, quantity: 1 });
       await record();
       await services.orders.cancelOrder(account.id, a.id);
       await record();
-      await services.orders.shipOrder(b.id);
+      await services.orderOperations.shipOrder(b.id);
       await record();
       // Unchanged data: the same ETags again.
       const again = await etags();
@@ -102,7 +102,7 @@ for (const backend of httpBackends()) {
       for (const url of LISTINGS) {
         const before = await etag(mine.auth, url);
         assert.notEqual(before, await etag(theirs.auth, url), 'empty listings of two accounts');
-        await services.orders.createOrder({ accountId: theirs.account.id, petId: 1n, quantity: 1 });
+        await services.orderOperations.createOrder({ accountId: theirs.account.id, petId: 1n, quantity: 1 });
         assert.equal(await etag(mine.auth, url), before);
       }
     });
@@ -110,7 +110,7 @@ for (const backend of httpBackends()) {
     test('when v2 pages differ by filter, limit or cursor, then their ETags differ', async (t) => {
       const { app, services, tenant } = await createTestApp(t, backend);
       const { account, auth } = await tenant();
-      for (let i = 0; i < 3; i++) await services.orders.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
+      for (let i = 0; i < 3; i++) await services.orderOperations.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
       const first = await app.inject({ method: 'GET', url: '/v2/store/orders?limit=1', headers: auth });
       const cursor = (first.json() as { nextCursor: string }).nextCursor;
       const urls = ['/v2/store/orders', '/v2/store/orders?limit=1', '/v2/store/orders?limit=2', '/v2/store/orders?petId=1', `/v2/store/orders?limit=1&cursor=${cursor}`];
@@ -136,7 +136,7 @@ for (const backend of httpBackends()) {
 
     test('when a 304 is answered, then no order is read: the ETag comes from the change counter alone', async (t) => {
       const { app, services, account, auth, calls } = await countingApp(t, backend);
-      for (let i = 0; i < 5; i++) await services.orders.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
+      for (let i = 0; i < 5; i++) await services.orderOperations.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
       for (const url of ['/v1/store/orders', '/v2/store/orders?limit=2']) {
         const etag = String((await app.inject({ method: 'GET', url, headers: auth })).headers.etag);
         const before = { ...calls };

@@ -13,11 +13,11 @@ for (const backend of httpBackends()) {
       const { app, services, tenant } = await createTestApp(t, backend);
       const { account, auth } = await tenant();
       const other = await tenant();
-      await services.orders.createOrder({ accountId: other.account.id, id: 1n, petId: 1n, quantity: 1 });
-      await services.orders.createOrder({ accountId: account.id, id: 30n, petId: 7n, quantity: 3, shipDate: '2026-12-01T12:00:00+02:00', complete: true });
-      await services.orders.createOrder({ accountId: account.id, id: 10n, quantity: 1 });
-      await services.orders.createOrder({ accountId: account.id, id: 20n, petId: 8n, quantity: 2 });
-      await services.orders.shipOrder(30n);
+      await services.orderOperations.createOrder({ accountId: other.account.id, id: 1n, petId: 1n, quantity: 1 });
+      await services.orderOperations.createOrder({ accountId: account.id, id: 30n, petId: 7n, quantity: 3, shipDate: '2026-12-01T12:00:00+02:00', complete: true });
+      await services.orderOperations.createOrder({ accountId: account.id, id: 10n, quantity: 1 });
+      await services.orderOperations.createOrder({ accountId: account.id, id: 20n, petId: 8n, quantity: 2 });
+      await services.orderOperations.shipOrder(30n);
       await services.orders.cancelOrder(account.id, 20n);
 
       const response = await app.inject({ method: 'GET', url: '/v2/store/orders', headers: auth });
@@ -47,9 +47,9 @@ for (const backend of httpBackends()) {
       const { app, services, tenant } = await createTestApp(t, backend);
       const { account, auth } = await tenant();
       const big = 9007199254740993n; // 2^53 + 1: a JS number would read it as 2^53
-      await services.orders.createOrder({ accountId: account.id, id: 9223372036854775807n, petId: big, quantity: 1 });
-      await services.orders.createOrder({ accountId: account.id, id: 5n, petId: big - 1n, quantity: 1 });
-      await services.orders.createOrder({ accountId: account.id, id: 6n, petId: -9223372036854775808n, quantity: 1 });
+      await services.orderOperations.createOrder({ accountId: account.id, id: 9223372036854775807n, petId: big, quantity: 1 });
+      await services.orderOperations.createOrder({ accountId: account.id, id: 5n, petId: big - 1n, quantity: 1 });
+      await services.orderOperations.createOrder({ accountId: account.id, id: 6n, petId: -9223372036854775808n, quantity: 1 });
 
       const exact = await app.inject({ method: 'GET', url: `/v2/store/orders?petId=${big}`, headers: auth });
       assert.equal(exact.statusCode, 200);
@@ -68,7 +68,7 @@ for (const backend of httpBackends()) {
       const { app, services, tenant } = await createTestApp(t, backend);
       const { account, auth } = await tenant();
       const make = (id: bigint, shipDate: string | undefined, complete = false) =>
-        services.orders.createOrder({ accountId: account.id, id, petId: 1n, quantity: 1, shipDate, complete });
+        services.orderOperations.createOrder({ accountId: account.id, id, petId: 1n, quantity: 1, shipDate, complete });
       await make(1n, '2026-12-01T00:00:00Z'); // at the lower bound: in
       await make(2n, '2026-12-01T23:59:59.999Z');
       await make(3n, '2026-12-02T00:00:00Z'); // at the upper bound: out
@@ -76,7 +76,7 @@ for (const backend of httpBackends()) {
       await make(5n, '2026-11-30T23:59:59.999Z'); // just before: out
       await make(6n, '2026-12-01T12:00:00Z', true);
       await make(7n, '2026-12-01T12:00:00Z');
-      await services.orders.shipOrder(7n);
+      await services.orderOperations.shipOrder(7n);
       await make(8n, '2026-12-01T12:00:00Z');
       await services.orders.cancelOrder(account.id, 8n);
 
@@ -103,7 +103,7 @@ for (const backend of httpBackends()) {
     test('when there are more orders than the limit, then pages of `limit` follow nextCursor and Link rel="next" to the end', async (t) => {
       const { app, services, tenant } = await createTestApp(t, backend);
       const { account, auth } = await tenant();
-      for (let i = 1; i <= 11; i++) await services.orders.createOrder({ accountId: account.id, petId: BigInt(i % 2), quantity: i });
+      for (let i = 1; i <= 11; i++) await services.orderOperations.createOrder({ accountId: account.id, petId: BigInt(i % 2), quantity: i });
 
       const { pages, links } = await walk(app, auth, '/v2/store/orders?limit=4&petId=1');
       assert.deepEqual(pages.map((p) => p.data.map((o) => Number(o.id))), [[1, 3, 5, 7], [9, 11]]);
@@ -120,7 +120,7 @@ for (const backend of httpBackends()) {
     test('when no limit is given, then pages hold 50 orders; 500 is the largest limit', async (t) => {
       const { app, services, tenant } = await createTestApp(t, backend);
       const { account, auth } = await tenant();
-      for (let i = 0; i < 51; i++) await services.orders.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
+      for (let i = 0; i < 51; i++) await services.orderOperations.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
       const { pages } = await walk(app, auth, '/v2/store/orders');
       assert.deepEqual(pages.map((p) => p.data.length), [50, 1]);
       const max = await app.inject({ method: 'GET', url: '/v2/store/orders?limit=500', headers: auth });
@@ -189,7 +189,7 @@ for (const backend of httpBackends()) {
     async function twoPages(t: Parameters<typeof createTestApp>[0]) {
       const testApp = await createTestApp(t, backend);
       const owner = await testApp.tenant();
-      for (let i = 0; i < 5; i++) await testApp.services.orders.createOrder({ accountId: owner.account.id, petId: 1n, quantity: 1 });
+      for (let i = 0; i < 5; i++) await testApp.services.orderOperations.createOrder({ accountId: owner.account.id, petId: 1n, quantity: 1 });
       const first = await testApp.app.inject({ method: 'GET', url: '/v2/store/orders?limit=2&status=pending', headers: owner.auth });
       const cursor = (first.json() as Page).nextCursor;
       assert.ok(cursor !== null);
@@ -224,7 +224,7 @@ for (const backend of httpBackends()) {
     test("when another account presents a cursor, then 400 invalid_cursor and never the owner's orders", async (t) => {
       const { app, tenant, services, cursor } = await twoPages(t);
       const intruder = await tenant();
-      await services.orders.createOrder({ accountId: intruder.account.id, petId: 1n, quantity: 1 });
+      await services.orderOperations.createOrder({ accountId: intruder.account.id, petId: 1n, quantity: 1 });
       const response = await app.inject({ method: 'GET', url: `/v2/store/orders?limit=2&status=pending&cursor=${cursor}`, headers: intruder.auth });
       assert.equal(response.statusCode, 400);
       const error = errorBody(response);
@@ -250,7 +250,7 @@ for (const backend of httpBackends()) {
       const { account, auth } = await tenant();
       const original: bigint[] = [];
       for (let i = 0; i < 30; i++) {
-        original.push((await services.orders.createOrder({ accountId: account.id, id: BigInt(100 + i * 10), petId: 1n, quantity: 1 })).id);
+        original.push((await services.orderOperations.createOrder({ accountId: account.id, id: BigInt(100 + i * 10), petId: 1n, quantity: 1 })).id);
       }
       const seen: bigint[] = [];
       let url: string | undefined = '/v2/store/orders?limit=4';
@@ -263,8 +263,8 @@ for (const backend of httpBackends()) {
         url = page.nextCursor === null ? undefined : `/v2/store/orders?limit=4&cursor=${page.nextCursor}`;
         // Between pages: inserts behind, between and ahead of the position, and cancels.
         step++;
-        await services.orders.createOrder({ accountId: account.id, id: BigInt(100 + step * 10 + 5), petId: 1n, quantity: 1 });
-        await services.orders.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
+        await services.orderOperations.createOrder({ accountId: account.id, id: BigInt(100 + step * 10 + 5), petId: 1n, quantity: 1 });
+        await services.orderOperations.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
         await services.orders.cancelOrder(account.id, original[(step * 7) % original.length] ?? 0n).catch(() => undefined);
       }
       assert.equal(new Set(seen).size, seen.length, 'no order twice');
@@ -276,7 +276,7 @@ for (const backend of httpBackends()) {
       const [a, b] = [testServices(storage), testServices(storage)];
       assert.ok(a && b);
       const account = await a.accounts.createAccount({ name: 'Shared' });
-      for (let i = 0; i < 3; i++) await a.orders.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
+      for (let i = 0; i < 3; i++) await a.orderOperations.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
       const firstPage = await a.ordersV2.readPage(await a.ordersV2.openListing(account.id, { filter: {}, limit: 1 }));
       assert.ok(firstPage.nextCursor !== null);
       const second = await b.ordersV2.readPage(await b.ordersV2.openListing(account.id, { filter: {}, limit: 1, cursor: firstPage.nextCursor }));
@@ -291,7 +291,7 @@ for (const backend of httpBackends()) {
       const rotated = testServices(storage, { config: testConfig({ CURSOR_SECRET: newSecret, CURSOR_SECRET_PREVIOUS: oldSecret }) });
       const after = testServices(storage, { config: testConfig({ CURSOR_SECRET: newSecret }) });
       const account = await before.accounts.createAccount({ name: 'Rotating' });
-      for (let i = 0; i < 3; i++) await before.orders.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
+      for (let i = 0; i < 3; i++) await before.orderOperations.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
       const { nextCursor } = await before.ordersV2.readPage(await before.ordersV2.openListing(account.id, { filter: {}, limit: 1 }));
       assert.ok(nextCursor !== null);
 
@@ -305,11 +305,11 @@ for (const backend of httpBackends()) {
     test('when an order exists in any status, then GET returns it with its status', async (t) => {
       const { app, services, tenant } = await createTestApp(t, backend);
       const { account, auth } = await tenant();
-      await services.orders.createOrder({ accountId: account.id, id: 1n, petId: 9007199254740993n, quantity: 2, shipDate: '2026-12-01T10:00:00Z' });
-      await services.orders.createOrder({ accountId: account.id, id: 2n, quantity: 1 });
-      await services.orders.createOrder({ accountId: account.id, id: 3n, quantity: 1, complete: true });
+      await services.orderOperations.createOrder({ accountId: account.id, id: 1n, petId: 9007199254740993n, quantity: 2, shipDate: '2026-12-01T10:00:00Z' });
+      await services.orderOperations.createOrder({ accountId: account.id, id: 2n, quantity: 1 });
+      await services.orderOperations.createOrder({ accountId: account.id, id: 3n, quantity: 1, complete: true });
       await services.orders.cancelOrder(account.id, 2n);
-      await services.orders.shipOrder(3n);
+      await services.orderOperations.shipOrder(3n);
 
       const get = (id: string) => app.inject({ method: 'GET', url: `/v2/store/orders/${id}`, headers: auth });
       const pending = await get('1');
@@ -323,7 +323,7 @@ for (const backend of httpBackends()) {
       const { app, services, tenant } = await createTestApp(t, backend);
       const owner = await tenant();
       const intruder = await tenant();
-      await services.orders.createOrder({ accountId: owner.account.id, id: 77n, quantity: 1 });
+      await services.orderOperations.createOrder({ accountId: owner.account.id, id: 77n, quantity: 1 });
       const foreign = await app.inject({ method: 'GET', url: '/v2/store/orders/77', headers: intruder.auth });
       const missing = await app.inject({ method: 'GET', url: '/v2/store/orders/78', headers: intruder.auth });
       assert.equal(foreign.statusCode, 404);
@@ -339,7 +339,7 @@ for (const backend of httpBackends()) {
     test('when a pending order is cancelled through v2, then 204; again 409 order_already_cancelled; v1 keeps answering 404', async (t) => {
       const { app, services, tenant } = await createTestApp(t, backend);
       const { account, auth } = await tenant();
-      const order = await services.orders.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
+      const order = await services.orderOperations.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
 
       const first = await app.inject({ method: 'DELETE', url: `/v2/store/orders/${order.id}`, headers: auth });
       assert.equal(first.statusCode, 204);
@@ -358,10 +358,10 @@ for (const backend of httpBackends()) {
       const { app, services, tenant } = await createTestApp(t, backend);
       const owner = await tenant();
       const intruder = await tenant();
-      const shipped = await services.orders.createOrder({ accountId: owner.account.id, petId: 1n, quantity: 1 });
-      await services.orders.shipOrder(shipped.id);
-      const pending = await services.orders.createOrder({ accountId: owner.account.id, petId: 1n, quantity: 1 });
-      const cancelled = await services.orders.createOrder({ accountId: owner.account.id, petId: 1n, quantity: 1 });
+      const shipped = await services.orderOperations.createOrder({ accountId: owner.account.id, petId: 1n, quantity: 1 });
+      await services.orderOperations.shipOrder(shipped.id);
+      const pending = await services.orderOperations.createOrder({ accountId: owner.account.id, petId: 1n, quantity: 1 });
+      const cancelled = await services.orderOperations.createOrder({ accountId: owner.account.id, petId: 1n, quantity: 1 });
       await services.orders.cancelOrder(owner.account.id, cancelled.id);
 
       const del = (id: bigint, auth: Record<string, string>) => app.inject({ method: 'DELETE', url: `/v2/store/orders/${id}`, headers: auth });
@@ -379,7 +379,7 @@ for (const backend of httpBackends()) {
     test('when many v2 cancels of one pending order race, then exactly one 204 and the rest 409 order_already_cancelled', async (t) => {
       const { app, services, tenant } = await createTestApp(t, backend);
       const { account, auth } = await tenant();
-      const order = await services.orders.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
+      const order = await services.orderOperations.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
       const responses = await Promise.all(
         Array.from({ length: 20 }, () => app.inject({ method: 'DELETE', url: `/v2/store/orders/${order.id}`, headers: auth })),
       );

@@ -91,8 +91,8 @@ for (const backend of httpBackends()) {
             for (const [i, row] of rows.entries()) {
               // Sparse ids, inserted out of id order, every third beyond 2^53.
               const id = (i % 3 === 0 ? 4_000_000_000_000_000_000n : 0n) + run * 10_000n + BigInt(i * idGap);
-              await services.orders.createOrder({ accountId: account.id, id, petId: row.petId, quantity: 1, shipDate: row.shipDate, complete: row.complete });
-              if (row.status === 'shipped') await services.orders.shipOrder(id);
+              await services.orderOperations.createOrder({ accountId: account.id, id, petId: row.petId, quantity: 1, shipDate: row.shipDate, complete: row.complete });
+              if (row.status === 'shipped') await services.orderOperations.shipOrder(id);
               if (row.status === 'cancelled') await services.orders.cancelOrder(account.id, id);
               stored.push({ ...row, id });
             }

@@ -129,7 +129,7 @@ export function registerOrdersPages(scope: FastifyInstance, { render, services }
     // The operator's shipOrder takes any order: the account's ownership is checked first (an order never changes account).
     await ordersV2.getOrder(signedInUser(request).user.accountId, orderId);
     try {
-      await services.orders.shipOrder(orderId, portalAuditContext(request));
+      await services.orderOperations.shipOrder(orderId, portalAuditContext(request));
     } catch (error) {
       if (error instanceof ConflictError) return conflictPage(request, reply, orderId, error.message);
       throw error;
