@@ -20,7 +20,7 @@ let counter = randomBytes(4).readUInt32BE(0);
  * together sit side by side in the unique index (a group commit dirties a few
  * index pages, not one per event), and cheap: an import makes a million.
  */
-export function newEventId(): string {
+function newEventId(): string {
   const now = Date.now();
   if (now !== lastMs) {
     lastMs = now;

@@ -1,7 +1,6 @@
 import { readStoredScopes } from '../api-keys/api-key-scopes.js';
 import type { ApiKey } from '../api-keys/api-keys-repository.js';
 import type { ClaimedMessage, Message, MessageStatus } from '../messages/messages-repository.js';
-import type { NewOrder, Order } from '../orders/orders-repository.js';
 
 /*
  * Rows as every adapter selects them (timestamps already ISO 8601 text,
@@ -81,14 +80,5 @@ export function toClaimedMessages(rows: readonly ClaimedMessageRow[]): ClaimedMe
       dueAt: row.due_at,
     }))
     .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
-}
-
-/** The order an import inserted, as stored: `id` is the one the database gave it. */
-export function importedOrder(order: NewOrder, id: bigint): Order {
-  const stored: Order = { id, accountId: order.accountId, complete: order.complete, status: order.status };
-  if (order.petId !== undefined) stored.petId = order.petId;
-  if (order.quantity !== undefined) stored.quantity = order.quantity;
-  if (order.shipDate !== undefined) stored.shipDate = order.shipDate;
-  return stored;
 }
 

@@ -1,4 +1,5 @@
-import { insertCreatedEvents } from './postgres-events.js';
+import { importedOrder, orderCreatedEvent } from '../../orders/order-change-records.js';
+import { insertEvents } from './postgres-events.js';
 import { ImportRejectedError, type ImportBatch, type NewOrder } from '../../orders/orders-repository.js';
 import { INT64_MAX } from '../../shared/int64.js';
 import { LARGEST_ID, placeIds } from './postgres-order-ids.js';
@@ -108,7 +109,10 @@ export async function importBatches(tx: Sql, batches: AsyncIterable<ImportBatch>
       throw new ImportRejectedError(lineOf(refused), refusals.idTaken({ ...order, id: placed[refused] }));
     }
     // One order.created per order, in one statement per run as the orders were.
-    await insertCreatedEvents(tx, known.length, [ids, ...columns]);
+    await insertEvents(
+      tx,
+      known.map((order, index) => orderCreatedEvent(importedOrder(order, placed[index] ?? 0n), order.createdAt)),
+    );
     const order = run[stranger];
     if (order !== undefined) throw new ImportRejectedError(lineOf(stranger), refusals.unknownAccount(order));
   }

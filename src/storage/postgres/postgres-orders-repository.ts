@@ -9,8 +9,7 @@ import {
   type StatusChange,
   type StatusChangeResult,
 } from '../../orders/orders-repository.js';
-import { orderEvent } from '../../events/event-records.js';
-import { changeRecords } from '../status-change-records.js';
+import { changeRecords, orderCreatedEvent } from '../../orders/order-change-records.js';
 import { insertAuditEntries } from './postgres-audit-repository.js';
 import { insertEvents } from './postgres-events.js';
 import { FOREIGN_KEY_VIOLATION, isTransactionConflict, sqlState, UNIQUE_VIOLATION } from './postgres-errors.js';
@@ -74,7 +73,7 @@ export function createPostgresOrdersRepository(sql: Sql, transaction: Transactio
   const insert = (order: NewOrder): Promise<Order> =>
     transaction(async (tx) => {
       const created = await insertOrder(tx, order);
-      await insertEvents(tx, [orderEvent('order.created', created, order.createdAt)]);
+      await insertEvents(tx, [orderCreatedEvent(created, order.createdAt)]);
       return created;
     });
 

@@ -1,5 +1,5 @@
 import type { Order, OrderStatus, StatusChange, StatusChangeResult } from '../../orders/orders-repository.js';
-import { recordStatusChange, type ChangeRecords } from '../status-change-records.js';
+import { recordStatusChange, type ChangeRecords } from '../../orders/order-change-records.js';
 import { isoTimestamp, type Sql } from './postgres-sql.js';
 
 /** The columns of an order after a change, as its event reports it. */

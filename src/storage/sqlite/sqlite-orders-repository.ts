@@ -11,9 +11,7 @@ import {
   type StatusChange,
   type StatusChangeResult,
 } from '../../orders/orders-repository.js';
-import { orderEvent } from '../../events/event-records.js';
-import { importedOrder } from '../row-mappers.js';
-import { changeRecords, recordStatusChange, type ChangeRecords } from '../status-change-records.js';
+import { changeRecords, importedOrder, orderCreatedEvent, recordStatusChange, type ChangeRecords } from '../../orders/order-change-records.js';
 import { insertAuditEntries } from './sqlite-audit-repository.js';
 import { insertEvents } from './sqlite-events.js';
 import { sqliteConstraint, statementCache } from './sqlite-util.js';
@@ -122,7 +120,7 @@ export function createSqliteOrdersRepository(db: Database.Database, openImportCo
   });
   const createOne = db.transaction((order: NewOrder): Order => {
     const created = toOrder(sql(`${INSERT} RETURNING ${COLUMNS}`).get(...insertArgs(order)) as OrderRow);
-    insertEvents(sql, [orderEvent('order.created', created, order.createdAt)]);
+    insertEvents(sql, [orderCreatedEvent(created, order.createdAt)]);
     return created;
   });
 
@@ -206,7 +204,7 @@ export function createSqliteOrdersRepository(db: Database.Database, openImportCo
               }
             }
             // One order.created per order, in the batch's transaction.
-            insertEvents(importSql, batch.map((order, index) => orderEvent('order.created', importedOrder(order, ids[index] ?? 0n), order.createdAt)));
+            insertEvents(importSql, batch.map((order, index) => orderCreatedEvent(importedOrder(order, ids[index] ?? 0n), order.createdAt)));
             connection.exec('RELEASE import_batch');
             position += batch.length;
           }

@@ -1,7 +1,16 @@
 import type { NewAuditEntry } from '../audit/audit-repository.js';
 import { orderEvent, statusChangeEventType } from '../events/event-records.js';
 import type { NewEvent } from '../events/events-repository.js';
-import type { Order, StatusChange } from '../orders/orders-repository.js';
+import type { NewOrder, Order, StatusChange } from './orders-repository.js';
+
+/*
+ * The orders capability's rule for what its changes write beside
+ * themselves: which event (the outbox) and which audit entry each change
+ * makes, built here in TypeScript, once per event type. The storage adapters
+ * call these inside the change's transaction with the order as the change
+ * left it, and only write the rows they are handed; no payload is built in
+ * SQL.
+ */
 
 /**
  * What the status changes of one transaction write beside themselves, in
@@ -33,4 +42,18 @@ export function recordStatusChange(records: ChangeRecords, change: StatusChange,
   };
   if (change.audit.address !== undefined) entry.address = change.audit.address;
   records.audit.push(entry);
+}
+
+/** The event of an order's creation (create or import), `order` as stored. */
+export function orderCreatedEvent(order: Order, at: string): NewEvent {
+  return orderEvent('order.created', order, at);
+}
+
+/** The order an import inserted, as stored: `id` is the one the database placed it at. */
+export function importedOrder(order: NewOrder, id: bigint): Order {
+  const stored: Order = { id, accountId: order.accountId, complete: order.complete, status: order.status };
+  if (order.petId !== undefined) stored.petId = order.petId;
+  if (order.quantity !== undefined) stored.quantity = order.quantity;
+  if (order.shipDate !== undefined) stored.shipDate = order.shipDate;
+  return stored;
 }
