@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { DatabaseConfig } from '../../src/config/config.js';
-import { readMigrations } from '../../src/storage/migration-files.js';
+import { readMigrations } from '../../src/storage/migrations.js';
 import { ROOT } from './process.js';
 
 /** What a first migrate of an empty database applies: every migration file of the dialect. */

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { PostgresDatabaseConfig } from '../../config/config.js';
-import { readMigrations } from '../migration-files.js';
+import { planMigrations, readMigrations } from '../migrations.js';
 import type { MigrationReport, Storage } from '../storage.js';
 import { createPostgresAccountsRepository } from './postgres-accounts-repository.js';
 import { createPostgresApiKeysRepository } from './postgres-api-keys-repository.js';
@@ -108,27 +108,18 @@ async function migratePostgres(client: pg.Client, statementTimeoutMs: number): P
       applied_at timestamptz NOT NULL
     )`);
     const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations');
-    const applied = new Set(rows.map((row) => row.version));
-    const known = migrations.map((m) => m.version);
-    if (Math.max(0, ...applied) > Math.max(0, ...known)) {
-      throw new Error(
-        `The database schema (version ${Math.max(...applied)}) is newer than this program knows (${Math.max(0, ...known)}); upgrade the program.`,
-      );
-    }
-    const newlyApplied: string[] = [];
-    for (const migration of migrations) {
-      if (applied.has(migration.version)) continue;
+    const { pending, version } = planMigrations(migrations, rows.map((row) => row.version));
+    for (const migration of pending) {
       await client.query(migration.sql);
       await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
         migration.version,
         migration.name,
         new Date().toISOString(),
       ]);
-      newlyApplied.push(migration.name);
     }
     await applyStatementTimeout(client, statementTimeoutMs);
     await client.query('COMMIT');
-    return { applied: newlyApplied, version: Math.max(0, ...applied, ...known) };
+    return { applied: pending.map((migration) => migration.name), version };
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { SqliteSynchronous } from '../../config/config.js';
-import { readMigrations } from '../migration-files.js';
+import { planMigrations, readMigrations } from '../migrations.js';
 import { DatabaseUnavailableError } from '../../errors/errors.js';
 import type { MigrationReport, Storage } from '../storage.js';
 import { createSqliteAccountsRepository } from './sqlite-accounts-repository.js';
@@ -133,26 +133,17 @@ function migrateSqlite(db: BetterSqlite3.Database): MigrationReport {
       name       TEXT NOT NULL,
       applied_at TEXT NOT NULL
     ) STRICT`);
-    const applied = new Set(
-      db.prepare('SELECT version FROM schema_migrations').safeIntegers(false).pluck().all() as number[],
-    );
-    const newlyApplied: string[] = [];
-    for (const migration of migrations) {
-      if (applied.has(migration.version)) continue;
+    const applied = db.prepare('SELECT version FROM schema_migrations').safeIntegers(false).pluck().all() as number[];
+    const { pending, version } = planMigrations(migrations, applied);
+    for (const migration of pending) {
       db.exec(migration.sql);
       db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
         migration.version,
         migration.name,
         new Date().toISOString(),
       );
-      newlyApplied.push(migration.name);
     }
-    const known = migrations.map((m) => m.version);
-    const newest = Math.max(0, ...applied, ...known);
-    if (Math.max(0, ...applied) > Math.max(0, ...known)) {
-      throw new Error(`The database schema (version ${Math.max(...applied)}) is newer than this program knows (${Math.max(0, ...known)}); upgrade the program.`);
-    }
-    return { applied: newlyApplied, version: newest };
+    return { applied: pending.map((migration) => migration.name), version };
   });
   return run.immediate();
 }

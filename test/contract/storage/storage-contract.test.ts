@@ -12,7 +12,7 @@ import { INT64_MAX, INT64_MIN } from '../../../src/shared/int64.js';
 import { openStorage } from '../../../src/storage/open-storage.js';
 import type { Storage } from '../../../src/storage/storage.js';
 import { allMigrations } from '../../support/migrations.js';
-import { runSql } from '../../support/raw-sql.js';
+import { readSql, runSql } from '../../support/raw-sql.js';
 import type { ContractCoverage } from '../../support/storage-contract.js';
 import { storageBackends } from '../../support/storage.js';
 
@@ -562,6 +562,15 @@ for (const backend of storageBackends({ postgresDirect: true })) {
         assert.deepEqual(reports.flatMap((r) => r.applied).sort(), all.names);
         assert.ok(reports.every((r) => r.version === all.version));
         await storage.accounts.create({ name: 'works', createdAt: AT });
+      });
+
+      test('when the schema is newer than this program (a later migration applied), then migrate refuses, names both versions and applies nothing', async (t) => {
+        const { config, storage } = await backend.freshDatabase(t);
+        const all = allMigrations(storage.kind);
+        await runSql(config, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (9999, '9999-from-the-future', '2030-01-01T00:00:00.000Z')");
+        await assert.rejects(storage.migrate(), new RegExp(`schema \\(version 9999\\) is newer than this program knows \\(${all.version}\\); upgrade the program`));
+        const versions = await readSql(config, 'SELECT version FROM schema_migrations ORDER BY version');
+        assert.deepEqual(versions.map((row) => Number(row.version)), [...all.names.map((name) => Number(name.slice(0, 4))), 9999]);
       });
     });
   });
