@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { browserSkip, seriousViolations, startBrowserPortal } from '../../support/browser.js';
+import { addVirtualAuthenticator, browserSkip, seriousViolations, startBrowserPortal } from '../../support/browser.js';
 import { TEST_PASSWORD } from '../../support/portal.js';
 import { httpBackends } from '../../support/storage.js';
 
@@ -82,12 +82,42 @@ for (const backend of httpBackends()) {
       await page.waitForURL(`${origin}/`);
       assert.equal(await page.getByRole('button', { name: 'Copy' }).count(), 0, 'the copy button needs the script and stays hidden without it');
       await page.goto(`${origin}/settings`);
+      assert.equal(await page.getByRole('button', { name: 'Register a passkey' }).count(), 0, 'the passkey button needs the script and stays hidden without it');
       await page.getByLabel('Current password').fill(TEST_PASSWORD);
       await page.getByLabel('New password').fill('a different passphrase');
       await page.getByRole('button', { name: 'Change password' }).click();
       await page.getByText('Your password was changed.').waitFor();
       await page.getByRole('button', { name: 'Sign out', exact: true }).click();
       await page.waitForURL(`${origin}/sign-in`);
+    });
+
+    test('when the passkey script is still loading, then "Register a passkey" is not shown (a press would be lost); once it has loaded, one press registers', async (t) => {
+      const { origin, newPage } = await startBrowserPortal(t, backend);
+      const page = await newPage();
+      await addVirtualAuthenticator(page);
+      await page.goto(`${origin}/sign-up`);
+      await page.getByLabel('Email').fill('slow-modules@example.com');
+      await page.getByLabel('Password').fill(TEST_PASSWORD);
+      await page.getByLabel('Store name').fill('Slow Network Pets');
+      await page.getByRole('button', { name: 'Create account' }).click();
+      await page.waitForURL(`${origin}/`);
+      // The passkey library's modules arrive late, as on a slow network or a busy machine.
+      let release = () => undefined as void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      await page.route('**/assets/simplewebauthn/**', async (route) => {
+        await held;
+        await route.continue();
+      });
+      // Not to 'load' nor DOMContentLoaded: both wait for the module scripts being held.
+      await page.goto(`${origin}/settings`, { waitUntil: 'commit' });
+      await page.getByRole('heading', { name: 'Passkeys' }).waitFor();
+      assert.equal(await page.getByRole('button', { name: 'Register a passkey' }).isVisible(), false, 'no button before its handler exists');
+      release();
+      await page.getByLabel('Passkey name').fill('Late laptop');
+      const registered = page.waitForResponse(`${origin}/passkeys/register`);
+      await page.getByRole('button', { name: 'Register a passkey' }).click();
+      assert.equal((await registered).status(), 200);
+      await page.waitForURL(`${origin}/settings?passkey=added`);
     });
 
     test('when the pages are checked with axe-core, then none has a serious or critical violation (refused forms, the 409 page and the webhooks pages included), on a laptop and on a phone', async (t) => {
