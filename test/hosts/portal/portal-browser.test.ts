@@ -102,8 +102,8 @@ for (const backend of httpBackends()) {
       await page.getByRole('button', { name: 'Create account' }).click();
       await page.waitForURL(`${origin}/`);
       // The passkey library's modules arrive late, as on a slow network or a busy machine.
-      let release = () => undefined as void;
-      const held = new Promise<void>((resolve) => (release = resolve));
+      const gate: { open?: () => void } = {};
+      const held = new Promise<void>((resolve) => (gate.open = resolve));
       await page.route('**/assets/simplewebauthn/**', async (route) => {
         await held;
         await route.continue();
@@ -112,7 +112,7 @@ for (const backend of httpBackends()) {
       await page.goto(`${origin}/settings`, { waitUntil: 'commit' });
       await page.getByRole('heading', { name: 'Passkeys' }).waitFor();
       assert.equal(await page.getByRole('button', { name: 'Register a passkey' }).isVisible(), false, 'no button before its handler exists');
-      release();
+      gate.open?.();
       await page.getByLabel('Passkey name').fill('Late laptop');
       const registered = page.waitForResponse(`${origin}/passkeys/register`);
       await page.getByRole('button', { name: 'Register a passkey' }).click();
