@@ -1,5 +1,6 @@
 import { injectTraceContext } from '../shared/tracing.js';
 import { DeliveryError, describeRequestFailure } from '../delivery/delivery-error.js';
+import { createOutboundClient } from '../delivery/outbound-http.js';
 import type { AttemptRecord } from '../delivery/delivery-queue.js';
 import type { ClaimedMessage } from './messages-repository.js';
 
@@ -22,36 +23,30 @@ export const recordOnlyDelivery: MessageDelivery = {
 };
 
 /**
- * POSTs `{id, accountId, message, createdAt}` as JSON to the webhook; any 2xx
- * is success, anything else (redirects included) or no answer within
- * `timeoutMs` is a failed attempt. Delivery is at least once, so each request
+ * POSTs `{id, accountId, message, createdAt}` as JSON to the webhook through
+ * the one outbound client; any 2xx is success, anything else (redirects
+ * included) or no complete answer within `timeoutMs` is a failed attempt. Delivery is at least once, so each request
  * carries `Idempotency-Key: <message id>` for the receiver to drop repeats,
  * and, while tracing is on, the delivery span's `traceparent`.
  */
 export function createWebhookDelivery({ url, timeoutMs }: { url: string; timeoutMs: number }): MessageDelivery {
+  // The operator's own URL (configuration, not a tenant's): no address policy, the same bounded client.
+  const client = createOutboundClient({ timeoutMs });
+  const target = { url: new URL(url) };
   return {
     kind: 'webhook',
     async deliver(message, signal) {
-      let response: Response;
-      try {
-        response = await fetch(url, {
-          method: 'POST',
-          redirect: 'manual',
-          headers: injectTraceContext({
-            'content-type': 'application/json',
-            'idempotency-key': message.id,
-            'user-agent': 'store-orders-messages/1',
-          }),
-          body: JSON.stringify({ id: message.id, accountId: message.accountId, message: message.message, createdAt: message.createdAt }),
-          signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
-        });
-      } catch (error) {
+      const body = Buffer.from(JSON.stringify({ id: message.id, accountId: message.accountId, message: message.message, createdAt: message.createdAt }));
+      const headers = injectTraceContext({
+        'content-type': 'application/json',
+        'idempotency-key': message.id,
+        'user-agent': 'store-orders-messages/1',
+      });
+      const { statusCode } = await client.post(async () => target, { headers, body }, signal).catch((error: unknown) => {
         throw new DeliveryError(describeRequestFailure(error, signal, 'webhook'));
-      }
-      // Read and drop the body so the connection can be reused.
-      await response.arrayBuffer().catch(() => undefined);
-      if (response.status < 200 || response.status > 299) throw new DeliveryError(`The webhook answered HTTP ${response.status}.`, { statusCode: response.status });
-      return { statusCode: response.status };
+      });
+      if (statusCode < 200 || statusCode > 299) throw new DeliveryError(`The webhook answered HTTP ${statusCode}.`, { statusCode });
+      return { statusCode };
     },
   };
 }

@@ -12,7 +12,7 @@ export const messages = Type.Object(
         () => 'MESSAGES_WEBHOOK_URL must be an absolute http:// or https:// URL',
       ),
     ),
-    MESSAGES_WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 1, maximum: 600_000, default: 10_000, description: 'How long one delivery attempt may take' }),
+    MESSAGES_WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 1, maximum: 600_000, default: 10_000, description: 'How long one delivery attempt may take, all of it: connecting, sending and reading the answer (at most its first 64 KB)' }),
     MESSAGES_RETRY_BASE_MS: Type.Integer({ minimum: 1, maximum: 3_600_000, default: 1000, description: 'The first retry\'s delay; each further retry doubles it' }),
     MESSAGES_RETRY_MAX_MS: Type.Integer({ minimum: 1, maximum: 86_400_000, default: 300_000, description: 'The longest delay between retries (not less than `MESSAGES_RETRY_BASE_MS`)' }),
     MESSAGES_MAX_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 1000, default: 10, description: 'Delivery attempts before a message is `failed`' }),
@@ -35,7 +35,7 @@ export const webhooks = Type.Object(
       (entries) => entries.every(isWebhookNetwork),
       (entries) => `WEBHOOK_ALLOWED_NETWORKS must be a comma-separated list of CIDR ranges (got ${JSON.stringify(entries.find((entry) => !isWebhookNetwork(entry)))})`,
     ),
-    WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 1, maximum: 600_000, default: 15_000, description: 'How long one webhook delivery attempt may take' }),
+    WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 1, maximum: 600_000, default: 15_000, description: 'How long one webhook delivery attempt may take, all of it: checking and resolving the URL, connecting, sending and reading the answer (at most its first 64 KB)' }),
     WEBHOOK_RETRY_SCHEDULE: Type.Refine(
       Type.Array(Type.String(), {
         default: ['5s', '5m', '30m', '2h', '5h', '10h', '10h'],

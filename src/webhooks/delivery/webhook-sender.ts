@@ -1,10 +1,8 @@
 import { injectTraceContext } from '../../shared/tracing.js';
-import http from 'node:http';
-import https from 'node:https';
-import type { LookupFunction } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { DeliveryError, describeRequestFailure, parseRetryAfter } from '../../delivery/delivery-error.js';
 import type { Sender } from '../../delivery/delivery-engine.js';
+import { createOutboundClient, type OutboundTarget } from '../../delivery/outbound-http.js';
 import type { Clock } from '../../shared/clock.js';
 import type { SecretBox } from '../security/webhook-secrets.js';
 import { RefusedUrlError, type CheckedTarget, type UrlPolicy } from '../security/webhook-url-policy.js';
@@ -21,14 +19,6 @@ function signedHeaders(eventId: string, payload: string, secrets: readonly strin
   };
 }
 
-/** Connects to the address the policy checked, whatever the name would resolve to now (no DNS rebinding). */
-function pinnedLookup(target: CheckedTarget): LookupFunction {
-  return (_hostname, options, callback) => {
-    if (options.all === true) callback(null, [{ address: target.address, family: target.family }]);
-    else callback(null, target.address, target.family);
-  };
-}
-
 /**
  * Sends a claimed delivery: the Event JSON, signed by the endpoint's secret
  * (and the previous one during a rotation's overlap), to the address the
@@ -36,7 +26,7 @@ function pinnedLookup(target: CheckedTarget): LookupFunction {
  * included (never followed), a timeout or no connection is a failed attempt.
  */
 export function createWebhookSender({ policy, secretBox, clock, timeoutMs }: { policy: UrlPolicy; secretBox: SecretBox; clock: Clock; timeoutMs: number }): Sender<ClaimedWebhookDelivery> & { close(): void } {
-  const agents = { 'http:': new http.Agent({ keepAlive: true, maxSockets: 64 }), 'https:': new https.Agent({ keepAlive: true, maxSockets: 64 }) };
+  const client = createOutboundClient({ timeoutMs });
   const opened = new Map<string, string>();
 
   async function open(sealed: string): Promise<string> {
@@ -49,15 +39,20 @@ export function createWebhookSender({ policy, secretBox, clock, timeoutMs }: { p
     return secret;
   }
 
+  /** The endpoint's address, checked by the SSRF policy just before sending (inside the attempt's deadline). */
+  async function checkedTarget(url: string): Promise<OutboundTarget> {
+    let target: CheckedTarget;
+    try {
+      target = await policy.check(url);
+    } catch (error) {
+      if (error instanceof RefusedUrlError) throw new DeliveryError(error.message);
+      throw error;
+    }
+    return { url: target.url, address: { address: target.address, family: target.family } };
+  }
+
   return {
     async deliver(delivery, signal) {
-      let target: CheckedTarget;
-      try {
-        target = await policy.check(delivery.url);
-      } catch (error) {
-        if (error instanceof RefusedUrlError) throw new DeliveryError(error.message);
-        throw error;
-      }
       const now = clock.now();
       const secrets = [await open(delivery.sealedSecret)];
       if (delivery.previousSealedSecret !== null && delivery.previousSecretUntil !== null && now.toISOString() < delivery.previousSecretUntil) {
@@ -68,31 +63,18 @@ export function createWebhookSender({ policy, secretBox, clock, timeoutMs }: { p
       const headers = injectTraceContext({
         ...signedHeaders(delivery.eventId, delivery.payload, secrets, now),
         'content-type': 'application/json',
-        'content-length': String(body.length),
         'user-agent': WEBHOOK_USER_AGENT,
       });
-      const timeout = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
-      const protocol = target.url.protocol === 'http:' ? 'http:' : 'https:';
-      const request = protocol === 'http:' ? http.request : https.request;
-      const { statusCode, retryAfter } = await new Promise<{ statusCode: number; retryAfter: string | undefined }>((resolve, reject) => {
-        const outgoing = request(target.url, { method: 'POST', headers, agent: agents[protocol], lookup: pinnedLookup(target), signal: timeout }, (response) => {
-          // Read and drop the body so the connection can be reused.
-          response.resume();
-          response.on('end', () => resolve({ statusCode: response.statusCode ?? 0, retryAfter: response.headers['retry-after'] }));
-          response.on('error', reject);
-        });
-        outgoing.on('error', reject);
-        outgoing.end(body);
-      }).catch((error: unknown) => {
-        throw new DeliveryError(describeRequestFailure(timeout.aborted && !signal.aborted ? Object.assign(new Error('timeout'), { name: 'TimeoutError' }) : error, signal, 'endpoint'));
+      const { statusCode, headers: answered } = await client.post(() => checkedTarget(delivery.url), { headers, body }, signal).catch((error: unknown) => {
+        throw new DeliveryError(describeRequestFailure(error, signal, 'endpoint'));
       });
       if (statusCode >= 200 && statusCode <= 299) return { statusCode };
+      const retryAfter = answered['retry-after'];
       const retryAfterMs = statusCode === 429 || statusCode === 503 ? parseRetryAfter(retryAfter, now.getTime()) : undefined;
       throw new DeliveryError(`The endpoint answered HTTP ${statusCode}.`, { statusCode, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
     },
     close() {
-      agents['http:'].destroy();
-      agents['https:'].destroy();
+      client.close();
     },
   };
 }
