@@ -45,6 +45,28 @@ test('when WEBHOOK_ALLOWED_NETWORKS lists a range, then addresses in it are allo
   await assert.rejects(policy.check('http://10.0.1.5/x'), /private/);
 });
 
+test('when an IPv6 address embeds or reaches IPv4 or site-local space (IPv4-compatible, IPv4-mapped in any spelling, IPv4-translated, 6to4, Teredo, local NAT64, site-local), then it is refused unless an allowed network lists it', async () => {
+  const policy = createUrlPolicy({ allowHttp: true, allowedNetworks: [] }, ZONE);
+  const refused: [string, RegExp][] = [
+    ['http://[::127.0.0.1]/x', /IPv4-compatible/],
+    ['http://[::a00:5]/x', /IPv4-compatible/],
+    ['http://[::ffff:127.0.0.1]/x', /loopback/],
+    ['http://[::ffff:7f00:1]/x', /loopback/],
+    ['http://[::ffff:a9fe:a9fe]/x', /cloud metadata/],
+    ['http://[::ffff:0:7f00:1]/x', /IPv4-translated/],
+    ['http://[2002:7f00:1::1]/x', /6to4/],
+    ['http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/x', /Teredo/],
+    ['http://[64:ff9b:1::a00:5]/x', /NAT64/],
+    ['http://[fec0::1]/x', /site-local/],
+  ];
+  for (const [url, why] of refused) await assert.rejects(policy.check(url), why, url);
+  // A public IPv4 address mapped into IPv6 is that public address.
+  assert.equal((await policy.check('http://[::ffff:5db8:d822]/x')).address, '::ffff:5db8:d822');
+  const allowing = createUrlPolicy({ allowHttp: true, allowedNetworks: ['2002::/16', 'fec0::/10'] }, ZONE);
+  assert.equal((await allowing.check('http://[2002:7f00:1::1]/x')).family, 6);
+  assert.equal((await allowing.check('http://[fec0::1]/x')).family, 6);
+});
+
 test('when the receiver answers a redirect, then it is not followed and the attempt fails with that status', async (t) => {
   const h = await webhooksHarness(t, sqliteBackend);
   const { accountId, auth } = await h.tenant();

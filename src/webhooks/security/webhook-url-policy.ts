@@ -45,13 +45,36 @@ const REFUSED: readonly [string, number, 'ipv4' | 'ipv6', string][] = [
   ['240.0.0.0', 4, 'ipv4', 'reserved'],
   ['::', 128, 'ipv6', 'unspecified'],
   ['::1', 128, 'ipv6', 'loopback'],
+  // Forms that embed an IPv4 address or reach IPv4 or private space through
+  // a relay (IPv4-mapped addresses are checked as the IPv4 address they are).
+  ['::', 96, 'ipv6', 'reserved (IPv4-compatible)'],
+  ['::ffff:0:0:0', 96, 'ipv6', 'reserved (IPv4-translated)'],
   ['64:ff9b::', 96, 'ipv6', 'reserved (NAT64)'],
+  ['64:ff9b:1::', 48, 'ipv6', 'reserved (local NAT64)'],
+  ['2001::', 32, 'ipv6', 'reserved (Teredo, embeds an IPv4 address)'],
+  ['2002::', 16, 'ipv6', 'reserved (6to4, embeds an IPv4 address)'],
+  ['fec0::', 10, 'ipv6', 'private (site-local)'],
   ['100::', 64, 'ipv6', 'reserved'],
   ['2001:db8::', 32, 'ipv6', 'reserved'],
   ['fc00::', 7, 'ipv6', 'private (unique local, cloud metadata)'],
   ['fe80::', 10, 'ipv6', 'link-local'],
   ['ff00::', 8, 'ipv6', 'multicast'],
 ];
+
+/**
+ * The IPv4 address inside an IPv4-mapped IPv6 address (::ffff:a.b.c.d), in
+ * either spelling: dotted as a resolver gives it, or hexadecimal as the URL
+ * parser writes it (`[::ffff:127.0.0.1]` becomes `[::ffff:7f00:1]`).
+ */
+function ipv4Mapped(address: string): string | undefined {
+  const dotted = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
+  if (dotted !== undefined) return dotted;
+  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
+  if (hex === null) return undefined;
+  const high = Number.parseInt(hex[1] ?? '', 16);
+  const low = Number.parseInt(hex[2] ?? '', 16);
+  return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
+}
 
 /**
  * The SSRF rules for webhook URLs: the scheme (https unless allowHttp), no
@@ -75,8 +98,7 @@ export function createUrlPolicy(config: UrlPolicyConfig, resolve: Resolver) {
 
   /** Why `address` is refused, or undefined when it may be reached. */
   function refusal(address: string): string | undefined {
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-    const plain = mapped ?? address;
+    const plain = ipv4Mapped(address) ?? address;
     const type = isIP(plain) === 6 ? 'ipv6' : 'ipv4';
     if (allowed.check(plain, type)) return undefined;
     return refused.find(({ list }) => list.check(plain, type))?.why;
