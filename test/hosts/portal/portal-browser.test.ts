@@ -6,6 +6,16 @@ import { addVirtualAuthenticator, browserSkip, seriousViolations, startBrowserPo
 import { TEST_PASSWORD } from '../../support/portal.js';
 import { httpBackends } from '../../support/storage.js';
 
+/** Signs up through the form, as a person would, and lands on the account page. */
+async function signUp(page: Page, origin: string, email: string, store: string): Promise<void> {
+  await page.goto(`${origin}/sign-up`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(TEST_PASSWORD);
+  await page.getByLabel('Store name').fill(store);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.waitForURL(`${origin}/`);
+}
+
 /** Every request the page makes stays on `origin`, and nothing is blocked by the CSP or fails. */
 function watch(page: Page, origin: string): { offSite: string[]; problems: string[] } {
   const offSite: string[] = [];
@@ -29,12 +39,7 @@ for (const backend of httpBackends()) {
       const seen = watch(page, origin);
       const email = `owner-${Date.now()}@example.com`;
 
-      await page.goto(`${origin}/sign-up`);
-      await page.getByLabel('Email').fill(email);
-      await page.getByLabel('Password').fill(TEST_PASSWORD);
-      await page.getByLabel('Store name').fill('Main Street Pets');
-      await page.getByRole('button', { name: 'Create account' }).click();
-      await page.waitForURL(`${origin}/`);
+      await signUp(page, origin, email, 'Main Street Pets');
       const [account] = await portal.services.accounts.listAccounts();
       assert.ok(account !== undefined);
       assert.equal(await page.getByRole('heading', { level: 1 }).innerText(), 'Main Street Pets');
@@ -74,12 +79,7 @@ for (const backend of httpBackends()) {
     test('when JavaScript is off, then signing up, changing the password and signing out still work (every form is plain HTML)', async (t) => {
       const { origin, newPage } = await startBrowserPortal(t, backend);
       const page = await newPage({ javaScriptEnabled: false });
-      await page.goto(`${origin}/sign-up`);
-      await page.getByLabel('Email').fill('no-script@example.com');
-      await page.getByLabel('Password').fill(TEST_PASSWORD);
-      await page.getByLabel('Store name').fill('Plain HTML Pets');
-      await page.getByRole('button', { name: 'Create account' }).click();
-      await page.waitForURL(`${origin}/`);
+      await signUp(page, origin, 'no-script@example.com', 'Plain HTML Pets');
       assert.equal(await page.getByRole('button', { name: 'Copy' }).count(), 0, 'the copy button needs the script and stays hidden without it');
       await page.goto(`${origin}/settings`);
       assert.equal(await page.getByRole('button', { name: 'Register a passkey' }).count(), 0, 'the passkey button needs the script and stays hidden without it');
@@ -95,12 +95,7 @@ for (const backend of httpBackends()) {
       const { origin, newPage } = await startBrowserPortal(t, backend);
       const page = await newPage();
       await addVirtualAuthenticator(page);
-      await page.goto(`${origin}/sign-up`);
-      await page.getByLabel('Email').fill('slow-modules@example.com');
-      await page.getByLabel('Password').fill(TEST_PASSWORD);
-      await page.getByLabel('Store name').fill('Slow Network Pets');
-      await page.getByRole('button', { name: 'Create account' }).click();
-      await page.waitForURL(`${origin}/`);
+      await signUp(page, origin, 'slow-modules@example.com', 'Slow Network Pets');
       // The passkey library's modules arrive late, as on a slow network or a busy machine.
       const gate: { open?: () => void } = {};
       const held = new Promise<void>((resolve) => (gate.open = resolve));
@@ -140,12 +135,7 @@ for (const backend of httpBackends()) {
         await page.getByRole('button', { name: 'Create account' }).click();
         violations.push(...(await seriousViolations(page)));
         await check('/no-such-page');
-        await page.goto(`${origin}/sign-up`);
-        await page.getByLabel('Email').fill(`axe-${viewport.width}@example.com`);
-        await page.getByLabel('Password').fill(TEST_PASSWORD);
-        await page.getByLabel('Store name').fill('A store with a rather long name, to wrap on a phone');
-        await page.getByRole('button', { name: 'Create account' }).click();
-        await page.waitForURL(`${origin}/`);
+        await signUp(page, origin, `axe-${viewport.width}@example.com`, 'A store with a rather long name, to wrap on a phone');
         await check('/');
         await check('/settings');
         await check('/keys');
