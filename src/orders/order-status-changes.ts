@@ -1,5 +1,5 @@
 import type { AuditContext } from '../audit/audit-repository.js';
-import { ConflictError } from '../errors/errors.js';
+import { ConflictError, NotFoundError } from '../errors/errors.js';
 import { createBatcher } from '../shared/batcher.js';
 import type { Clock } from '../shared/clock.js';
 import type { OrdersRepository, StatusChange, StatusChangeResult } from './orders-repository.js';
@@ -30,6 +30,11 @@ export function cancelPendingOrder(
   audit: AuditContext,
 ): Promise<StatusChangeResult> {
   return changeStatus({ id: orderId, accountId, from: 'pending', to: 'cancelled', at: clock.now().toISOString(), audit });
+}
+
+/** A missing order, another account's, or (for a cancel) one already cancelled: all answered alike, so no tenant learns of another's orders. */
+export function orderNotFound(orderId: bigint): NotFoundError {
+  return new NotFoundError('order_not_found', `Order ${orderId} was not found.`);
 }
 
 export function alreadyShipped(orderId: bigint): ConflictError {

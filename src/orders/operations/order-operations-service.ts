@@ -1,6 +1,7 @@
 import { SYSTEM_CONTEXT } from '../../audit/audit-context.js';
 import type { AuditContext } from '../../audit/audit-repository.js';
-import { AppError, ConflictError, NotFoundError, ValidationError } from '../../errors/errors.js';
+import { AppError, ConflictError, ValidationError } from '../../errors/errors.js';
+import { orderNotFound } from '../order-status-changes.js';
 import type { Clock } from '../../shared/clock.js';
 import { startImportParser, type ParsedLines } from '../import/parser-thread.js';
 import { newPendingOrder, type CreateOrderInput } from '../new-order.js';
@@ -15,7 +16,6 @@ const IMPORT_BATCH = 1000;
  * is a v1 or v2 rule, so none of it lives in their services.
  */
 export function createOrderOperationsService({ ordersRepository, clock }: { ordersRepository: OrdersRepository; clock: Clock }) {
-  const notFound = (orderId: bigint) => new NotFoundError('order_not_found', `Order ${orderId} was not found.`);
 
   return {
     /** Every order of the account in any status (operator view). */
@@ -97,7 +97,7 @@ export function createOrderOperationsService({ ordersRepository, clock }: { orde
     async shipOrder(orderId: bigint, context: AuditContext = SYSTEM_CONTEXT): Promise<void> {
       const result = await ordersRepository.changeStatus({ id: orderId, from: 'pending', to: 'shipped', at: clock.now().toISOString(), audit: context });
       if (result.changed) return;
-      if (result.current === undefined) throw notFound(orderId);
+      if (result.current === undefined) throw orderNotFound(orderId);
       throw new ConflictError(
         'order_not_pending',
         result.current === 'shipped' ? `Order ${orderId} has already shipped.` : `Order ${orderId} is cancelled and cannot be shipped.`,

@@ -1,9 +1,8 @@
 import { SYSTEM_CONTEXT } from '../../audit/audit-context.js';
 import type { AuditContext } from '../../audit/audit-repository.js';
-import { NotFoundError } from '../../errors/errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { digestOf } from '../../shared/digest.js';
-import { alreadyShipped, cancelPendingOrder, type ChangeStatus } from '../order-status-changes.js';
+import { alreadyShipped, cancelPendingOrder, orderNotFound, type ChangeStatus } from '../order-status-changes.js';
 import { Lru } from '../../shared/lru.js';
 import type { ReadVersion } from '../listing/version-reads.js';
 import type { ListedOrder, OrdersRepository } from '../orders-repository.js';
@@ -37,7 +36,6 @@ export function createOrdersService({
   /** Shared with every service that cancels, so that their cancels share commits. */
   changeStatus: ChangeStatus;
 }) {
-  const notFound = (orderId: bigint) => new NotFoundError('order_not_found', `Order ${orderId} was not found.`);
   const listings = new Lru<number, { version: bigint; listing: ActiveOrdersListing }>(LISTINGS_KNOWN, () => 1);
 
   return {
@@ -83,7 +81,7 @@ export function createOrdersService({
       const result = await cancelPendingOrder({ changeStatus, clock }, accountId, orderId, context);
       if (result.changed) return;
       if (result.current === 'shipped') throw alreadyShipped(orderId);
-      throw notFound(orderId);
+      throw orderNotFound(orderId);
     },
 
   };

@@ -1,4 +1,4 @@
-import { ConflictError, InvalidInputError, NotFoundError } from '../../errors/errors.js';
+import { ConflictError, InvalidInputError } from '../../errors/errors.js';
 import { PAGE_LIMIT_DESCRIPTION, PAGE_LIMIT_MAX } from '../../api/page-bounds.js';
 import type { Clock } from '../../shared/clock.js';
 import { digestOf } from '../../shared/digest.js';
@@ -6,7 +6,7 @@ import type { CursorCodec } from '../../api/cursors.js';
 import { canonicalFilter, filterDigest } from './orders-v2-filters.js';
 import type { Order, OrderFilter, OrdersRepository } from '../orders-repository.js';
 import type { ReadVersion } from '../listing/version-reads.js';
-import { alreadyShipped, cancelPendingOrder, type ChangeStatus } from '../order-status-changes.js';
+import { alreadyShipped, cancelPendingOrder, orderNotFound, type ChangeStatus } from '../order-status-changes.js';
 import { SYSTEM_CONTEXT } from '../../audit/audit-context.js';
 import type { AuditContext } from '../../audit/audit-repository.js';
 
@@ -61,7 +61,6 @@ export function createOrdersV2Service({
   /** Shared with the v1 service so that their version reads share batches. */
   readVersion: ReadVersion;
 }) {
-  const notFound = (orderId: bigint) => new NotFoundError('order_not_found', `Order ${orderId} was not found.`);
 
   return {
     /**
@@ -119,7 +118,7 @@ export function createOrdersV2Service({
     /** An order of the account in any status; another account's is not found. */
     async getOrder(accountId: number, orderId: bigint): Promise<Order> {
       const order = await ordersRepository.findById(orderId);
-      if (order === undefined || order.accountId !== accountId) throw notFound(orderId);
+      if (order === undefined || order.accountId !== accountId) throw orderNotFound(orderId);
       return order;
     },
 
@@ -135,7 +134,7 @@ export function createOrdersV2Service({
       if (result.current === 'cancelled') {
         throw new ConflictError('order_already_cancelled', `Order ${orderId} is already cancelled.`);
       }
-      throw notFound(orderId);
+      throw orderNotFound(orderId);
     },
   };
 }

@@ -71,8 +71,9 @@ const PAYLOAD_SEPARATOR = '\x1e';
 
 export async function insertEvents(tx: Sql, events: readonly NewEvent[]): Promise<void> {
   if (events.length === 0) return;
-  // Array literals written in one pass: an import writes a run of 10,000
-  // payloads at once, which node-postgres would escape element by element.
+  // Array literals written in one pass and the payloads joined (see
+  // joinPayloads): an import writes a run of 10,000 events at once, which
+  // node-postgres would escape element by element.
   const [row] = await tx<{ n: number }>(INSERT_EVENTS, [
     arrayLiteral(events, (event) => event.accountId),
     arrayLiteral(events, (event) => event.id),
