@@ -167,8 +167,9 @@ export function createBackgroundEventsPruner(container: Pick<Container, 'config'
 
 /**
  * The background engine delivering webhooks over the container's storage,
- * woken whenever this process makes deliveries due (a redelivery, an
- * endpoint enabled again); otherwise it polls.
+ * woken whenever this process makes deliveries due (a commit that queues
+ * them, a redelivery, an endpoint enabled again) and, on PostgreSQL, when
+ * another process does; otherwise it polls.
  */
 export function createWebhooksDispatcher(
   container: Pick<Container, 'config' | 'storage' | 'services'> & { metrics?: ServiceMetrics },
@@ -187,11 +188,27 @@ export function createWebhooksDispatcher(
   const webhooksRepository = (container.metrics ?? UNCOUNTED_SERVICE_METRICS).deliveryQueue('webhooks', container.storage.webhooks);
   const traced = container.config.tracing === null ? sender : tracedWebhookSender(sender);
   const engine = createWebhookDispatcher({ webhooksRepository, sender: traced, clock, logger, outages, config: webhooks, ...(busy === undefined ? {} : { busy }) });
-  container.services.webhooks.onQueued(() => engine.wake());
+  // Handed over at once: this process's commits that queue deliveries, a redelivery, an endpoint enabled again.
+  const unsubscribe = [container.storage.onDeliveriesQueued(() => engine.wake()), container.services.webhooks.onQueued(() => engine.wake())];
+  const log = logger.child({ component: 'webhooks-delivery' });
+  let stopped = false;
   return {
-    start: engine.start,
+    start() {
+      engine.start();
+      // Other processes' commits (the CLI, another server) through the database where it can tell; else the poll.
+      container.storage
+        .watchOtherProcesses()
+        .then(({ watching, how }) => {
+          if (stopped) return;
+          if (watching) log.info({ how }, "other processes' deliveries reach this engine at once");
+          else log.info({ how, pollIntervalMs: webhooks.pollIntervalMs }, "other processes' deliveries are found by polling");
+        })
+        .catch((error: unknown) => log.warn({ err: error }, "could not watch for other processes' deliveries; polling"));
+    },
     wake: engine.wake,
     async stop() {
+      stopped = true;
+      for (const off of unsubscribe) off();
       await engine.stop();
       sender.close();
     },

@@ -1,12 +1,14 @@
 import path from 'node:path';
-import { parseBaseUrl, parseDatabaseUrl, parseInstant, parseRetrySchedule, parseVersionedBaseUrl } from './config-formats.js';
+import { parseBaseUrl, parseDatabaseUrl, parseInstant, parseVersionedBaseUrl } from './config-formats.js';
 import type { EnvironmentValues } from './config-schema.js';
 import { deepFreeze } from './deep-freeze.js';
 import { readEnvironment, type Env, type EnvironmentReading } from './env-reader.js';
 import { limitsFrom, type Limits } from './limits.js';
 import { portalFrom, type PortalConfig } from './portal-config.js';
+import { messagesFrom, webhooksFrom, type MessagesConfig, type WebhooksConfig } from './delivery-config.js';
 
 export type { PortalConfig } from './portal-config.js';
+export type { MessagesConfig, WebhooksConfig } from './delivery-config.js';
 
 export type LogLevel = EnvironmentValues['server']['LOG_LEVEL'];
 export type DeploymentEnvironment = EnvironmentValues['api']['STORE_ENVIRONMENT'];
@@ -44,33 +46,6 @@ export interface MetricsConfig {
   /** The Prometheus listener's interface and port; never one of the public hosts. */
   readonly host: string;
   readonly port: number;
-}
-
-export interface MessagesConfig {
-  /** Where the dispatcher POSTs each queued message; absent: delivery is recording it as sent. May hold a secret: never logged. */
-  readonly webhookUrl?: string;
-  readonly webhookTimeoutMs: number;
-  /** The first retry waits about this long; each further retry doubles it, up to retryMaxMs. */
-  readonly retryBaseMs: number;
-  readonly retryMaxMs: number;
-  /** Delivery attempts before a message is given up as `failed`. */
-  readonly maxAttempts: number;
-  /** How often an idle dispatcher looks for due messages (new messages wake it at once). */
-  readonly pollIntervalMs: number;
-}
-
-export interface WebhooksConfig {
-  readonly allowHttp: boolean;
-  /** CIDR ranges (or addresses) endpoints may reach although the SSRF rules refuse them. */
-  readonly allowedNetworks: readonly string[];
-  readonly timeoutMs: number;
-  /** Delay before each retry, in ms; after the last the delivery is given up. */
-  readonly retryScheduleMs: readonly number[];
-  readonly pollIntervalMs: number;
-  /** How long past the attempt timeout a claim holds before another process may retry the delivery. */
-  readonly claimMarginMs: number;
-  /** Encrypts signing secrets at rest; undefined: a key generated once and kept in the database. Never logged. */
-  readonly secretsKey?: string;
 }
 
 export interface Config {
@@ -246,7 +221,6 @@ function assemble({ server, database, api, quickstart, metrics, messages, limits
   const url = parseDatabaseUrl(database.DATABASE_URL);
   if (url.kind === 'invalid') throw new Error('DATABASE_URL was accepted by the schema but cannot be parsed.');
   const cursorSecret = api.CURSOR_SECRET;
-  const webhookUrl = messages.MESSAGES_WEBHOOK_URL;
   return {
     host: server.HOST,
     port: server.PORT,
@@ -263,25 +237,10 @@ function assemble({ server, database, api, quickstart, metrics, messages, limits
         ? null
         : { port: quickstart.QUICKSTART_PORT, publicUrl: checked(parseBaseUrl(quickstart.QUICKSTART_PUBLIC_URL)) },
     metrics: metrics.METRICS_PORT === 'off' ? null : { host: metrics.METRICS_HOST, port: metrics.METRICS_PORT },
-    messages: {
-      ...(webhookUrl === undefined ? {} : { webhookUrl }),
-      webhookTimeoutMs: messages.MESSAGES_WEBHOOK_TIMEOUT_MS,
-      retryBaseMs: messages.MESSAGES_RETRY_BASE_MS,
-      retryMaxMs: messages.MESSAGES_RETRY_MAX_MS,
-      maxAttempts: messages.MESSAGES_MAX_ATTEMPTS,
-      pollIntervalMs: messages.MESSAGES_POLL_INTERVAL_MS,
-    },
+    messages: messagesFrom(messages),
     limits: limitsFrom(limits),
     tracing: tracingFrom(tracing),
-    webhooks: {
-      allowHttp: webhooks.WEBHOOK_ALLOW_HTTP === 'true',
-      allowedNetworks: webhooks.WEBHOOK_ALLOWED_NETWORKS,
-      timeoutMs: webhooks.WEBHOOK_TIMEOUT_MS,
-      retryScheduleMs: checked(parseRetrySchedule(webhooks.WEBHOOK_RETRY_SCHEDULE)),
-      pollIntervalMs: webhooks.WEBHOOK_POLL_INTERVAL_MS,
-      claimMarginMs: webhooks.WEBHOOK_CLAIM_MARGIN_MS,
-      ...(webhooks.WEBHOOK_SECRETS_KEY === undefined ? {} : { secretsKey: webhooks.WEBHOOK_SECRETS_KEY }),
-    },
+    webhooks: webhooksFrom(webhooks),
     // Spec section 1: the base address carries the version prefix /v1; the v2 document's servers are the same URLs with /v2.
     ...(api.PUBLIC_BASE_URL === undefined ? {} : { publicBaseUrl: checked(parseVersionedBaseUrl(api.PUBLIC_BASE_URL)) }),
     ...(api.STAGING_BASE_URL === undefined ? {} : { stagingBaseUrl: checked(parseVersionedBaseUrl(api.STAGING_BASE_URL)) }),

@@ -23,19 +23,33 @@ export interface DeliveryEngineDependencies<T extends ClaimedItem> {
   logger: Logger;
   /** Where an unreachable database goes: one line per outage, not one per poll. */
   outages: Pick<OutageLog, 'databaseUnreachable'>;
-  /** claimMarginMs: how long a claim outlives the attempt timeout (default a minute): a dead process's items wait that long. */
-  config: { pollIntervalMs: number; attemptTimeoutMs: number; batchSize: number; claimMarginMs?: number };
+  /**
+   * maxInFlight: attempts this process has in flight at once, every
+   * destination together; perDestination: of those, to one destination.
+   * claimMarginMs: how long a claim outlives the attempt timeout (default a
+   * minute): a dead process's items wait that long.
+   */
+  config: { pollIntervalMs: number; attemptTimeoutMs: number; maxInFlight: number; perDestination: number; claimMarginMs?: number };
   /** The delay before the next attempt after `attempts` failed ones, or undefined to give up. `random` is in [0, 1). */
   retryDelayMs(attempts: number, random: number): number | undefined;
   random: () => number;
   /**
-   * While `busy()` says the process is serving requests, the engine takes at
-   * most `share` of the time (it rests after each batch in proportion):
+   * While `busy()` says the process is serving requests, the engine's own
+   * work (claiming, settling, signing and starting requests: time on the
+   * event loop, never time spent waiting for a receiver) takes at most
+   * `share` of the process: after each slice of it the engine claims
+   * nothing new for a rest in proportion. Attempts in flight go on; due
    * deliveries lag during a burst and catch up after it, since they are
-   * already durable in the queue. Absent: the engine never rests while work is due.
+   * durable in the queue. Absent: the engine never rests while work is due.
    */
   yieldTo?: { busy(): boolean; share: number };
 }
+
+/** The engine's own event-loop time after which it asks whether the process is busy (and rests in proportion if so). */
+const SLICE_MS = 10;
+
+/** How many due items a claim looks at per slot it fills, so that one destination's run cannot hide another's (see ClaimRequest.inFlight). */
+export const CLAIM_LOOKAHEAD = 4;
 
 /**
  * Moves a delivery queue on: claims due items (a lease, so several processes
@@ -44,6 +58,13 @@ export interface DeliveryEngineDependencies<T extends ClaimedItem> {
  * its holder dies, so a crashed process's items are retried by whoever runs
  * next. Ordering, where a queue has it, is the queue's claim's business: it
  * only offers an item whose predecessors are settled.
+ *
+ * Every attempt runs on its own: the engine keeps up to maxInFlight
+ * attempts going, at most perDestination to one destination; an attempt
+ * that ends frees its slot at once, its outcome is settled (with whatever
+ * else ended meanwhile, in one commit) and the next due item is claimed. No
+ * attempt waits for another, so a slow or silent destination delays only
+ * its own deliveries.
  */
 export function createDeliveryEngine<T extends ClaimedItem>({ name, queue, sender, clock, logger, outages, config, retryDelayMs, random, yieldTo }: DeliveryEngineDependencies<T>) {
   const claimant = randomUUID();
@@ -55,18 +76,26 @@ export function createDeliveryEngine<T extends ClaimedItem>({ name, queue, sende
     else log.error({ err: error, ...fields }, what);
   };
   const inFlight = new AbortController();
+  /** Attempts in flight per destination, and all of them. */
+  const perDestination = new Map<string, number>();
+  const attempts = new Set<Promise<void>>();
+  /** Outcomes of ended attempts, not yet settled. */
+  const ended: Outcome[] = [];
+  /** The engine's own event-loop time (ms) since it last asked whether the process is busy. */
+  let ownMs = 0;
   let stopping = false;
   let woken = false;
   let wakeUp: (() => void) | undefined;
   let running: Promise<void> | undefined;
 
-  function idle(ms: number): Promise<void> {
+  /** Waits until woken (a wake, an attempt ending, stop) or for `ms`; undefined: no timer. */
+  function idle(ms: number | undefined): Promise<void> {
     if (woken || stopping) {
       woken = false;
       return Promise.resolve();
     }
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
+      const timer = ms === undefined ? undefined : setTimeout(done, ms);
       function done() {
         clearTimeout(timer);
         wakeUp = undefined;
@@ -74,6 +103,37 @@ export function createDeliveryEngine<T extends ClaimedItem>({ name, queue, sende
         resolve();
       }
       wakeUp = done;
+    });
+  }
+
+  function nudge(): void {
+    woken = true;
+    wakeUp?.();
+  }
+
+  /** Calls `work`, counting its synchronous part (all of it for SQLite) as the engine's own time. */
+  function own<R>(work: () => R): R {
+    const started = performance.now();
+    try {
+      return work();
+    } finally {
+      ownMs += performance.now() - started;
+    }
+  }
+
+  /** A rest that only stop ends (attempts in flight go on meanwhile; their outcomes wait). */
+  function rest(ms: number): Promise<void> {
+    if (stopping) return Promise.resolve();
+    return new Promise((resolve) => {
+      const stopped = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        inFlight.signal.removeEventListener('abort', stopped);
+        resolve();
+      }, ms);
+      inFlight.signal.addEventListener('abort', stopped, { once: true });
     });
   }
 
@@ -116,54 +176,92 @@ export function createDeliveryEngine<T extends ClaimedItem>({ name, queue, sende
     }
   }
 
-  /** Records a batch's outcomes: in one step where the queue can (one commit, not one per delivery). */
+  /** Starts an attempt in its destination's slot; when it ends, its outcome waits for the loop to settle it and the slot is free. */
+  function launch(item: T): void {
+    const destination = item.destination ?? '';
+    perDestination.set(destination, (perDestination.get(destination) ?? 0) + 1);
+    const running: Promise<void> = own(() => attempt(item))
+      .then(
+        (outcome) => {
+          if (outcome !== undefined) ended.push(outcome);
+        },
+        // Storage failed while releasing: the claim lapses and the item is retried then.
+        (error: unknown) => failed(error, 'could not release a delivery', { id: item.id }),
+      )
+      .finally(() => {
+        const left = (perDestination.get(destination) ?? 1) - 1;
+        if (left === 0) perDestination.delete(destination);
+        else perDestination.set(destination, left);
+        attempts.delete(running);
+        nudge();
+      });
+    attempts.add(running);
+  }
+
+  /** Records ended attempts' outcomes: in one step where the queue can (one commit, not one per delivery). */
   async function settle(outcomes: readonly Outcome[]): Promise<void> {
-    if (queue.settleMany !== undefined) {
-      await queue.settleMany(outcomes);
-      return;
+    try {
+      if (queue.settleMany !== undefined) {
+        await own(() => queue.settleMany?.(outcomes));
+        return;
+      }
+      for (const outcome of outcomes) {
+        if (outcome.sent) await own(() => queue.markSent(outcome.settlement));
+        else await own(() => queue.markAttemptFailed(outcome.settlement));
+      }
+    } catch (error) {
+      // Storage failed while settling: the claims lapse and the items are retried then.
+      failed(error, 'could not record delivery outcomes');
     }
-    for (const outcome of outcomes) {
-      if (outcome.sent) await queue.markSent(outcome.settlement);
-      else await queue.markAttemptFailed(outcome.settlement);
-    }
+  }
+
+  /** Claims what fits in the free slots and starts it; how many it asked for and got. */
+  async function claim(room: number): Promise<number> {
+    const now = clock.now();
+    const claimed = await own(() =>
+      queue.claimDue({
+        claimant,
+        now: now.toISOString(),
+        claimedUntil: new Date(now.getTime() + config.attemptTimeoutMs + (config.claimMarginMs ?? CLAIM_MARGIN_MS)).toISOString(),
+        limit: room,
+        inFlight: perDestination,
+        perDestination: config.perDestination,
+      }),
+    );
+    for (const item of claimed) launch(item);
+    return claimed.length;
   }
 
   async function loop(): Promise<void> {
     while (!stopping) {
-      let claimed: T[];
-      const batchStarted = performance.now();
+      if (ended.length > 0) await settle(ended.splice(0));
+      if (yieldTo !== undefined && ownMs >= SLICE_MS) {
+        const spent = ownMs;
+        ownMs = 0;
+        if (yieldTo.busy()) await rest((spent * (1 - yieldTo.share)) / yieldTo.share);
+        continue;
+      }
+      const room = config.maxInFlight - attempts.size;
+      if (room <= 0) {
+        // Every slot taken: the next attempt to end wakes the loop.
+        await idle(undefined);
+        continue;
+      }
+      let got: number;
       try {
-        const now = clock.now();
-        claimed = await queue.claimDue({
-          claimant,
-          now: now.toISOString(),
-          claimedUntil: new Date(now.getTime() + config.attemptTimeoutMs + (config.claimMarginMs ?? CLAIM_MARGIN_MS)).toISOString(),
-          limit: config.batchSize,
-        });
+        got = await claim(room);
       } catch (error) {
         failed(error, 'could not claim deliveries; will try again');
         await idle(config.pollIntervalMs);
         continue;
       }
-      if (claimed.length === 0) {
-        await idle(config.pollIntervalMs);
-        continue;
-      }
-      const outcomes = await Promise.all(
-        claimed.map((item) =>
-          attempt(item).catch((error: unknown) => {
-            // Storage failed while releasing: the claim lapses and the item is retried then.
-            failed(error, 'could not release a delivery', { id: item.id });
-            return undefined;
-          }),
-        ),
-      );
-      await settle(outcomes.filter((outcome) => outcome !== undefined)).catch((error: unknown) => {
-        // Storage failed while settling: the claims lapse and the items are retried then.
-        failed(error, 'could not record delivery outcomes');
-      });
-      if (yieldTo?.busy() === true) await idle(((performance.now() - batchStarted) * (1 - yieldTo.share)) / yieldTo.share);
+      // Some were due: more may be (the claim offers each destination only its room). None: wait for a wake, an attempt's end or the poll.
+      if (got > 0 || ended.length > 0) continue;
+      await idle(config.pollIntervalMs);
     }
+    // Stopping: attempts in flight were interrupted (and released); what ended before is recorded.
+    await Promise.all(attempts);
+    if (ended.length > 0) await settle(ended.splice(0));
   }
 
   return {
@@ -172,10 +270,7 @@ export function createDeliveryEngine<T extends ClaimedItem>({ name, queue, sende
       running = loop();
     },
     /** Looks for due items now instead of at the next poll. */
-    wake(): void {
-      woken = true;
-      wakeUp?.();
-    },
+    wake: nudge,
     /** Stops claiming, interrupts deliveries in flight (they are released, not counted) and waits for the loop to end. */
     async stop(): Promise<void> {
       stopping = true;
@@ -185,4 +280,3 @@ export function createDeliveryEngine<T extends ClaimedItem>({ name, queue, sende
     },
   };
 }
-

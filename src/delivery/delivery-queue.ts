@@ -12,6 +12,12 @@ export interface ClaimedItem {
   attempts: number;
   /** When it became due (created, retry time, or a lapsed claim's end): its attempt's lag is measured from here. */
   dueAt: string;
+  /**
+   * Where it goes (a webhook endpoint's id): attempts to one destination
+   * share that destination's slots and no other's. Absent: the queue has
+   * one destination.
+   */
+  destination?: string;
 }
 
 export interface ClaimRequest {
@@ -21,6 +27,17 @@ export interface ClaimRequest {
   /** After this instant an unsettled claim lapses and another engine may take the item. */
   claimedUntil: string;
   limit: number;
+  /**
+   * Attempts this claimant has in flight per destination, and how many one
+   * destination may have at once: a queue with several destinations offers
+   * none of a destination already at its limit, and at most the room left
+   * of each other one (a destination that keeps failing may be given less),
+   * so that a slow destination's queue can never take the claimant's slots
+   * from the others. A queue with one destination may ignore both (the
+   * engine's limit bounds it). Absent: nothing in flight, no bound.
+   */
+  inFlight?: ReadonlyMap<string, number>;
+  perDestination?: number;
 }
 
 export interface Settlement {

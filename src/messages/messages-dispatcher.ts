@@ -6,7 +6,8 @@ import type { Clock } from '../shared/clock.js';
 import type { MessageDelivery } from './messages-delivery.js';
 import type { MessagesRepository } from './messages-repository.js';
 
-const BATCH_SIZE = 16;
+/** Messages in flight at once: they all go to the one operator webhook. */
+const IN_FLIGHT = 16;
 
 export interface DispatcherDependencies {
   messagesRepository: MessagesRepository;
@@ -42,7 +43,7 @@ export function createMessageDispatcher({ messagesRepository, delivery, clock, l
     clock,
     logger,
     outages,
-    config: { pollIntervalMs: config.pollIntervalMs, attemptTimeoutMs: config.webhookTimeoutMs, batchSize: BATCH_SIZE },
+    config: { pollIntervalMs: config.pollIntervalMs, attemptTimeoutMs: config.webhookTimeoutMs, maxInFlight: IN_FLIGHT, perDestination: IN_FLIGHT },
     retryDelayMs: (attempts, jitter) => (attempts >= config.maxAttempts ? undefined : retryDelayMs(attempts, config, jitter)),
     random,
   });

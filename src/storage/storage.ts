@@ -35,6 +35,21 @@ export interface Storage {
   /** The outbox of order and message events, read by the feed; written only inside the orders and messages adapters' transactions. */
   readonly events: EventsRepository;
   readonly webhooks: WebhooksRepository;
+  /**
+   * Registers `listener` for the commits that queue webhook deliveries: this
+   * process's at once (after the commit); on PostgreSQL, once
+   * `watchOtherProcesses` is called, other processes' too. Returns what
+   * unregisters it.
+   */
+  onDeliveriesQueued(listener: () => void): () => void;
+  /**
+   * Learns of other processes' commits that queue deliveries, where the
+   * database can tell (PostgreSQL's LISTEN on a connection of its own);
+   * resolves to how, or to why not (SQLite; a transaction-mode pooler that
+   * drops notifications), in words for the log: then the engine's poll
+   * finds them. Ends with close().
+   */
+  watchOtherProcesses(): Promise<{ watching: boolean; how: string }>;
   /** Creates or upgrades the schema; safe to call from several processes at once. */
   migrate(): Promise<MigrationReport>;
   /** Resolves when the database answers a trivial query. */

@@ -105,6 +105,7 @@ export function toClaimedDelivery(row: ClaimedDeliveryRow): ClaimedWebhookDelive
     attempts: Number(row.attempts),
     dueAt: row.due_at,
     endpointId: row.endpoint_id,
+    destination: row.endpoint_id,
     eventId: row.event_id,
     url: row.url,
     sealedSecret: row.secret,

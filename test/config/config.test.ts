@@ -37,7 +37,9 @@ describe('configuration', () => {
         timeoutMs: 15000,
         // 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h.
         retryScheduleMs: [5000, 300000, 1800000, 7200000, 18000000, 36000000, 36000000],
-        pollIntervalMs: 1000,
+        pollIntervalMs: 250,
+        maxInFlight: 64,
+        maxInFlightPerEndpoint: 16,
         claimMarginMs: 60000,
       },
       events: { retentionDays: 30, pruneIntervalMs: 3_600_000 },

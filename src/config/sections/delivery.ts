@@ -44,7 +44,26 @@ export const webhooks = Type.Object(
       (entries) => parseRetrySchedule(entries) !== undefined,
       () => 'WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of durations such as 500ms, 5s, 5m, 2h or 1d',
     ),
-    WEBHOOK_POLL_INTERVAL_MS: Type.Integer({ minimum: 10, maximum: 3_600_000, default: 1000, description: 'How often an idle webhook engine looks for due deliveries (new events wake it at once)' }),
+    WEBHOOK_POLL_INTERVAL_MS: Type.Integer({
+      minimum: 10,
+      maximum: 3_600_000,
+      default: 250,
+      description:
+        "How often an idle webhook engine looks for due deliveries: retries that came due, and changes another process made where it cannot be told (SQLite; PostgreSQL behind a transaction-mode pooler). This process's own changes reach the engine at once, and on PostgreSQL other processes' through LISTEN/NOTIFY",
+    }),
+    WEBHOOK_MAX_IN_FLIGHT: Type.Integer({
+      minimum: 1,
+      maximum: 10_000,
+      default: 64,
+      description: 'Webhook delivery attempts one process has in flight at once, every endpoint together',
+    }),
+    WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: Type.Integer({
+      minimum: 1,
+      maximum: 10_000,
+      default: 16,
+      description:
+        'Of those, attempts to one endpoint at once (an endpoint that is failing gets one): a slow endpoint holds at most this many of the process\'s slots, never the others\'',
+    }),
     WEBHOOK_SECRETS_KEY: Type.Optional(
       Type.String({
         minLength: CURSOR_SECRET_MIN_LENGTH,

@@ -2,6 +2,16 @@ import type { EventPageQuery, EventsRepository, NewEvent } from '../../events/ev
 import { arrayLiteral, isoTimestamp, type Sql } from './postgres-sql.js';
 import { toStoredEvent, type EventRow } from '../event-rows.js';
 
+/** The channel a commit that queues webhook deliveries notifies (postgres-notifications.ts listens). */
+export const DELIVERIES_CHANNEL = 'store_orders_deliveries';
+
+/** Transactions (their statement functions) that queued deliveries: the pool tells this process after their commit. */
+const queuedIn = new WeakSet<Sql>();
+
+export function queuedDeliveries(tx: Sql): boolean {
+  return queuedIn.has(tx);
+}
+
 /**
  * The part shared by every events insert, after a CTE `e` of the new events
  * (account_id, id, type, subject, created_at, payload, ord).
@@ -31,7 +41,10 @@ delivered AS (
   ORDER BY e.ord, w.id
   RETURNING 1
 )
-SELECT count(*)::integer AS n FROM inserted`;
+-- NOTIFY (sent at commit, to every process that listens) when deliveries were queued.
+SELECT count(*)::integer AS n,
+       (SELECT count(*) FROM (SELECT pg_notify('${DELIVERIES_CHANNEL}', '') FROM (SELECT 1 FROM delivered LIMIT 1) one) told)::integer AS told
+FROM inserted`;
 
 /**
  * Writes events in one statement (one round trip however many: an import's
@@ -74,7 +87,7 @@ export async function insertEvents(tx: Sql, events: readonly NewEvent[]): Promis
   // Array literals written in one pass and the payloads joined (see
   // joinPayloads): an import writes a run of 10,000 events at once, which
   // node-postgres would escape element by element.
-  const [row] = await tx<{ n: number }>(INSERT_EVENTS, [
+  const [row] = await tx<{ n: number; told: number }>(INSERT_EVENTS, [
     arrayLiteral(events, (event) => event.accountId),
     arrayLiteral(events, (event) => event.id),
     arrayLiteral(events, (event) => event.type),
@@ -84,6 +97,7 @@ export async function insertEvents(tx: Sql, events: readonly NewEvent[]): Promis
   ]);
   // Only an account that does not exist can drop an event; its change must not commit alone.
   if (row?.n !== events.length) throw new Error(`${events.length} events to write, ${row?.n ?? 0} written: an account is missing`);
+  if (row.told > 0) queuedIn.add(tx);
 }
 
 const COLUMNS = `account_id, position, id, type, subject, ${isoTimestamp('created_at')}, payload`;

@@ -43,7 +43,13 @@ export interface PostgresPool {
  * ends with the transaction; BEGIN and the SET LOCAL travel in one
  * simple-protocol round trip, so a transaction costs what it did before.
  */
-export function createPostgresPool(options: { url: string; poolSize: number; statementTimeoutMs?: number }): PostgresPool {
+export function createPostgresPool(options: {
+  url: string;
+  poolSize: number;
+  statementTimeoutMs?: number;
+  /** Called after each COMMIT with the transaction's statement function. */
+  afterCommit?: (tx: Sql) => void;
+}): PostgresPool {
   const statementTimeoutMs = Math.trunc(options.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS);
   const pool = new pg.Pool({
     connectionString: options.url,
@@ -81,6 +87,7 @@ export function createPostgresPool(options: { url: string; poolSize: number; sta
       await tx(begin);
       const result = await work(tx);
       await tx('COMMIT');
+      options.afterCommit?.(tx);
       return result;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => (broken = true));

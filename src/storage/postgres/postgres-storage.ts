@@ -23,6 +23,9 @@ import {
   types,
 } from './postgres-pool.js';
 import { createPostgresWebhooksRepository } from './postgres-webhooks-repository.js';
+import { listenForDeliveries } from './postgres-notifications.js';
+import { queuedDeliveries } from './postgres-events.js';
+import { createDeliveriesQueued } from '../../delivery/deliveries-queued.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations/postgres/', import.meta.url));
 
@@ -42,11 +45,26 @@ export function openPostgresStorage(
   config: Pick<PostgresDatabaseConfig, 'url' | 'poolSize'>,
   { statementTimeoutMs = STATEMENT_TIMEOUT_MS }: { statementTimeoutMs?: number } = {},
 ): Storage {
-  const { sql, transaction, connections, end } = createPostgresPool({ ...config, statementTimeoutMs });
+  const deliveriesQueued = createDeliveriesQueued();
+  const { sql, transaction, connections, end } = createPostgresPool({
+    ...config,
+    statementTimeoutMs,
+    afterCommit: (tx) => {
+      if (queuedDeliveries(tx)) deliveriesQueued.announce();
+    },
+  });
+  let listening: { close(): Promise<void> } | undefined;
 
   let closed = false;
   return {
     kind: 'postgres',
+    onDeliveriesQueued: deliveriesQueued.subscribe,
+    watchOtherProcesses: async () => {
+      if (listening !== undefined) return { watching: true, how: 'already listening' };
+      const result = await listenForDeliveries(config.url, (text) => sql(text), () => deliveriesQueued.announce());
+      if (result.watching) listening = result;
+      return { watching: result.watching, how: result.how };
+    },
     connections,
     accounts: createPostgresAccountsRepository(sql),
     apiKeys: createPostgresApiKeysRepository(sql),
@@ -85,6 +103,7 @@ export function openPostgresStorage(
     close: async () => {
       if (closed) return;
       closed = true;
+      await listening?.close();
       await end();
     },
   };

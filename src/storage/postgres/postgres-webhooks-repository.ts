@@ -1,3 +1,4 @@
+import { CLAIM_LOOKAHEAD } from '../../delivery/delivery-engine.js';
 import { NotFoundError } from '../../errors/errors.js';
 import type { WebhooksRepository } from '../../webhooks/webhooks-repository.js';
 import { FOREIGN_KEY_VIOLATION, sqlState } from './postgres-errors.js';
@@ -131,18 +132,32 @@ export function createPostgresWebhooksRepository(sql: Sql, transaction: Transact
       );
       return row?.next_attempt_at;
     },
-    async claimDue({ claimant, now, claimedUntil, limit }) {
-      // SKIP LOCKED: concurrent claimers pass over rows another one has
-      // locked and never take the same row. A delivery is due only when no
-      // earlier delivery of its subject to its endpoint is still pending;
-      // one being claimed right now is still pending, so its successor waits.
+    async claimDue({ claimant, now, claimedUntil, limit, inFlight = new Map(), perDestination = limit }) {
+      // A delivery is due only when no earlier delivery of its subject to its
+      // endpoint is still pending; one being claimed right now is still
+      // pending, so its successor waits. An endpoint offers only the room it
+      // has left of this claimant's slots for it (one while it is failing):
+      // the first CLAIM_LOOKAHEAD × limit due deliveries of endpoints with
+      // room, at most their room each. SKIP LOCKED: concurrent claimers pass
+      // over rows another one has locked, and a row another claimer took
+      // meanwhile is no longer due when the lock is granted (PostgreSQL
+      // checks the row again), so no row is taken twice.
       const rows = await sql<ClaimedDeliveryRow>(
-        `WITH due AS (
-           SELECT d.seq, d.next_attempt_at AS due_at FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+        `WITH candidates AS (
+           SELECT d.seq, d.endpoint_id, d.next_attempt_at AS due_at,
+                  (CASE WHEN w.failing_since IS NULL THEN $5::integer ELSE 1 END) - coalesce(b.n, 0) AS room
+           FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+           LEFT JOIN (SELECT key AS endpoint_id, value::integer AS n FROM jsonb_each_text($6::jsonb)) b ON b.endpoint_id = d.endpoint_id
            WHERE d.status = 'pending' AND d.next_attempt_at <= $3 AND w.status = 'enabled'
+             AND (CASE WHEN w.failing_since IS NULL THEN $5::integer ELSE 1 END) > coalesce(b.n, 0)
              AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p
                              WHERE p.endpoint_id = d.endpoint_id AND p.subject = d.subject AND p.status = 'pending' AND p.seq < d.seq)
-           ORDER BY d.next_attempt_at, d.seq LIMIT $4 FOR UPDATE OF d SKIP LOCKED),
+           ORDER BY d.next_attempt_at, d.seq LIMIT $7),
+         ranked AS (SELECT seq, due_at, room, row_number() OVER (PARTITION BY endpoint_id ORDER BY due_at, seq) AS rank FROM candidates),
+         due AS (
+           SELECT d.seq, r.due_at FROM ranked r JOIN webhook_deliveries d ON d.seq = r.seq
+           WHERE r.rank <= r.room AND d.status = 'pending' AND d.next_attempt_at <= $3
+           ORDER BY r.due_at, r.seq LIMIT $4 FOR UPDATE OF d SKIP LOCKED),
          claimed AS (
            UPDATE webhook_deliveries u SET claimed_by = $1, next_attempt_at = $2, attempts = u.attempts + 1
            FROM due WHERE u.seq = due.seq
@@ -150,7 +165,7 @@ export function createPostgresWebhooksRepository(sql: Sql, transaction: Transact
          SELECT c.seq::text AS seq, c.attempts, c.endpoint_id, c.event_id, w.url, w.secret, w.previous_secret,
                 ${qualified('w', 'previous_secret_until')}, e.payload, ${qualified('c', 'due_at')}
          FROM claimed c JOIN webhook_endpoints w ON w.id = c.endpoint_id JOIN events e ON e.id = c.event_id ORDER BY c.seq`,
-        [claimant, claimedUntil, now, limit],
+        [claimant, claimedUntil, now, limit, perDestination, JSON.stringify(Object.fromEntries(inFlight)), limit * CLAIM_LOOKAHEAD],
       );
       return rows.map(toClaimedDelivery);
     },

@@ -19,6 +19,8 @@ import { createSqliteUsersRepository } from './sqlite-users-repository.js';
 import { createSqliteAuditRepository } from './sqlite-audit-repository.js';
 import { createSqlitePasskeysRepository } from './sqlite-passkeys-repository.js';
 import { createSqliteWebhooksRepository } from './sqlite-webhooks-repository.js';
+import { announceDeliveriesOf } from './sqlite-webhook-fan-out.js';
+import { createDeliveriesQueued } from '../../delivery/deliveries-queued.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations/sqlite/', import.meta.url));
 /*
@@ -38,9 +40,14 @@ const MIGRATION_BUSY_TIMEOUT_MS = 10_000;
 export function openSqliteStorage(file: string, { synchronous = 'full' }: { synchronous?: SqliteSynchronous } = {}): Storage {
   mkdirSync(path.dirname(file), { recursive: true });
   const db = openConnection(file, synchronous, BUSY_TIMEOUT_MS);
+  const deliveriesQueued = createDeliveriesQueued();
+  announceDeliveriesOf(db, deliveriesQueued);
 
   return {
     kind: 'sqlite',
+    onDeliveriesQueued: deliveriesQueued.subscribe,
+    // SQLite cannot tell one process of another's commits.
+    watchOtherProcesses: async () => ({ watching: false, how: 'SQLite cannot notify other processes' }),
     // One connection, no pool.
     connections: () => undefined,
     accounts: mapUnavailable(createSqliteAccountsRepository(db)),

@@ -1,5 +1,14 @@
+import type BetterSqlite3 from 'better-sqlite3';
+import type { DeliveriesQueued } from '../../delivery/deliveries-queued.js';
 import type { NewEvent } from '../../events/events-repository.js';
 import type { Prepare } from './sqlite-util.js';
+
+/** Each open database's announcement of queued deliveries (sqlite-storage.ts registers it). */
+const announcers = new WeakMap<BetterSqlite3.Database, DeliveriesQueued>();
+
+export function announceDeliveriesOf(db: BetterSqlite3.Database, deliveriesQueued: DeliveriesQueued): void {
+  announcers.set(db, deliveriesQueued);
+}
 
 /**
  * The webhook fan-out, inside the transaction that writes the events: a
@@ -20,9 +29,17 @@ export function insertWebhookDeliveries(sql: Prepare, accountIds: Iterable<numbe
   const insert = sql(
     `INSERT INTO webhook_deliveries (endpoint_id, event_id, subject, status, created_at, next_attempt_at) VALUES (?, ?, ?, 'pending', ?, ?)`,
   );
+  let queued = false;
   for (const event of events) {
     for (const endpoint of endpointsOf.get(event.accountId) ?? []) {
-      if (endpoint.types === null || endpoint.types.has(event.type)) insert.run(endpoint.id, event.id, event.subject, event.createdAt, event.createdAt);
+      if (endpoint.types === null || endpoint.types.has(event.type)) {
+        insert.run(endpoint.id, event.id, event.subject, event.createdAt, event.createdAt);
+        queued = true;
+      }
     }
   }
+  // Told after this turn: a better-sqlite3 transaction is synchronous, so it
+  // has committed (or rolled back: a wake that finds nothing) by then. An
+  // import's transaction spans turns; its deliveries are found by the poll.
+  if (queued) announcers.get(insert.database)?.announce();
 }

@@ -1,3 +1,4 @@
+import { CLAIM_LOOKAHEAD } from '../../delivery/delivery-engine.js';
 import type Database from 'better-sqlite3';
 import { NotFoundError } from '../../errors/errors.js';
 import type { Outcome } from '../../delivery/delivery-queue.js';
@@ -27,16 +28,27 @@ export function createSqliteWebhooksRepository(db: Database.Database): WebhooksR
   // One immediate transaction holds SQLite's writer lock: what it finds due
   // leaves "due" before any other claimer looks. A delivery is due only when
   // no earlier delivery of its subject to its endpoint is still pending (in
-  // flight, waiting for a retry, or held back by a disabled endpoint). Each
-  // claim carries the time it was due at (for the delivery-lag metric).
-  const claim = db.transaction((claimant: string, now: string, claimedUntil: string, limit: number) => {
+  // flight, waiting for a retry, or held back by a disabled endpoint). An
+  // endpoint offers only the room it has left of this claimant's slots for
+  // it (one while it is failing): the first CLAIM_LOOKAHEAD × limit due
+  // deliveries of endpoints with room, at most their room each. Each claim
+  // carries the time it was due at (for the delivery-lag metric).
+  const claim = db.transaction((claimant: string, now: string, claimedUntil: string, limit: number, inFlight: string, perEndpoint: number) => {
     const due = sql(
-      `SELECT d.seq, d.next_attempt_at FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
-       WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND w.status = 'enabled'
-         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p
-                         WHERE p.endpoint_id = d.endpoint_id AND p.subject = d.subject AND p.status = 'pending' AND p.seq < d.seq)
-       ORDER BY d.next_attempt_at, d.seq LIMIT ?`,
-    ).all(now, limit) as { seq: bigint; next_attempt_at: string }[];
+      `WITH busy AS (SELECT key AS endpoint_id, value AS n FROM json_each(?)),
+       candidates AS (
+         SELECT d.seq, d.endpoint_id, d.next_attempt_at,
+                (CASE WHEN w.failing_since IS NULL THEN ? ELSE 1 END) - coalesce(b.n, 0) AS room
+         FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id LEFT JOIN busy b ON b.endpoint_id = d.endpoint_id
+         WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND w.status = 'enabled'
+           AND (CASE WHEN w.failing_since IS NULL THEN ? ELSE 1 END) > coalesce(b.n, 0)
+           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p
+                           WHERE p.endpoint_id = d.endpoint_id AND p.subject = d.subject AND p.status = 'pending' AND p.seq < d.seq)
+         ORDER BY d.next_attempt_at, d.seq LIMIT ?)
+       SELECT seq, next_attempt_at FROM (
+         SELECT seq, next_attempt_at, room, row_number() OVER (PARTITION BY endpoint_id ORDER BY next_attempt_at, seq) AS rank FROM candidates)
+       WHERE rank <= room ORDER BY next_attempt_at, seq LIMIT ?`,
+    ).all(inFlight, perEndpoint, now, perEndpoint, limit * CLAIM_LOOKAHEAD, limit) as { seq: bigint; next_attempt_at: string }[];
     if (due.length === 0) return [];
     const seqs = JSON.stringify(due.map(({ seq }) => Number(seq)));
     sql(`UPDATE webhook_deliveries SET claimed_by = ?, next_attempt_at = ?, attempts = attempts + 1 WHERE seq IN (SELECT value FROM json_each(?))`).run(claimant, claimedUntil, seqs);
@@ -202,8 +214,8 @@ export function createSqliteWebhooksRepository(db: Database.Database): WebhooksR
       ).get() as { next_attempt_at: string } | undefined;
       return row?.next_attempt_at;
     },
-    async claimDue({ claimant, now, claimedUntil, limit }) {
-      return claim.immediate(claimant, now, claimedUntil, limit);
+    async claimDue({ claimant, now, claimedUntil, limit, inFlight = new Map(), perDestination = limit }) {
+      return claim.immediate(claimant, now, claimedUntil, limit, JSON.stringify(Object.fromEntries(inFlight)), perDestination);
     },
     async markSent({ id, claimant, at, statusCode, durationMs }) {
       return succeed.immediate(id, claimant, at, statusCode ?? null, durationMs ?? null);

@@ -8,9 +8,6 @@ import type { ClaimedWebhookDelivery, WebhooksRepository } from '../webhooks-rep
 /** The engine's share of the process while it serves requests (see yieldTo). */
 const SHARE_WHILE_BUSY = 0.1;
 
-/** Deliveries one engine claims and sends at once. */
-const BATCH_SIZE = 64;
-
 /**
  * The delay before the retry after `attempts` failed attempts: the
  * schedule's entry ±20 % jitter, so endpoints that failed together do not
@@ -37,7 +34,7 @@ export function createWebhookDispatcher({
   clock: Clock;
   logger: Logger;
   outages: Pick<OutageLog, 'databaseUnreachable'>;
-  config: Pick<WebhooksConfig, 'retryScheduleMs' | 'timeoutMs' | 'pollIntervalMs' | 'claimMarginMs'>;
+  config: Pick<WebhooksConfig, 'retryScheduleMs' | 'timeoutMs' | 'pollIntervalMs' | 'claimMarginMs' | 'maxInFlight' | 'maxInFlightPerEndpoint'>;
   random?: () => number;
   /** Whether the process served requests since the last call; undefined: never yield. */
   busy?: () => boolean;
@@ -49,7 +46,13 @@ export function createWebhookDispatcher({
     clock,
     logger,
     outages,
-    config: { pollIntervalMs: config.pollIntervalMs, attemptTimeoutMs: config.timeoutMs, batchSize: BATCH_SIZE, claimMarginMs: config.claimMarginMs },
+    config: {
+      pollIntervalMs: config.pollIntervalMs,
+      attemptTimeoutMs: config.timeoutMs,
+      maxInFlight: config.maxInFlight,
+      perDestination: config.maxInFlightPerEndpoint,
+      claimMarginMs: config.claimMarginMs,
+    },
     retryDelayMs: (attempts, jitter) => scheduledRetryDelayMs(config.retryScheduleMs, attempts, jitter),
     random,
     ...(busy === undefined ? {} : { yieldTo: { busy, share: SHARE_WHILE_BUSY } }),

@@ -1,0 +1,137 @@
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, test, type TestContext } from 'node:test';
+import { openStorage } from '../../src/storage/open-storage.js';
+import { testServices } from '../support/container.js';
+import { storageBackends } from '../support/storage.js';
+import { eventually } from '../support/quickstart.js';
+import { startHookReceiver, webhooksHarness, type WebhooksHarness } from './support.js';
+
+/**
+ * A receiver that holds every request it gets until the test lets it go:
+ * the slowest possible endpoint short of the timeout, under the test's
+ * control, so that "the healthy endpoint did not wait for it" needs no clock.
+ */
+async function startHeldReceiver(t: TestContext) {
+  const held: ServerResponse[] = [];
+  let arrived = 0;
+  let mostAtOnce = 0;
+  let letGo = false;
+  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    request.resume();
+    request.on('end', () => {
+      arrived++;
+      if (letGo) {
+        response.writeHead(204).end();
+        return;
+      }
+      held.push(response);
+      mostAtOnce = Math.max(mostAtOnce, held.length);
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.after(() => {
+    for (const response of held) response.destroy();
+    server.closeAllConnections();
+    server.close();
+  });
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    arrived: () => arrived,
+    held: () => held.length,
+    mostAtOnce: () => mostAtOnce,
+    /** Answers every held request 204, and every later one at once. */
+    release() {
+      letGo = true;
+      for (const response of held.splice(0)) response.writeHead(204).end();
+    },
+  };
+}
+
+const ENV = {
+  WEBHOOK_ALLOW_HTTP: 'true',
+  WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
+  WEBHOOK_RETRY_SCHEDULE: '100ms,100ms,100ms',
+  WEBHOOK_TIMEOUT_MS: '60000',
+  WEBHOOK_MAX_IN_FLIGHT: '8',
+  WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: '3',
+  // No poll within any test's lifetime: whatever arrives was handed over.
+  WEBHOOK_POLL_INTERVAL_MS: '600000',
+};
+
+async function subscribe(h: WebhooksHarness, auth: { authorization: string }, url: string): Promise<void> {
+  const response = await h.app.inject({
+    method: 'POST',
+    url: '/v2/webhook-endpoints',
+    headers: { ...auth, 'content-type': 'application/json' },
+    payload: { url, eventTypes: ['order.created'] },
+  });
+  assert.equal(response.statusCode, 201, response.body);
+}
+
+for (const backend of storageBackends({ postgresDirect: true })) {
+  describe(`webhook delivery isolation and hand-off: ${backend.name}`, () => {
+    test('when one store has 20 deliveries held by a receiver that does not answer, then another store still gets its delivery at once, and the slow one never has more than its slots', async (t) => {
+      const h = await webhooksHarness(t, backend, ENV);
+      const slowStore = await h.tenant('Slow Store');
+      const healthyStore = await h.tenant('Healthy Store');
+      const slow = await startHeldReceiver(t);
+      const healthy = await startHookReceiver(t);
+      await subscribe(h, slowStore.auth, slow.url);
+      await subscribe(h, healthyStore.auth, healthy.url);
+      for (let i = 0; i < 20; i++) await h.services.orderOperations.createOrder({ accountId: slowStore.accountId });
+      h.startEngine();
+      // The slow endpoint takes its three slots and holds them.
+      await eventually(async () => (slow.held() === 3 ? true : undefined));
+      await h.services.orderOperations.createOrder({ accountId: healthyStore.accountId });
+      const [delivered] = await healthy.next(1);
+      assert.ok(delivered);
+      // Strict: the healthy delivery went through while every slow attempt was still open.
+      assert.equal(slow.held(), 3, 'the slow attempts are still waiting for their answers');
+      assert.equal(slow.arrived(), 3);
+      slow.release();
+      await eventually(async () => (slow.arrived() === 20 ? true : undefined));
+      assert.equal(slow.mostAtOnce(), 3, 'never more than WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT at once');
+    });
+
+    test('when an order is created in this process, then its delivery is handed to the engine without waiting for the poll', async (t) => {
+      const h = await webhooksHarness(t, backend, ENV);
+      const store = await h.tenant();
+      const receiver = await startHookReceiver(t);
+      await subscribe(h, store.auth, receiver.url);
+      h.startEngine();
+      // Let the engine look once and go idle (its next poll is ten minutes away).
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      for (let i = 1; i <= 3; i++) {
+        await h.services.orderOperations.createOrder({ accountId: store.accountId });
+        assert.equal((await receiver.next(i)).length, i);
+      }
+    });
+  });
+}
+
+for (const backend of storageBackends({ postgresDirect: true }).filter((b) => b.name !== 'sqlite')) {
+  test(`when another process queues a delivery on PostgreSQL, then the engine learns of it by LISTEN/NOTIFY, or says it polls behind a transaction-mode pooler (${backend.name})`, async (t) => {
+    const h = await webhooksHarness(t, backend, ENV);
+    const store = await h.tenant();
+    const receiver = await startHookReceiver(t);
+    await subscribe(h, store.auth, receiver.url);
+    const watch = await h.storage.watchOtherProcesses();
+    if (backend.name === 'postgres-pgbouncer') {
+      assert.equal(watch.watching, false);
+      assert.match(watch.how, /transaction-mode pooler/);
+      return;
+    }
+    assert.equal(watch.watching, true, watch.how);
+    // The engine runs on this storage; "another process" is another pool on the same database.
+    h.startEngine();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const other = openStorage(h.database);
+    t.after(() => other.close());
+    await testServices(other, { config: h.config }).orderOperations.createOrder({ accountId: store.accountId });
+    assert.equal((await receiver.next(1)).length, 1);
+  });
+}
