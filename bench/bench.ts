@@ -575,8 +575,9 @@ async function main(): Promise<void> {
     const receiver = await start(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'webhook-receiver.ts')], {}, CLIENT_CORE);
     const hookUrl = (name: string) => `${receiver.url}/${name}`;
     const received = async (name: string) =>
-      (await (await fetch(`${receiver.url}/count?path=/${name}`)).json()) as { n: number; first: number; last: number };
-    const hookEnv = { ...env, WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', WEBHOOK_POLL_INTERVAL_MS: '100' };
+      (await (await fetch(`${receiver.url}/count?path=/${name}`)).json()) as { n: number; first: number; last: number; p50: number | null; p99: number | null };
+    // The engine as configured by default (WEBHOOK_POLL_INTERVAL_MS 250, 64 slots, 16 per endpoint); only loopback receivers allowed.
+    const hookEnv = { ...env, WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8' };
     const seeded = (name: string) => {
       const account = JSON.parse(cli(env, ['accounts', 'create', '--name', name, '--json'])) as { id: number };
       const key = (JSON.parse(cli(env, ['keys', 'create', '--account', String(account.id), '--json'])) as { key: string }).key;
@@ -621,21 +622,86 @@ async function main(): Promise<void> {
     await setup.stop();
     // Each imported order's order.created event queues one delivery, in the import's transaction.
     cli(env, ['orders', 'import', '--account', bulk.id, importFile('h-bulk.ndjson', ndjson(QUEUED, 900_000_001))]);
-    const sender = await startOurs(hookEnv);
-    const started = performance.now();
-    while ((await received('bulk')).n < QUEUED && performance.now() - started < 120_000) await new Promise((resolve) => setTimeout(resolve, 100));
-    const bulkCount = await received('bulk');
-    const seconds = (bulkCount.last - bulkCount.first) / 1000;
+    /** Starts a server on a queue filled while none ran and times its deliveries to `name` (a trailing `*`: every path under it), first to last. */
+    const drain = async (name: string, expected: number, target = '') => {
+      const server = await startOurs(hookEnv);
+      const started = performance.now();
+      while ((await received(name)).n < expected && performance.now() - started < 120_000) await new Promise((resolve) => setTimeout(resolve, 100));
+      const count = await received(name);
+      const seconds = (count.last - count.first) / 1000;
+      const rssMb = peakMb(server.pid);
+      await server.stop();
+      return { rssMb, note: `${count.n.toLocaleString('en-US')} received in ${seconds.toFixed(2)} s: ${Math.round(count.n / seconds).toLocaleString('en-US')} deliveries/s${target}, first to last` };
+    };
+    rows.push({ scenario: `webhook deliveries, signed, to a local receiver, SQLite (${QUEUED.toLocaleString('en-US')} queued)`, ...(await drain('bulk', QUEUED, ' (target ≥ 5,000)')) });
+
+    // 100 endpoints at once: one store's 100 endpoints, each queued 1/100 of the deliveries while no engine ran.
+    const ENDPOINTS = 100;
+    const many = seeded('bench-hooks-many');
+    const setupMany = await startOurs({ ...hookEnv, WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT: String(ENDPOINTS) });
+    for (let i = 0; i < ENDPOINTS; i++) await subscribe(setupMany, many.key, `many/e${i}`, ['order.created']);
+    await setupMany.stop();
+    const PER_ENDPOINT = QUEUED / ENDPOINTS;
+    cli(env, ['orders', 'import', '--account', many.id, importFile('h-many.ndjson', ndjson(PER_ENDPOINT, 950_000_001))]);
     rows.push({
-      scenario: `webhook deliveries, signed, to a local receiver, SQLite (${QUEUED.toLocaleString('en-US')} queued)`,
-      rssMb: peakMb(sender.pid),
-      note: `${bulkCount.n.toLocaleString('en-US')} received in ${seconds.toFixed(2)} s: ${Math.round(bulkCount.n / seconds).toLocaleString('en-US')} deliveries/s (target ≥ 2,000), first to last`,
+      scenario: `webhook deliveries, signed, ${ENDPOINTS} endpoints at once, SQLite (${QUEUED.toLocaleString('en-US')} queued, ${PER_ENDPOINT.toLocaleString('en-US')} each)`,
+      ...(await drain('many/*', QUEUED)),
     });
-    await sender.stop();
+
+    // Latency: from an event's createdAt (taken just before its commit) to its arrival at the receiver.
+    const SAMPLES = QUICK ? 50 : 200;
+    const latencyStore = seeded('bench-hooks-latency');
+    const slowStore = seeded('bench-hooks-slow');
+    cli(env, ['orders', 'import', '--account', latencyStore.id, importFile('h-latency.ndjson', ndjson(SAMPLES * 2 + 2_000, 700_000_001))]);
+    const live = await startOurs(hookEnv);
+    await subscribe(live, latencyStore.key, 'latency/idle', ['order.cancelled']);
+    for (let i = 0; i < SAMPLES; i++) {
+      const answer = await fetch(`${live.url}/v1/store/orders/${700_000_001 + i}`, { method: 'DELETE', headers: auth(latencyStore.key) });
+      await answer.arrayBuffer();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const idleStarted = performance.now();
+    while ((await received('latency/idle')).n < SAMPLES && performance.now() - idleStarted < 30_000) await new Promise((resolve) => setTimeout(resolve, 50));
+    const idle = await received('latency/idle');
+    rows.push({
+      scenario: 'webhook latency, idle server, SQLite: one cancel at a time, commit to receipt',
+      p50: idle.p50 ?? NaN,
+      p99: idle.p99 ?? NaN,
+      note: `${idle.n} of ${SAMPLES} cancels received; targets p50 ≤ 20 ms, p99 ≤ 100 ms`,
+    });
+
+    // The same while another store has 1,000 deliveries queued to an endpoint that answers after 10 s, and wrk lists at full speed.
+    await subscribe(live, slowStore.key, 'slow/tenant', ['order.created']);
+    cli(env, ['orders', 'import', '--account', slowStore.id, importFile('h-slow.ndjson', ndjson(1_000, 800_000_001))]);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await subscribe(live, latencyStore.key, 'latency/loaded', ['order.cancelled']);
+    const trickleCount = Math.floor((DURATION_S * 1000) / 50);
+    const trickle = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'cancel-trickle.ts'), live.url, latencyStore.key, String(700_000_001 + SAMPLES + 10), String(trickleCount), '40'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    children.push(trickle);
+    const trickled = new Promise<string>((resolve) => {
+      let out = '';
+      trickle.stdout?.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+      trickle.on('exit', () => resolve(out.trim()));
+    });
+    const listing = await load(`${live.url}/v1/store/orders`, { connections: 64, headers: auth(listAccount.key), warmUp: false, pid: live.pid });
+    const answered = await trickled;
+    const loadedStarted = performance.now();
+    while ((await received('latency/loaded')).n < Number(answered) && performance.now() - loadedStarted < 30_000) await new Promise((resolve) => setTimeout(resolve, 50));
+    const loaded = await received('latency/loaded');
+    const slowSeen = await received('slow/tenant');
+    rows.push({
+      scenario: 'webhook latency, healthy endpoint, while another store has 1,000 deliveries queued to an endpoint answering after 10 s and wrk lists orders at 64 clients',
+      p50: loaded.p50 ?? NaN,
+      p99: loaded.p99 ?? NaN,
+      note: `${loaded.n} of ${answered} cancels received; target p99 ≤ 250 ms; listing meanwhile ${Math.round(listing.rps).toLocaleString('en-US')} req/s (p99 ${listing.p99.toFixed(1)} ms); the slow endpoint had received ${slowSeen.n}`,
+    });
+    await live.stop();
     await receiver.stop();
   }
 
-  if (!args.includes('--no-postgres') && (runs('list') || runs('cancel') || runs('import'))) {
+  if (!args.includes('--no-postgres') && (runs('list') || runs('cancel') || runs('import') || runs('webhooks'))) {
     let embedded: EmbeddedServer | undefined;
     try {
       let postgresUrl = process.env.BENCH_POSTGRES_URL ?? '';
@@ -658,6 +724,7 @@ async function main(): Promise<void> {
       const importAccount = JSON.parse(cli(pgEnv, ['accounts', 'create', '--name', 'bench-pg-import', '--json'])) as { id: number };
       rows.push(importRow(`${BIG_ORDERS.toLocaleString('en-US')} orders without ids, PostgreSQL`, timedImport(pgEnv, importAccount.id, noIdsFile())));
     }
+    if (runs('webhooks')) await crossProcessRow(pgEnv);
     if (!runs('list') && !runs('cancel')) return;
     const account = JSON.parse(cli(pgEnv, ['accounts', 'create', '--name', 'bench-pg', '--json'])) as { id: number };
     const key = (JSON.parse(cli(pgEnv, ['keys', 'create', '--account', String(account.id), '--json'])) as { key: string }).key;
@@ -685,6 +752,39 @@ async function main(): Promise<void> {
       await cancels(pg, cancelKey, 'PostgreSQL');
     }
     await pg.stop();
+  }
+
+  /**
+   * Webhook latency across processes on PostgreSQL: the CLI ships orders one
+   * at a time (each its own process, committing through its own pool) while a
+   * server's engine delivers them, told by LISTEN/NOTIFY.
+   */
+  async function crossProcessRow(pgEnv: Record<string, string>): Promise<void> {
+    const receiver = await start(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'webhook-receiver.ts')], {}, CLIENT_CORE);
+    const account = JSON.parse(cli(pgEnv, ['accounts', 'create', '--name', 'bench-pg-hooks', '--json'])) as { id: number };
+    const key = (JSON.parse(cli(pgEnv, ['keys', 'create', '--account', String(account.id), '--json'])) as { key: string }).key;
+    const SHIPS = QUICK ? 10 : 40;
+    cli(pgEnv, ['orders', 'import', '--account', String(account.id), importFile('pg-ship.ndjson', ndjson(SHIPS, 990_000_001))]);
+    const server = await startOurs({ ...pgEnv, WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8' });
+    const created = await fetch(`${server.url}/v2/webhook-endpoints`, {
+      method: 'POST',
+      headers: { ...auth(key), 'content-type': 'application/json' },
+      body: JSON.stringify({ url: `${receiver.url}/pg/cross`, eventTypes: ['order.shipped'] }),
+    });
+    if (created.status !== 201) throw new Error(`creating a webhook endpoint answered ${created.status}: ${await created.text()}`);
+    for (let i = 0; i < SHIPS; i++) cli(pgEnv, ['orders', 'ship', String(990_000_001 + i)]);
+    const count = async () => (await (await fetch(`${receiver.url}/count?path=/pg/cross`)).json()) as { n: number; p50: number | null; p99: number | null };
+    const waited = performance.now();
+    while ((await count()).n < SHIPS && performance.now() - waited < 30_000) await new Promise((resolve) => setTimeout(resolve, 50));
+    const seen = await count();
+    rows.push({
+      scenario: 'webhook latency across processes, PostgreSQL: the CLI ships an order, a server delivers it (LISTEN/NOTIFY)',
+      p50: seen.p50 ?? NaN,
+      p99: seen.p99 ?? NaN,
+      note: `${seen.n} of ${SHIPS} received; target p99 ≤ 300 ms`,
+    });
+    await server.stop();
+    await receiver.stop();
   }
 
   await baseline?.stop();

@@ -106,6 +106,8 @@ function buildServices(
       policy: createUrlPolicy(config.webhooks, systemResolver),
       secretBox: createSecretBox({ configuredKey: config.webhooks.secretsKey, secretsRepository: storage.secrets, clock }),
       clock,
+      audit,
+      maxEndpointsPerAccount: config.webhooks.maxEndpointsPerAccount,
     }),
   };
 }

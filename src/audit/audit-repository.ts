@@ -28,6 +28,13 @@ export const AUDIT_ACTIONS = [
   'order_cancelled',
   'order_shipped',
   'webhook_endpoint_disabled',
+  // Ours: an endpoint is a channel data leaves by, so every change to one is recorded.
+  'webhook_endpoint_created',
+  'webhook_endpoint_updated',
+  'webhook_endpoint_enabled',
+  'webhook_endpoint_deleted',
+  'webhook_secret_rotated',
+  'webhook_event_redelivered',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

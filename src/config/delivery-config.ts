@@ -22,6 +22,8 @@ export interface WebhooksConfig {
   /** Delay before each retry, in ms; after the last the delivery is given up. */
   readonly retryScheduleMs: readonly number[];
   readonly pollIntervalMs: number;
+  /** Endpoints one account may have. */
+  readonly maxEndpointsPerAccount: number;
   /** Attempts in flight per process, every endpoint together. */
   readonly maxInFlight: number;
   /** Attempts in flight per process to one endpoint (one while it is failing). */
@@ -55,6 +57,7 @@ export function webhooksFrom(values: EnvironmentValues['webhooks']): WebhooksCon
     timeoutMs: values.WEBHOOK_TIMEOUT_MS,
     retryScheduleMs,
     pollIntervalMs: values.WEBHOOK_POLL_INTERVAL_MS,
+    maxEndpointsPerAccount: values.WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT,
     maxInFlight: values.WEBHOOK_MAX_IN_FLIGHT,
     maxInFlightPerEndpoint: values.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT,
     claimMarginMs: values.WEBHOOK_CLAIM_MARGIN_MS,

@@ -48,9 +48,6 @@ export interface DeliveryEngineDependencies<T extends ClaimedItem> {
 /** The engine's own event-loop time after which it asks whether the process is busy (and rests in proportion if so). */
 const SLICE_MS = 10;
 
-/** How many due items a claim looks at per slot it fills, so that one destination's run cannot hide another's (see ClaimRequest.inFlight). */
-export const CLAIM_LOOKAHEAD = 4;
-
 /**
  * Moves a delivery queue on: claims due items (a lease, so several processes
  * on one database share the work and never hold one item at once), delivers

@@ -28,6 +28,8 @@ export const ERROR_STATUS = {
   order_already_cancelled: 409,
   order_id_taken: 409,
   pet_id_taken: 409,
+  webhook_endpoint_exists: 409,
+  webhook_endpoint_limit_reached: 409,
   endpoint_sunset: 410,
   payload_too_large: 413,
   idempotency_key_reused: 422,

@@ -57,6 +57,14 @@ export function storedEventTypes(types: readonly string[] | null): string | null
   return types === null ? null : types.join(' ');
 }
 
+/** Whether a stored endpoint's event types are the same as `types`, in any order (both null: every type). */
+export function sameEventTypes(stored: string | null, types: readonly string[] | null): boolean {
+  if (stored === null || types === null) return stored === null && types === null;
+  const had = new Set(stored.split(' '));
+  const wanted = new Set(types);
+  return had.size === wanted.size && [...wanted].every((type) => had.has(type));
+}
+
 export interface DeliveryRow {
   seq: bigint | number | string;
   event_id: string;

@@ -68,8 +68,14 @@ export interface ClaimedWebhookDelivery extends ClaimedItem {
 
 /** Storage of webhook endpoints and their deliveries (the delivery engine's queue). Adapters live in src/storage/<database>/. */
 export interface WebhooksRepository extends DeliveryQueue<ClaimedWebhookDelivery> {
-  /** Throws NotFoundError('account_not_found') for an unknown account. */
-  createEndpoint(endpoint: NewWebhookEndpoint): Promise<WebhookEndpoint>;
+  /**
+   * Creates the endpoint unless the account already has `maxPerAccount`
+   * endpoints ('limit_reached') or one with the same URL and event types
+   * ('duplicate'): checked and written atomically (concurrent creates of one
+   * account are serialised). Throws NotFoundError('account_not_found') for an
+   * unknown account.
+   */
+  createEndpoint(endpoint: NewWebhookEndpoint, limits: { maxPerAccount: number }): Promise<WebhookEndpoint | 'limit_reached' | 'duplicate'>;
   /** The account's endpoints by id, after `afterId`, at most `limit`. */
   listEndpoints(accountId: number, afterId: string | undefined, limit: number): Promise<WebhookEndpoint[]>;
   findEndpoint(accountId: number, id: string): Promise<WebhookEndpoint | undefined>;

@@ -2,6 +2,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { InvalidInputError, ValidationError } from '../errors/errors.js';
 import { principalOf } from '../api/http/authentication.js';
+import { auditContextOf } from '../api/http/audit-context.js';
+import type { FastifyRequest } from 'fastify';
 import { parseJsonObject, requireJsonContentType } from '../http/json-body.js';
 import type { WebhookDelivery, WebhookEndpoint } from './webhooks-repository.js';
 import {
@@ -19,7 +21,12 @@ import {
   type PageQuery,
 } from './webhooks-schemas.js';
 import type { WebhookDeliveryRecord, WebhookEndpointRecord } from './webhook-record-schemas.js';
-import type { WebhooksService } from './webhooks-service.js';
+import type { WebhooksCaller, WebhooksService } from './webhooks-service.js';
+
+/** The key that asks: who, for the audit trail, and what it may read. */
+function callerOf(request: FastifyRequest): WebhooksCaller {
+  return { context: auditContextOf(request), scopes: principalOf(request).scopes };
+}
 
 const SCOPE = 'webhooks:manage';
 const BODY_EXAMPLE = '{"url": "https://hooks.example.com/store-orders"}';
@@ -82,12 +89,12 @@ export async function registerWebhooksRoutes(scope: FastifyInstance, { webhooksS
   });
 
   app.delete('/webhook-endpoints/:endpointId', { schema: deleteEndpointSchema, config: { scope: SCOPE } }, async (request, reply) => {
-    await webhooksService.deleteEndpoint(principalOf(request).accountId, request.params.endpointId);
+    await webhooksService.deleteEndpoint(principalOf(request).accountId, request.params.endpointId, callerOf(request));
     return reply.code(204).send(null);
   });
 
   app.post('/webhook-endpoints/:endpointId/rotate-secret', { schema: rotateSecretSchema, config: { scope: SCOPE } }, async (request) => {
-    const { endpoint, secret } = await webhooksService.rotateSecret(principalOf(request).accountId, request.params.endpointId);
+    const { endpoint, secret } = await webhooksService.rotateSecret(principalOf(request).accountId, request.params.endpointId, callerOf(request));
     return { ...toEndpointRecord(endpoint), secret };
   });
 
@@ -116,7 +123,7 @@ export async function registerWebhooksRoutes(scope: FastifyInstance, { webhooksS
     };
 
     app.post('/webhook-endpoints', { schema: createEndpointSchema, config: { scope: SCOPE }, ...withBody }, async (request, reply) => {
-      const { endpoint, secret } = await webhooksService.createEndpoint(principalOf(request).accountId, request.body);
+      const { endpoint, secret } = await webhooksService.createEndpoint(principalOf(request).accountId, request.body, callerOf(request));
       return reply.code(201).send({ ...toEndpointRecord(endpoint), secret });
     });
 
@@ -125,7 +132,7 @@ export async function registerWebhooksRoutes(scope: FastifyInstance, { webhooksS
       const endpoint = await webhooksService.updateEndpoint(principalOf(request).accountId, request.params.endpointId, {
         ...fields,
         ...(status === undefined ? {} : { status: status === 'enabled' ? 'enabled' : 'disabled' }),
-      });
+      }, callerOf(request));
       return toEndpointRecord(endpoint);
     });
 
@@ -145,7 +152,7 @@ export async function registerWebhooksRoutes(scope: FastifyInstance, { webhooksS
         },
       },
       async (request, reply) => {
-        const queued = await webhooksService.redeliver(principalOf(request).accountId, request.params.eventId, request.body.endpointId);
+        const queued = await webhooksService.redeliver(principalOf(request).accountId, request.params.eventId, request.body.endpointId, callerOf(request));
         return reply.code(202).send({ queued });
       },
     );

@@ -38,6 +38,7 @@ describe('configuration', () => {
         // 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h.
         retryScheduleMs: [5000, 300000, 1800000, 7200000, 18000000, 36000000, 36000000],
         pollIntervalMs: 250,
+        maxEndpointsPerAccount: 20,
         maxInFlight: 64,
         maxInFlightPerEndpoint: 16,
         claimMarginMs: 60000,

@@ -22,7 +22,7 @@ for (const backend of httpBackends()) {
       assert.match(endpoint.id, /^we_[0-9a-f]{32}$/);
       assert.equal(endpoint.eventTypes, null);
       assert.equal(endpoint.status, 'enabled');
-      for (let i = 0; i < 2; i++) assert.equal((await post(h, auth, { url: receiver.url, eventTypes: ['order.shipped'] })).statusCode, 201);
+      for (let i = 0; i < 2; i++) assert.equal((await post(h, auth, { url: `${receiver.url}?copy=${i}`, eventTypes: ['order.shipped'] })).statusCode, 201);
 
       const first = await h.app.inject({ method: 'GET', url: '/v2/webhook-endpoints?limit=2', headers: auth });
       assert.equal(first.statusCode, 200);

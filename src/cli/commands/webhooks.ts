@@ -1,7 +1,11 @@
+import { OPERATOR_CONTEXT } from '../../audit/audit-context.js';
 import { EVENT_TYPES } from '../../events/event-types.js';
 import type { WebhookEndpoint } from '../../webhooks/webhooks-repository.js';
 import { accountIdOption, JSON_OPTION, optionalString, requiredString, UsageError } from '../cli-args.js';
 import type { DatabaseCommand } from './command.js';
+
+/** The operator at the CLI, for the audit trail (and no scope applies). */
+const OPERATOR = { context: OPERATOR_CONTEXT };
 
 function endpointJson(endpoint: WebhookEndpoint) {
   return {
@@ -48,7 +52,7 @@ export const webhooksCommands: readonly DatabaseCommand[] = [
         url: requiredString(values, 'url'),
         ...(eventTypes === undefined ? {} : { eventTypes }),
         description: optionalString(values, 'description') ?? null,
-      });
+      }, OPERATOR);
       print.result({ ...endpointJson(endpoint), secret }, `Created webhook endpoint ${endpoint.id} for account ${endpoint.accountId}.\nSigning secret:\n\n  ${secret}\n\n${SECRET_NOTE}`);
     },
   },
@@ -79,7 +83,7 @@ export const webhooksCommands: readonly DatabaseCommand[] = [
     migrateFirst: true,
     async run({ container, values, args, print }) {
       const id = args[0] ?? '';
-      await container.services.webhooks.deleteEndpoint(accountIdOption(values), id);
+      await container.services.webhooks.deleteEndpoint(accountIdOption(values), id, OPERATOR);
       print.result({ id, deleted: true }, `Deleted webhook endpoint ${id}.`);
     },
   },
@@ -91,7 +95,7 @@ export const webhooksCommands: readonly DatabaseCommand[] = [
     options: { account: ACCOUNT, ...JSON_OPTION },
     migrateFirst: true,
     async run({ container, values, args, print }) {
-      const { endpoint, secret } = await container.services.webhooks.rotateSecret(accountIdOption(values), args[0] ?? '');
+      const { endpoint, secret } = await container.services.webhooks.rotateSecret(accountIdOption(values), args[0] ?? '', OPERATOR);
       print.result(
         { ...endpointJson(endpoint), secret },
         `New signing secret for webhook endpoint ${endpoint.id}:\n\n  ${secret}\n\n${SECRET_NOTE} The previous secret keeps signing deliveries for 24 hours.`,

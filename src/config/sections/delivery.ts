@@ -73,6 +73,12 @@ export const webhooks = Type.Object(
         errorMessage: `WEBHOOK_SECRETS_KEY must be at least ${CURSOR_SECRET_MIN_LENGTH} printable characters without spaces, e.g. from: openssl rand -hex 32`,
       }),
     ),
+    WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT: Type.Integer({
+      minimum: 1,
+      maximum: 10_000,
+      default: 20,
+      description: 'Webhook endpoints one account may have (every one of them receives a copy of each event it subscribes to)',
+    }),
     WEBHOOK_CLAIM_MARGIN_MS: Type.Integer({
       minimum: 1000,
       maximum: 3_600_000,

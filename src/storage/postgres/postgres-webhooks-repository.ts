@@ -1,7 +1,5 @@
-import { CLAIM_LOOKAHEAD } from '../../delivery/delivery-engine.js';
 import { NotFoundError } from '../../errors/errors.js';
 import type { WebhooksRepository } from '../../webhooks/webhooks-repository.js';
-import { FOREIGN_KEY_VIOLATION, sqlState } from './postgres-errors.js';
 import { insertAuditEntries } from './postgres-audit-repository.js';
 import { isoTimestamp, type Sql, type Transaction } from './postgres-sql.js';
 import {
@@ -9,6 +7,7 @@ import {
   FAILING_ENDPOINT_DISABLED_AFTER_MS,
   FAILING_REASON,
   GONE_REASON,
+  sameEventTypes,
   storedEventTypes,
   toClaimedDelivery,
   toDelivery,
@@ -35,19 +34,27 @@ const DELIVERY = [
 
 export function createPostgresWebhooksRepository(sql: Sql, transaction: Transaction): WebhooksRepository {
   return {
-    async createEndpoint(endpoint) {
-      try {
-        const [row] = await sql<EndpointRow>(
+    async createEndpoint(endpoint, { maxPerAccount }) {
+      // The account's row lock serialises creates of one account: the count
+      // and the duplicate are read (a statement that starts after the lock
+      // sees every create committed before it) and the endpoint written in
+      // one transaction.
+      return transaction(async (tx) => {
+        const [account] = await tx('SELECT id FROM accounts WHERE id = $1 FOR NO KEY UPDATE', [endpoint.accountId]);
+        if (account === undefined) throw new NotFoundError('account_not_found', `Account ${endpoint.accountId} does not exist.`);
+        const types = storedEventTypes(endpoint.eventTypes);
+        const sameUrl = await tx<{ event_types: string | null }>('SELECT event_types FROM webhook_endpoints WHERE account_id = $1 AND url = $2', [endpoint.accountId, endpoint.url]);
+        if (sameUrl.some((row) => sameEventTypes(row.event_types, endpoint.eventTypes))) return 'duplicate' as const;
+        const [taken] = await tx<{ n: number }>('SELECT count(*)::integer AS n FROM webhook_endpoints WHERE account_id = $1', [endpoint.accountId]);
+        if ((taken?.n ?? 0) >= maxPerAccount) return 'limit_reached' as const;
+        const [row] = await tx<EndpointRow>(
           `INSERT INTO webhook_endpoints (id, account_id, url, event_types, description, status, secret, created_at)
            VALUES ($1, $2, $3, $4, $5, 'enabled', $6, $7) RETURNING ${ENDPOINT}`,
-          [endpoint.id, endpoint.accountId, endpoint.url, storedEventTypes(endpoint.eventTypes), endpoint.description, endpoint.sealedSecret, endpoint.createdAt],
+          [endpoint.id, endpoint.accountId, endpoint.url, types, endpoint.description, endpoint.sealedSecret, endpoint.createdAt],
         );
         if (row === undefined) throw new Error('INSERT … RETURNING returned no row');
         return toEndpoint(row);
-      } catch (error) {
-        if (sqlState(error) === FOREIGN_KEY_VIOLATION) throw new NotFoundError('account_not_found', `Account ${endpoint.accountId} does not exist.`);
-        throw error;
-      }
+      });
     },
     async listEndpoints(accountId, afterId, limit) {
       const rows = await sql<EndpointRow>(
@@ -133,31 +140,38 @@ export function createPostgresWebhooksRepository(sql: Sql, transaction: Transact
       return row?.next_attempt_at;
     },
     async claimDue({ claimant, now, claimedUntil, limit, inFlight = new Map(), perDestination = limit }) {
-      // A delivery is due only when no earlier delivery of its subject to its
-      // endpoint is still pending; one being claimed right now is still
-      // pending, so its successor waits. An endpoint offers only the room it
-      // has left of this claimant's slots for it (one while it is failing):
-      // the first CLAIM_LOOKAHEAD × limit due deliveries of endpoints with
-      // room, at most their room each. SKIP LOCKED: concurrent claimers pass
-      // over rows another one has locked, and a row another claimer took
+      // Per endpoint, so that no endpoint's backlog costs another anything:
+      // the endpoints with pending deliveries (a loose index scan: one index
+      // read per endpoint), and of each enabled one with room left of this
+      // claimant's slots for it (one while it is failing), its first due
+      // deliveries, at most that room; the earliest due of those, up to
+      // `limit`. A delivery is due only when no earlier delivery of its
+      // subject to its endpoint is still pending (one in flight is pending,
+      // so its successor waits). SKIP LOCKED: concurrent claimers pass over
+      // rows another one has locked, and a row another claimer took
       // meanwhile is no longer due when the lock is granted (PostgreSQL
       // checks the row again), so no row is taken twice.
       const rows = await sql<ClaimedDeliveryRow>(
-        `WITH candidates AS (
-           SELECT d.seq, d.endpoint_id, d.next_attempt_at AS due_at,
-                  (CASE WHEN w.failing_since IS NULL THEN $5::integer ELSE 1 END) - coalesce(b.n, 0) AS room
-           FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
-           LEFT JOIN (SELECT key AS endpoint_id, value::integer AS n FROM jsonb_each_text($6::jsonb)) b ON b.endpoint_id = d.endpoint_id
-           WHERE d.status = 'pending' AND d.next_attempt_at <= $3 AND w.status = 'enabled'
-             AND (CASE WHEN w.failing_since IS NULL THEN $5::integer ELSE 1 END) > coalesce(b.n, 0)
-             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p
-                             WHERE p.endpoint_id = d.endpoint_id AND p.subject = d.subject AND p.status = 'pending' AND p.seq < d.seq)
-           ORDER BY d.next_attempt_at, d.seq LIMIT $7),
-         ranked AS (SELECT seq, due_at, room, row_number() OVER (PARTITION BY endpoint_id ORDER BY due_at, seq) AS rank FROM candidates),
+        `WITH RECURSIVE pending_endpoints(id) AS (
+           (SELECT endpoint_id FROM webhook_deliveries WHERE status = 'pending' ORDER BY endpoint_id LIMIT 1)
+           UNION ALL
+           SELECT (SELECT d.endpoint_id FROM webhook_deliveries d WHERE d.status = 'pending' AND d.endpoint_id > p.id ORDER BY d.endpoint_id LIMIT 1)
+           FROM pending_endpoints p WHERE p.id IS NOT NULL),
+         candidates AS (
+           SELECT c.seq, c.due_at
+           FROM pending_endpoints p JOIN webhook_endpoints w ON w.id = p.id AND w.status = 'enabled'
+           LEFT JOIN (SELECT key AS endpoint_id, value::integer AS n FROM jsonb_each_text($6::jsonb)) b ON b.endpoint_id = w.id
+           CROSS JOIN LATERAL (
+             SELECT d.seq, d.next_attempt_at AS due_at FROM webhook_deliveries d
+             WHERE d.endpoint_id = w.id AND d.status = 'pending' AND d.next_attempt_at <= $3
+               AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p
+                               WHERE p.endpoint_id = d.endpoint_id AND p.subject = d.subject AND p.status = 'pending' AND p.seq < d.seq)
+             ORDER BY d.next_attempt_at, d.seq
+             LIMIT greatest((CASE WHEN w.failing_since IS NULL THEN $5::integer ELSE 1 END) - coalesce(b.n, 0), 0)) c),
          due AS (
-           SELECT d.seq, r.due_at FROM ranked r JOIN webhook_deliveries d ON d.seq = r.seq
-           WHERE r.rank <= r.room AND d.status = 'pending' AND d.next_attempt_at <= $3
-           ORDER BY r.due_at, r.seq LIMIT $4 FOR UPDATE OF d SKIP LOCKED),
+           SELECT d.seq, c.due_at FROM candidates c JOIN webhook_deliveries d ON d.seq = c.seq
+           WHERE d.status = 'pending' AND d.next_attempt_at <= $3
+           ORDER BY c.due_at, c.seq LIMIT $4 FOR UPDATE OF d SKIP LOCKED),
          claimed AS (
            UPDATE webhook_deliveries u SET claimed_by = $1, next_attempt_at = $2, attempts = u.attempts + 1
            FROM due WHERE u.seq = due.seq
@@ -165,7 +179,7 @@ export function createPostgresWebhooksRepository(sql: Sql, transaction: Transact
          SELECT c.seq::text AS seq, c.attempts, c.endpoint_id, c.event_id, w.url, w.secret, w.previous_secret,
                 ${qualified('w', 'previous_secret_until')}, e.payload, ${qualified('c', 'due_at')}
          FROM claimed c JOIN webhook_endpoints w ON w.id = c.endpoint_id JOIN events e ON e.id = c.event_id ORDER BY c.seq`,
-        [claimant, claimedUntil, now, limit, perDestination, JSON.stringify(Object.fromEntries(inFlight)), limit * CLAIM_LOOKAHEAD],
+        [claimant, claimedUntil, now, limit, perDestination, JSON.stringify(Object.fromEntries(inFlight))],
       );
       return rows.map(toClaimedDelivery);
     },

@@ -1,8 +1,7 @@
-import { CLAIM_LOOKAHEAD } from '../../delivery/delivery-engine.js';
 import type Database from 'better-sqlite3';
 import { NotFoundError } from '../../errors/errors.js';
 import type { Outcome } from '../../delivery/delivery-queue.js';
-import type { WebhooksRepository } from '../../webhooks/webhooks-repository.js';
+import type { NewWebhookEndpoint, WebhookEndpoint, WebhooksRepository } from '../../webhooks/webhooks-repository.js';
 import { insertAuditEntries } from './sqlite-audit-repository.js';
 import { sqliteConstraint, statementCache } from './sqlite-util.js';
 import {
@@ -11,6 +10,7 @@ import {
   FAILING_ENDPOINT_DISABLED_AFTER_MS,
   FAILING_REASON,
   GONE_REASON,
+  sameEventTypes,
   storedEventTypes,
   toClaimedDelivery,
   toDelivery,
@@ -25,30 +25,53 @@ const DELIVERY_COLUMNS = 'seq, event_id, status, created_at, attempts, last_atte
 export function createSqliteWebhooksRepository(db: Database.Database): WebhooksRepository {
   const sql = statementCache(db);
 
+  // The limit and the duplicate are read and the endpoint written under SQLite's one write lock.
+  const createEndpoint = db.transaction((endpoint: NewWebhookEndpoint, maxPerAccount: number): WebhookEndpoint | 'limit_reached' | 'duplicate' => {
+    const types = storedEventTypes(endpoint.eventTypes);
+    const sameUrl = sql('SELECT event_types FROM webhook_endpoints WHERE account_id = ? AND url = ?').all(endpoint.accountId, endpoint.url) as { event_types: string | null }[];
+    if (sameUrl.some((row) => sameEventTypes(row.event_types, endpoint.eventTypes))) return 'duplicate';
+    const count = sql('SELECT count(*) FROM webhook_endpoints WHERE account_id = ?').pluck().get(endpoint.accountId) as bigint;
+    if (Number(count) >= maxPerAccount) return 'limit_reached';
+    const row = sql(
+      `INSERT INTO webhook_endpoints (id, account_id, url, event_types, description, status, secret, created_at)
+       VALUES (?, ?, ?, ?, ?, 'enabled', ?, ?) RETURNING ${ENDPOINT_COLUMNS}`,
+    ).get(endpoint.id, endpoint.accountId, endpoint.url, types, endpoint.description, endpoint.sealedSecret, endpoint.createdAt) as EndpointRow;
+    return toEndpoint(row);
+  });
+
   // One immediate transaction holds SQLite's writer lock: what it finds due
-  // leaves "due" before any other claimer looks. A delivery is due only when
-  // no earlier delivery of its subject to its endpoint is still pending (in
-  // flight, waiting for a retry, or held back by a disabled endpoint). An
-  // endpoint offers only the room it has left of this claimant's slots for
-  // it (one while it is failing): the first CLAIM_LOOKAHEAD × limit due
-  // deliveries of endpoints with room, at most their room each. Each claim
-  // carries the time it was due at (for the delivery-lag metric).
-  const claim = db.transaction((claimant: string, now: string, claimedUntil: string, limit: number, inFlight: string, perEndpoint: number) => {
-    const due = sql(
-      `WITH busy AS (SELECT key AS endpoint_id, value AS n FROM json_each(?)),
-       candidates AS (
-         SELECT d.seq, d.endpoint_id, d.next_attempt_at,
-                (CASE WHEN w.failing_since IS NULL THEN ? ELSE 1 END) - coalesce(b.n, 0) AS room
-         FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id LEFT JOIN busy b ON b.endpoint_id = d.endpoint_id
-         WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND w.status = 'enabled'
-           AND (CASE WHEN w.failing_since IS NULL THEN ? ELSE 1 END) > coalesce(b.n, 0)
-           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p
-                           WHERE p.endpoint_id = d.endpoint_id AND p.subject = d.subject AND p.status = 'pending' AND p.seq < d.seq)
-         ORDER BY d.next_attempt_at, d.seq LIMIT ?)
-       SELECT seq, next_attempt_at FROM (
-         SELECT seq, next_attempt_at, room, row_number() OVER (PARTITION BY endpoint_id ORDER BY next_attempt_at, seq) AS rank FROM candidates)
-       WHERE rank <= room ORDER BY next_attempt_at, seq LIMIT ?`,
-    ).all(inFlight, perEndpoint, now, perEndpoint, limit * CLAIM_LOOKAHEAD, limit) as { seq: bigint; next_attempt_at: string }[];
+  // leaves "due" before any other claimer looks. Per endpoint, so that no
+  // endpoint's backlog costs another anything: the endpoints with pending
+  // deliveries (a loose index scan: one index read per endpoint), and of
+  // each enabled one with room left of this claimant's slots for it (one
+  // while it is failing), its first due deliveries, at most that room; the
+  // earliest due of those, up to `limit`. A delivery is due only when no
+  // earlier delivery of its subject to its endpoint is still pending (in
+  // flight, waiting for a retry, or held back by a disabled endpoint). Each
+  // claim carries the time it was due at (for the delivery-lag metric).
+  const claim = db.transaction((claimant: string, now: string, claimedUntil: string, limit: number, inFlight: ReadonlyMap<string, number>, perEndpoint: number) => {
+    const endpoints = sql(
+      `WITH RECURSIVE pending_endpoints(id) AS (
+         SELECT min(endpoint_id) FROM webhook_deliveries WHERE status = 'pending'
+         UNION ALL
+         SELECT (SELECT min(d.endpoint_id) FROM webhook_deliveries d WHERE d.status = 'pending' AND d.endpoint_id > p.id) FROM pending_endpoints p WHERE p.id IS NOT NULL)
+       SELECT w.id, w.failing_since IS NOT NULL AS failing FROM pending_endpoints p JOIN webhook_endpoints w ON w.id = p.id WHERE w.status = 'enabled'`,
+    ).all() as { id: string; failing: bigint }[];
+    const firstDue = sql(
+      `SELECT d.seq, d.next_attempt_at FROM webhook_deliveries d
+       WHERE d.endpoint_id = ? AND d.status = 'pending' AND d.next_attempt_at <= ?
+         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p
+                         WHERE p.endpoint_id = d.endpoint_id AND p.subject = d.subject AND p.status = 'pending' AND p.seq < d.seq)
+       ORDER BY d.next_attempt_at, d.seq LIMIT ?`,
+    );
+    const candidates: { seq: bigint; next_attempt_at: string }[] = [];
+    for (const endpoint of endpoints) {
+      const room = (endpoint.failing === 1n ? 1 : perEndpoint) - (inFlight.get(endpoint.id) ?? 0);
+      if (room > 0) candidates.push(...(firstDue.all(endpoint.id, now, room) as { seq: bigint; next_attempt_at: string }[]));
+    }
+    const due = candidates
+      .sort((a, b) => (a.next_attempt_at < b.next_attempt_at ? -1 : a.next_attempt_at > b.next_attempt_at ? 1 : a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0))
+      .slice(0, limit);
     if (due.length === 0) return [];
     const seqs = JSON.stringify(due.map(({ seq }) => Number(seq)));
     sql(`UPDATE webhook_deliveries SET claimed_by = ?, next_attempt_at = ?, attempts = attempts + 1 WHERE seq IN (SELECT value FROM json_each(?))`).run(claimant, claimedUntil, seqs);
@@ -136,13 +159,9 @@ export function createSqliteWebhooksRepository(db: Database.Database): WebhooksR
   });
 
   return {
-    async createEndpoint(endpoint) {
+    async createEndpoint(endpoint, { maxPerAccount }) {
       try {
-        const row = sql(
-          `INSERT INTO webhook_endpoints (id, account_id, url, event_types, description, status, secret, created_at)
-           VALUES (?, ?, ?, ?, ?, 'enabled', ?, ?) RETURNING ${ENDPOINT_COLUMNS}`,
-        ).get(endpoint.id, endpoint.accountId, endpoint.url, storedEventTypes(endpoint.eventTypes), endpoint.description, endpoint.sealedSecret, endpoint.createdAt) as EndpointRow;
-        return toEndpoint(row);
+        return createEndpoint.immediate(endpoint, maxPerAccount);
       } catch (error) {
         if (sqliteConstraint(error) === 'SQLITE_CONSTRAINT_FOREIGNKEY') throw new NotFoundError('account_not_found', `Account ${endpoint.accountId} does not exist.`);
         throw error;
@@ -215,7 +234,7 @@ export function createSqliteWebhooksRepository(db: Database.Database): WebhooksR
       return row?.next_attempt_at;
     },
     async claimDue({ claimant, now, claimedUntil, limit, inFlight = new Map(), perDestination = limit }) {
-      return claim.immediate(claimant, now, claimedUntil, limit, JSON.stringify(Object.fromEntries(inFlight)), perDestination);
+      return claim.immediate(claimant, now, claimedUntil, limit, inFlight, perDestination);
     },
     async markSent({ id, claimant, at, statusCode, durationMs }) {
       return succeed.immediate(id, claimant, at, statusCode ?? null, durationMs ?? null);

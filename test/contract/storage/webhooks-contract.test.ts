@@ -167,8 +167,9 @@ for (const backend of storageBackends({ postgresDirect: true })) {
       const other = await h.tenant();
       const at = '2026-11-24T10:00:00.000Z';
       const base = { accountId, url: 'https://hooks.example.com/a', eventTypes: null, description: null, sealedSecret: 'v1.aa.bb', createdAt: at };
-      const first = await h.storage.webhooks.createEndpoint({ ...base, id: 'we_00000000000000000000000000000001' });
-      await h.storage.webhooks.createEndpoint({ ...base, id: 'we_00000000000000000000000000000002', eventTypes: ['order.created', 'order.cancelled'], description: 'two' });
+      const first = await h.storage.webhooks.createEndpoint({ ...base, id: 'we_00000000000000000000000000000001' }, { maxPerAccount: 20 });
+      assert.ok(typeof first === 'object');
+      await h.storage.webhooks.createEndpoint({ ...base, id: 'we_00000000000000000000000000000002', eventTypes: ['order.created', 'order.cancelled'], description: 'two' }, { maxPerAccount: 20 });
       assert.deepEqual(first, { id: 'we_00000000000000000000000000000001', accountId, url: base.url, eventTypes: null, description: null, status: 'enabled', disabledReason: null, createdAt: at });
       assert.equal(await h.storage.webhooks.findEndpoint(other.accountId, first.id), undefined);
       assert.deepEqual((await h.storage.webhooks.listEndpoints(accountId, undefined, 1)).map((e) => e.id), [first.id]);

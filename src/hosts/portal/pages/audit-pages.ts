@@ -25,6 +25,12 @@ const ACTION_LABELS: Readonly<Record<AuditAction, string>> = {
   order_cancelled: 'Order cancelled',
   order_shipped: 'Order shipped',
   webhook_endpoint_disabled: 'Webhook endpoint disabled',
+  webhook_endpoint_created: 'Webhook endpoint created',
+  webhook_endpoint_updated: 'Webhook endpoint changed',
+  webhook_endpoint_enabled: 'Webhook endpoint enabled',
+  webhook_endpoint_deleted: 'Webhook endpoint deleted',
+  webhook_secret_rotated: 'Webhook signing secret rotated',
+  webhook_event_redelivered: 'Event redelivered',
 };
 
 const AuditQuery = Type.Object({ cursor: Type.Optional(Type.String({ maxLength: 1000 })) });

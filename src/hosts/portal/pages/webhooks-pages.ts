@@ -4,7 +4,7 @@ import { Type, type Static } from 'typebox';
 import { ValidationError } from '../../../errors/errors.js';
 import { EVENT_TYPES } from '../../../events/event-types.js';
 import type { WebhookDelivery, WebhookEndpoint } from '../../../webhooks/webhooks-repository.js';
-import { recordPortalAction } from '../portal-audit.js';
+import { portalAuditContext } from '../portal-audit.js';
 import type { PortalContext } from '../portal-context.js';
 import { csrfField, formField } from '../portal-context.js';
 import { formatInstant } from '../portal-format.js';
@@ -128,7 +128,7 @@ export function registerWebhooksPages(scope: FastifyInstance, { render, services
 
   app.post('/webhooks', { schema: { body: CreateForm } }, async (request, reply) => {
     try {
-      const { endpoint, secret } = await webhooks.createEndpoint(accountOf(request), checkedForm(request.body));
+      const { endpoint, secret } = await webhooks.createEndpoint(accountOf(request), checkedForm(request.body), { context: portalAuditContext(request) });
       return await showEndpoints(request, reply, { newSecret: { secret, url: endpoint.url, heading: 'Endpoint created' } }, 201);
     } catch (error) {
       // A refused URL (the SSRF rules) or a bad field: the service's reason, on the form.
@@ -158,10 +158,7 @@ export function registerWebhooksPages(scope: FastifyInstance, { render, services
     const action = status === 'disabled' ? 'disable' : 'enable';
     app.post(`/webhooks/:endpointId/${action}`, { schema: { params: EndpointParams, body: EmptyForm } }, async (request, reply) => {
       const { user } = signedInUser(request);
-      const endpoint = await webhooks.updateEndpoint(user.accountId, request.params.endpointId, { status });
-      if (status === 'disabled') {
-        await recordPortalAction(services.audit, request, user, 'webhook_endpoint_disabled', { target: { kind: 'webhook_endpoint', id: endpoint.id } });
-      }
+      await webhooks.updateEndpoint(user.accountId, request.params.endpointId, { status }, { context: portalAuditContext(request, user) });
       return reply.redirect(`/webhooks?done=${status}`, 303);
     });
   }
@@ -172,7 +169,7 @@ export function registerWebhooksPages(scope: FastifyInstance, { render, services
   });
 
   app.post('/webhooks/:endpointId/delete', { schema: { params: EndpointParams, body: EmptyForm } }, async (request, reply) => {
-    await webhooks.deleteEndpoint(accountOf(request), request.params.endpointId);
+    await webhooks.deleteEndpoint(accountOf(request), request.params.endpointId, { context: portalAuditContext(request) });
     return reply.redirect('/webhooks?done=deleted', 303);
   });
 
@@ -182,7 +179,7 @@ export function registerWebhooksPages(scope: FastifyInstance, { render, services
   });
 
   app.post('/webhooks/:endpointId/rotate', { schema: { params: EndpointParams, body: EmptyForm } }, async (request, reply) => {
-    const { endpoint, secret } = await webhooks.rotateSecret(accountOf(request), request.params.endpointId);
+    const { endpoint, secret } = await webhooks.rotateSecret(accountOf(request), request.params.endpointId, { context: portalAuditContext(request) });
     const notice = 'The secret was rotated. For 24 hours every delivery is signed with both the new and the previous secret.';
     return showEndpoints(request, reply, { newSecret: { secret, url: endpoint.url, heading: 'New signing secret' }, notice });
   });
@@ -190,7 +187,7 @@ export function registerWebhooksPages(scope: FastifyInstance, { render, services
   app.post('/webhooks/:endpointId/redeliver', { schema: { params: EndpointParams, body: RedeliverForm } }, async (request, reply) => {
     const { endpointId } = request.params;
     const { eventId } = request.body;
-    await webhooks.redeliver(accountOf(request), eventId, endpointId);
+    await webhooks.redeliver(accountOf(request), eventId, endpointId, { context: portalAuditContext(request) });
     return reply.redirect(`/webhooks/${endpointId}?redelivered=${eventId}`, 303);
   });
 }
