@@ -75,6 +75,8 @@ function buildServices(
   // One signing key for every cursor of the API (v2 orders, events, the audit trail): each binds its listing in the digest.
   const cursors = createCursorCodec({ secrets: config.cursorSecrets, secretsRepository: storage.secrets, clock });
   const audit = createAuditService({ auditRepository: storage.audit, cursors, clock, retentionDays: config.audit.retentionDays });
+  const webhookPolicy = createUrlPolicy(config.webhooks, systemResolver);
+  const webhookSecrets = createSecretBox({ configuredKey: config.webhooks.secretsKey, secretsRepository: storage.secrets, clock });
   return {
     accounts,
     apiKeys: createApiKeysService({
@@ -103,10 +105,13 @@ function buildServices(
     events: createEventsService({ eventsRepository: storage.events, cursors, clock, retentionDays: config.events.retentionDays }),
     webhooks: createWebhooksService({
       webhooksRepository: storage.webhooks,
-      policy: createUrlPolicy(config.webhooks, systemResolver),
-      secretBox: createSecretBox({ configuredKey: config.webhooks.secretsKey, secretsRepository: storage.secrets, clock }),
+      policy: webhookPolicy,
+      secretBox: webhookSecrets,
+      // Test events go out as deliveries do: signed, through the SSRF rules, within WEBHOOK_TIMEOUT_MS.
+      sender: createWebhookSender({ policy: webhookPolicy, secretBox: webhookSecrets, clock, timeoutMs: config.webhooks.timeoutMs }),
       clock,
       audit,
+      cursors,
       maxEndpointsPerAccount: config.webhooks.maxEndpointsPerAccount,
     }),
   };
@@ -128,6 +133,7 @@ export function createContainer(config: Config, { clock = systemClock, registry 
       // Last-used times still in memory are written before the database closes.
       await services.keyUsage.stop().catch(() => undefined);
       await services.audit.stopPruning();
+      services.webhooks.close();
       await storage.close();
     },
   };
@@ -137,7 +143,7 @@ export function createContainer(config: Config, { clock = systemClock, registry 
  * The background dispatcher of quickstart messages over the container's
  * storage, woken whenever this process queues a message.
  */
-export function createMessagesDispatcher(
+function createMessagesDispatcher(
   container: Pick<Container, 'config' | 'storage' | 'services' | 'metrics'>,
   logger: Logger,
   outages: OutageLog,
@@ -213,6 +219,48 @@ export function createWebhooksDispatcher(
       for (const off of unsubscribe) off();
       await engine.stop();
       sender.close();
+    },
+  };
+}
+
+/** The background work of a serving process, started together and stopped together. */
+export interface BackgroundWork {
+  start(): void;
+  /** Stops the engines (queued deliveries stay queued for the next start) and the periodic jobs. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Everything a serving process runs besides its hosts: the messages and
+ * webhooks delivery engines, the pruning of events and of the audit trail,
+ * the flushing of API keys' last-used times, and the logging of audit
+ * entries that could not be written. `busy` says whether the process served
+ * requests since it was last asked (the webhook engine then yields: see
+ * docs/webhooks.md).
+ */
+export function createBackgroundWork(
+  container: Pick<Container, 'config' | 'storage' | 'services' | 'metrics'>,
+  logger: Logger,
+  outages: OutageLog,
+  busy: () => boolean,
+): BackgroundWork {
+  const { config, services } = container;
+  const messages = createMessagesDispatcher(container, logger, outages);
+  const eventsPruner = createBackgroundEventsPruner(container, logger);
+  const webhooks = createWebhooksDispatcher(container, logger, outages, undefined, busy);
+  return {
+    start() {
+      services.keyUsage.start(config.limits.keyUsageFlushMs, (err) => logger.warn({ err }, 'could not record API key usage'));
+      // The change an entry describes has committed already: a lost entry is logged, with what it said.
+      services.audit.onRecordFailed((err, entry) => logger.error({ err, audit: entry }, 'could not write an audit trail entry'));
+      services.audit.startPruning(config.audit.pruneIntervalMs, (err) => logger.warn({ err }, 'could not prune the audit trail'));
+      messages.start();
+      eventsPruner.start();
+      webhooks.start();
+    },
+    async stop() {
+      await Promise.all([messages.stop(), webhooks.stop()]);
+      await eventsPruner.stop();
     },
   };
 }

@@ -1,7 +1,7 @@
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './hosts/store/store-app.js';
-import { createBackgroundEventsPruner, createContainer, createMessagesDispatcher, createOutages, createWebhooksDispatcher } from './composition.js';
+import { createBackgroundWork, createContainer, createOutages } from './composition.js';
 import { createMetricsRegistry } from './observability/metrics-registry.js';
 import type { Config } from './config/config.js';
 import { createHttpMetrics, UNCOUNTED_HTTP_METRICS } from './observability/http-metrics.js';
@@ -86,38 +86,29 @@ export async function runServer(
     await container.close();
     throw error;
   }
-  const dispatcher = createMessagesDispatcher(container, logger, outages);
-  const eventsPruner = createBackgroundEventsPruner(container, logger);
   // Requests come first: while the store host is answering, webhook delivery takes a bounded share of the process.
   let requestsSinceCheck = 0;
   app.server.on('request', () => {
     requestsSinceCheck++;
   });
-  const webhookDispatcher = createWebhooksDispatcher(container, logger, outages, undefined, () => {
+  const background = createBackgroundWork(container, logger, outages, () => {
     const busy = requestsSinceCheck > 0;
     requestsSinceCheck = 0;
     return busy;
   });
-  container.services.keyUsage.start(limits.keyUsageFlushMs, (err) => logger.warn({ err }, 'could not record API key usage'));
-  // The change an entry describes has committed already: a lost entry is logged, with what it said.
-  container.services.audit.onRecordFailed((err, entry) => logger.error({ err, audit: entry }, 'could not write an audit trail entry'));
-  container.services.audit.startPruning(config.audit.pruneIntervalMs, (err) => logger.warn({ err }, 'could not prune the audit trail'));
   // Registered only once listening: close-with-grace also acts on a normal exit.
   const skip = signals === undefined ? [] : (['SIGINT', 'SIGTERM'] as const).filter((signal) => !signals.includes(signal));
   closeWithGrace({ delay: config.shutdownGraceMs, logger, skip }, async ({ signal, err }) => {
     if (err !== undefined) logger.error({ err }, 'shutting down after an unexpected error');
     else logger.info({ signal }, 'shutting down');
     await Promise.all([app.close(), quickstart?.close(), portal?.close(), metricsListener?.close()]);
-    await Promise.all([dispatcher.stop(), webhookDispatcher.stop()]);
-    await eventsPruner.stop();
+    await background.stop();
     outages.stop();
     await container.close();
     // The spans of the last requests are exported before the process ends.
     await tracing?.shutdown().catch((error: unknown) => logger.warn({ err: error }, 'could not export the last spans'));
   });
-  dispatcher.start();
-  eventsPruner.start();
-  webhookDispatcher.start();
+  background.start();
   const listening: Listening = {
     address,
     ...(quickstartAddress === undefined ? {} : { quickstartAddress }),

@@ -15,7 +15,11 @@ export interface CursorPosition {
   filterDigest: string;
   /** The id (or position) of the last item on the previous page. */
   afterId: bigint;
+  /** For a listing keyed by text (webhook endpoints: `we_…`), the last item's key; letters, digits and `_`, at most 64. */
+  afterKey?: string;
 }
+
+const TEXT_KEY = /^[A-Za-z0-9_]{1,64}$/;
 
 export interface CursorCodec {
   encode(position: CursorPosition): Promise<string>;
@@ -73,10 +77,11 @@ export function createCursorCodec({
   const mac = (key: Buffer, payload: string) => createHmac('sha256', key).update(payload).digest().subarray(0, MAC_BYTES);
 
   return {
-    async encode({ accountId, filterDigest: digest, afterId }) {
+    async encode({ accountId, filterDigest: digest, afterId, afterKey }) {
       const [signing] = await loadKeys();
       if (signing === undefined) throw new Error('no cursor signing key');
-      const payload = Buffer.from(JSON.stringify({ a: accountId, f: digest, k: afterId.toString() })).toString('base64url');
+      if (afterKey !== undefined && !TEXT_KEY.test(afterKey)) throw new Error('a cursor key must be letters, digits and _');
+      const payload = Buffer.from(JSON.stringify({ a: accountId, f: digest, k: afterId.toString(), ...(afterKey === undefined ? {} : { t: afterKey }) })).toString('base64url');
       return `${payload}.${mac(signing, payload).toString('base64url')}`;
     },
 
@@ -97,10 +102,11 @@ export function createCursorCodec({
         return undefined;
       }
       if (typeof parsed !== 'object' || parsed === null) return undefined;
-      const { a, f, k } = parsed as Record<string, unknown>;
+      const { a, f, k, t } = parsed as Record<string, unknown>;
       const afterId = typeof k === 'string' ? parseInt64(k) : undefined;
       if (!Number.isSafeInteger(a) || typeof f !== 'string' || afterId === undefined) return undefined;
-      return { accountId: a as number, filterDigest: f, afterId };
+      if (t !== undefined && (typeof t !== 'string' || !TEXT_KEY.test(t))) return undefined;
+      return { accountId: a as number, filterDigest: f, afterId, ...(t === undefined ? {} : { afterKey: t }) };
     },
 
     async signingKeyId() {

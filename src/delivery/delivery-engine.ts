@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { DatabaseUnavailableError } from '../errors/errors.js';
 import type { Clock } from '../shared/clock.js';
 import type { OutageLog, OutageSource } from '../shared/outage-log.js';
 import { DeliveryError } from './delivery-error.js';
 import type { AttemptRecord, ClaimedItem, DeliveryQueue, Outcome } from './delivery-queue.js';
+import { createSlots } from './delivery-slots.js';
+import { GATHER_MS, rest, SLICE_MS } from './engine-pacing.js';
 
 /** A claim outlives the slowest possible attempt by this much before another process may retry it (unless configured). */
 const CLAIM_MARGIN_MS = 60_000;
@@ -45,9 +48,6 @@ export interface DeliveryEngineDependencies<T extends ClaimedItem> {
   yieldTo?: { busy(): boolean; share: number };
 }
 
-/** The engine's own event-loop time after which it asks whether the process is busy (and rests in proportion if so). */
-const SLICE_MS = 10;
-
 /**
  * Moves a delivery queue on: claims due items (a lease, so several processes
  * on one database share the work and never hold one item at once), delivers
@@ -73,11 +73,13 @@ export function createDeliveryEngine<T extends ClaimedItem>({ name, queue, sende
     else log.error({ err: error, ...fields }, what);
   };
   const inFlight = new AbortController();
-  /** Attempts in flight per destination, and all of them. */
-  const perDestination = new Map<string, number>();
+  // Each attempt in flight listens for shutdown on this one signal.
+  setMaxListeners(config.maxInFlight + 16, inFlight.signal);
+  const slots = createSlots(config.perDestination);
   const attempts = new Set<Promise<void>>();
-  /** Outcomes of ended attempts, not yet settled. */
+  /** Outcomes of ended attempts, not yet settled, and when the first of them ended. */
   const ended: Outcome[] = [];
+  let firstEndedAt = 0;
   /** The engine's own event-loop time (ms) since it last asked whether the process is busy. */
   let ownMs = 0;
   let stopping = false;
@@ -118,25 +120,9 @@ export function createDeliveryEngine<T extends ClaimedItem>({ name, queue, sende
     }
   }
 
-  /** A rest that only stop ends (attempts in flight go on meanwhile; their outcomes wait). */
-  function rest(ms: number): Promise<void> {
-    if (stopping) return Promise.resolve();
-    return new Promise((resolve) => {
-      const stopped = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        inFlight.signal.removeEventListener('abort', stopped);
-        resolve();
-      }, ms);
-      inFlight.signal.addEventListener('abort', stopped, { once: true });
-    });
-  }
-
   /** One attempt; its outcome, or undefined when shutdown interrupted it (then it is released). */
   async function attempt(item: T): Promise<Outcome | undefined> {
-    const settlement = { id: item.id, claimant };
+    const settlement = { id: item.id, claimant, attempt: item.attempts };
     const started = performance.now();
     try {
       const record = await sender.deliver(item, inFlight.signal);
@@ -144,7 +130,7 @@ export function createDeliveryEngine<T extends ClaimedItem>({ name, queue, sende
       return { sent: true, settlement: { ...settlement, durationMs, ...record, at: clock.now().toISOString() } };
     } catch (error) {
       if (inFlight.signal.aborted) {
-        await queue.release({ ...settlement, at: clock.now().toISOString() });
+        await queue.release({ id: item.id, claimant, at: clock.now().toISOString() });
         return undefined;
       }
       const durationMs = Math.round(performance.now() - started);
@@ -166,6 +152,7 @@ export function createDeliveryEngine<T extends ClaimedItem>({ name, queue, sende
           error: reason,
           durationMs,
           ...(known?.statusCode === undefined ? {} : { statusCode: known.statusCode }),
+          ...(known?.exchange === undefined ? {} : { exchange: known.exchange }),
           ...(retryAt === undefined ? {} : { retryAt }),
           ...(gone ? { gone } : {}),
         },
@@ -176,19 +163,20 @@ export function createDeliveryEngine<T extends ClaimedItem>({ name, queue, sende
   /** Starts an attempt in its destination's slot; when it ends, its outcome waits for the loop to settle it and the slot is free. */
   function launch(item: T): void {
     const destination = item.destination ?? '';
-    perDestination.set(destination, (perDestination.get(destination) ?? 0) + 1);
+    slots.take(destination);
     const running: Promise<void> = own(() => attempt(item))
       .then(
         (outcome) => {
-          if (outcome !== undefined) ended.push(outcome);
+          if (outcome === undefined) return;
+          slots.adjust(destination, outcome);
+          if (ended.length === 0) firstEndedAt = performance.now();
+          ended.push(outcome);
         },
         // Storage failed while releasing: the claim lapses and the item is retried then.
         (error: unknown) => failed(error, 'could not release a delivery', { id: item.id }),
       )
       .finally(() => {
-        const left = (perDestination.get(destination) ?? 1) - 1;
-        if (left === 0) perDestination.delete(destination);
-        else perDestination.set(destination, left);
+        slots.give(destination);
         attempts.delete(running);
         nudge();
       });
@@ -212,48 +200,62 @@ export function createDeliveryEngine<T extends ClaimedItem>({ name, queue, sende
     }
   }
 
-  /** Claims what fits in the free slots and starts it; how many it asked for and got. */
-  async function claim(room: number): Promise<number> {
+  /** Claims what fits in the free slots (settling `outcomes` in the same step where the queue can) and starts it; how many it got. */
+  async function claim(room: number, outcomes: Outcome[]): Promise<number> {
     const now = clock.now();
-    const claimed = await own(() =>
-      queue.claimDue({
-        claimant,
-        now: now.toISOString(),
-        claimedUntil: new Date(now.getTime() + config.attemptTimeoutMs + (config.claimMarginMs ?? CLAIM_MARGIN_MS)).toISOString(),
-        limit: room,
-        inFlight: perDestination,
-        perDestination: config.perDestination,
-      }),
-    );
+    const request = {
+      claimant,
+      now: now.toISOString(),
+      claimedUntil: new Date(now.getTime() + config.attemptTimeoutMs + (config.claimMarginMs ?? CLAIM_MARGIN_MS)).toISOString(),
+      limit: room,
+      inFlight: slots.inFlight,
+      windows: slots.windows,
+      perDestination: slots.initialWindow,
+    };
+    let claimed: T[];
+    if (outcomes.length > 0 && queue.settleAndClaim !== undefined) {
+      claimed = await own(() => queue.settleAndClaim?.(outcomes, request) ?? Promise.resolve([]));
+    } else {
+      if (outcomes.length > 0) await settle(outcomes);
+      claimed = await own(() => queue.claimDue(request));
+    }
     for (const item of claimed) launch(item);
     return claimed.length;
   }
 
   async function loop(): Promise<void> {
     while (!stopping) {
-      if (ended.length > 0) await settle(ended.splice(0));
       if (yieldTo !== undefined && ownMs >= SLICE_MS) {
         const spent = ownMs;
         ownMs = 0;
-        if (yieldTo.busy()) await rest((spent * (1 - yieldTo.share)) / yieldTo.share);
+        if (yieldTo.busy()) await rest((spent * (1 - yieldTo.share)) / yieldTo.share, inFlight.signal);
         continue;
       }
+      // Attempts still in flight may end in a moment: their outcomes share the commit of those that ended.
+      const gathering = GATHER_MS - (performance.now() - firstEndedAt);
+      if (ended.length > 0 && ended.length < attempts.size && gathering > 0) {
+        await idle(gathering);
+        continue;
+      }
+      const outcomes = ended.splice(0);
       const room = config.maxInFlight - attempts.size;
       if (room <= 0) {
+        if (outcomes.length > 0) await settle(outcomes);
         // Every slot taken: the next attempt to end wakes the loop.
-        await idle(undefined);
+        else await idle(undefined);
         continue;
       }
       let got: number;
       try {
-        got = await claim(room);
+        got = await claim(room, outcomes);
       } catch (error) {
+        // The claim failed (and, where they were one step, the settlement with it: those claims lapse and are retried).
         failed(error, 'could not claim deliveries; will try again');
         await idle(config.pollIntervalMs);
         continue;
       }
-      // Some were due: more may be (the claim offers each destination only its room). None: wait for a wake, an attempt's end or the poll.
-      if (got > 0 || ended.length > 0) continue;
+      // As many as it could take: more may be due. Fewer: every destination with room has none due; wait for a wake, an attempt's end or the poll.
+      if (got === room || ended.length > 0) continue;
       await idle(config.pollIntervalMs);
     }
     // Stopping: attempts in flight were interrupted (and released); what ended before is recorded.

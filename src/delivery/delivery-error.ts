@@ -1,3 +1,5 @@
+import type { AttemptExchange } from './delivery-queue.js';
+
 /**
  * A failed attempt. Its message is stored and logged, so it never contains
  * the destination's URL (which may hold a token) or any secret.
@@ -7,12 +9,15 @@ export class DeliveryError extends Error {
   readonly statusCode: number | undefined;
   /** How long the receiver asked to be left alone (Retry-After on 429/503). */
   readonly retryAfterMs: number | undefined;
+  /** What was sent and what came back, when the sender records it. */
+  readonly exchange: AttemptExchange | undefined;
 
-  constructor(message: string, { statusCode, retryAfterMs }: { statusCode?: number; retryAfterMs?: number } = {}) {
+  constructor(message: string, { statusCode, retryAfterMs, exchange }: { statusCode?: number; retryAfterMs?: number; exchange?: AttemptExchange } = {}) {
     super(message);
     this.name = 'DeliveryError';
     this.statusCode = statusCode;
     this.retryAfterMs = retryAfterMs;
+    this.exchange = exchange;
   }
 }
 

@@ -29,14 +29,17 @@ export interface ClaimRequest {
   limit: number;
   /**
    * Attempts this claimant has in flight per destination, and how many one
-   * destination may have at once: a queue with several destinations offers
-   * none of a destination already at its limit, and at most the room left
-   * of each other one (a destination that keeps failing may be given less),
-   * so that a slow destination's queue can never take the claimant's slots
-   * from the others. A queue with one destination may ignore both (the
-   * engine's limit bounds it). Absent: nothing in flight, no bound.
+   * destination may have at once: `windows` for the destinations named
+   * there, `perDestination` for any other (a destination that is failing
+   * gets one). A queue with several destinations offers none of a
+   * destination already at its limit, and at most the room left of each
+   * other one, so that a slow destination's queue can never take the
+   * claimant's slots from the others. A queue with one destination may
+   * ignore them (the engine's limit bounds it). Absent: nothing in flight,
+   * no bound.
    */
   inFlight?: ReadonlyMap<string, number>;
+  windows?: ReadonlyMap<string, number>;
   perDestination?: number;
 }
 
@@ -44,13 +47,27 @@ export interface Settlement {
   id: string;
   claimant: string;
   at: string;
+  /** Which attempt this was (1 for the first), for queues that keep each attempt. */
+  attempt?: number;
 }
+
+/** What one attempt sent and what came back, for queues that keep each attempt (the webhooks' log). Never a secret. */
+export interface AttemptExchange {
+  /** The request's headers as sent, the signature among them. */
+  requestHeaders: Readonly<Record<string, string>>;
+  /** The answer's headers and the first RECORDED_BODY_LIMIT bytes of its body, when one came. */
+  response?: { headers: Readonly<Record<string, string>>; body: string };
+}
+
+/** The most of an answer's body an attempt's record keeps. */
+export const RECORDED_BODY_LIMIT = 4096;
 
 /** What one attempt observed, for queues that keep a delivery log. */
 export interface AttemptRecord {
   /** The receiver's HTTP status, when it answered. */
   statusCode?: number;
   durationMs?: number;
+  exchange?: AttemptExchange;
 }
 
 export interface FailedAttempt extends AttemptRecord {
@@ -82,6 +99,13 @@ export interface DeliveryQueue<T extends ClaimedItem> {
    * what lets an engine deliver thousands a second.
    */
   settleMany?(outcomes: readonly Outcome[]): Promise<void>;
+  /**
+   * settleMany, then claimDue, in one transaction. Optional: where a commit
+   * is costly (SQLite's fsync), an engine whose attempts end a few at a time
+   * pays one commit per turn instead of two. If it throws, neither happened
+   * (the settled claims lapse and are retried, as when settling fails).
+   */
+  settleAndClaim?(outcomes: readonly Outcome[], request: ClaimRequest): Promise<T[]>;
   /** Gives an item back unattempted (shutdown interrupted it): due at `at`, attempt not counted. */
   release(settlement: Settlement): Promise<boolean>;
   /**

@@ -19,6 +19,7 @@ export const ERROR_STATUS = {
   pet_not_found: 404,
   message_not_found: 404,
   webhook_endpoint_not_found: 404,
+  webhook_delivery_not_found: 404,
   event_not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Message } from '../messages/messages-repository.js';
 import type { Order, OrderStatus } from '../orders/orders-repository.js';
-import type { MessageEventType, OrderEventType } from './event-types.js';
+import { TEST_EVENT_TYPE, type MessageEventType, type OrderEventType } from './event-types.js';
 import type { NewEvent } from './events-repository.js';
 
 /** 40 random bits drawn once per process: ids of different processes never share them (but with odds of 2^-40). */
@@ -53,6 +53,12 @@ function eventJson(id: string, type: string, createdAt: string, data: string): s
 export function orderEvent(type: OrderEventType, order: Order, at: string): NewEvent {
   const id = newEventId();
   return { id, accountId: order.accountId, type, createdAt: at, subject: `order:${order.id}`, payload: eventJson(id, type, at, `{"order":${orderJson(order)}}`) };
+}
+
+/** A webhook.test event for `endpointId` (never stored: sent once, on request). */
+export function webhookTestEvent(endpointId: string, at: string): { id: string; payload: string } {
+  const id = newEventId();
+  return { id, payload: eventJson(id, TEST_EVENT_TYPE, at, `{"endpoint":{"id":"${endpointId}"}}`) };
 }
 
 /** The event a status change reports, if any (orders never return to pending). */

@@ -20,3 +20,12 @@ export const EVENT_TYPE_DESCRIPTIONS: Readonly<Record<EventType, string>> = {
   'message.sent': 'A quickstart message was delivered; data.message is the message, status sent.',
   'message.failed': 'A quickstart message gave up after its last attempt; data.message is the message, status failed.',
 };
+
+/**
+ * The event a store sends itself to check an endpoint (POST
+ * /v2/webhook-endpoints/{id}/test): in the catalogue (docs/events.md, the
+ * OpenAPI `webhooks` map) but never in the feed, never stored, never
+ * subscribed to: it goes to the one endpoint asked for, once.
+ */
+export const TEST_EVENT_TYPE = 'webhook.test';
+export const TEST_EVENT_DESCRIPTION = 'A test sent on request to one endpoint (POST /v2/webhook-endpoints/{id}/test); data.endpoint.id names it. Never in the events feed.';

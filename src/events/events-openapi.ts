@@ -1,5 +1,5 @@
-import { EVENT_TYPE_DESCRIPTIONS, EVENT_TYPES, MESSAGE_EVENT_TYPES, type EventType } from './event-types.js';
-import { EVENT_EXAMPLES, MessageEventSchema, OrderEventSchema } from './events-schemas.js';
+import { EVENT_TYPE_DESCRIPTIONS, EVENT_TYPES, MESSAGE_EVENT_TYPES, TEST_EVENT_DESCRIPTION, TEST_EVENT_TYPE, type EventType } from './event-types.js';
+import { EVENT_EXAMPLES, MessageEventSchema, OrderEventSchema, TestEventSchema } from './events-schemas.js';
 
 const isMessageEvent = (type: EventType) => (MESSAGE_EVENT_TYPES as readonly EventType[]).includes(type);
 
@@ -12,6 +12,24 @@ const operationId = (type: EventType) => `${type.replace(/\.(\w)/g, (_match, let
  * same Event record as GET /v2/events returns).
  */
 export function eventWebhooks(): Record<string, unknown> {
+  return {
+    ...catalogueWebhooks(),
+    [TEST_EVENT_TYPE]: {
+      post: {
+        operationId: 'webhookTestEvent',
+        tags: ['events'],
+        'x-stability': 'beta',
+        summary: `The ${TEST_EVENT_TYPE} event (beta)`,
+        description: `${TEST_EVENT_DESCRIPTION} Signed like every event.`,
+        security: [],
+        requestBody: { required: true, content: { 'application/json': { schema: TestEventSchema } } },
+        responses: { '200': { description: 'Any 2xx status acknowledges it; what the endpoint answered is the answer of the test request.' } },
+      },
+    },
+  };
+}
+
+function catalogueWebhooks(): Record<string, unknown> {
   return Object.fromEntries(
     EVENT_TYPES.map((type) => [
       type,

@@ -169,3 +169,14 @@ export const getEventSchema = {
 
 /** Each type's sentence, for the documents. */
 export const EVENT_TYPE_LIST = EVENT_TYPES.map((type) => `- \`${type}\`: ${EVENT_TYPE_DESCRIPTIONS[type]}`).join('\n');
+
+/** The webhook.test event (POST /v2/webhook-endpoints/{id}/test): never in the feed. */
+export const TestEventSchema = Type.Object(
+  {
+    id: Type.String({ maxLength: 40, description: 'The event id; also the webhook-id header.' }),
+    type: Type.Literal('webhook.test'),
+    createdAt: Type.String({ format: 'date-time', maxLength: 30 }),
+    data: Type.Object({ endpoint: Type.Object({ id: Type.String({ maxLength: 35 }) }, { additionalProperties: false }) }, { additionalProperties: false }),
+  },
+  { title: 'WebhookTestEvent', additionalProperties: false, examples: [{ id: 'evt_0b8a3f7e5c1d4e2a9f607d4c3b2a1e09', type: 'webhook.test', createdAt: '2026-11-24T10:00:00.000Z', data: { endpoint: { id: 'we_5f0c9d1e2b3a4c5d6e7f8091a2b3c4d5' } } }] },
+);

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { ClaimedItem, DeliveryQueue, Outcome } from '../delivery/delivery-queue.js';
+import type { ClaimedItem, ClaimRequest, DeliveryQueue, Outcome } from '../delivery/delivery-queue.js';
 import type { Clock } from '../shared/clock.js';
 import type { ApiKeysRepository } from '../api-keys/api-keys-repository.js';
 import type { MessageDelivery } from '../messages/messages-delivery.js';
@@ -156,7 +156,11 @@ export function createServiceMetrics(registry: Registry): ServiceMetrics {
       const counted = { sent: settled.labels({ kind, outcome: 'sent' }), failed: settled.labels({ kind, outcome: 'failed' }), given_up: settled.labels({ kind, outcome: 'given_up' }) };
       for (const child of Object.values(counted)) child.inc(0);
       const count = (outcome: Outcome) => counted[outcome.sent ? 'sent' : outcome.settlement.retryAt === undefined ? 'given_up' : 'failed'].inc();
-      const { settleMany } = queue;
+      const { settleMany, settleAndClaim } = queue;
+      const observeLag = (request: { now: string }, claimed: readonly ClaimedItem[]) => {
+        const now = Date.parse(request.now);
+        for (const item of claimed) lagOf.observe(Math.max(0, now - Date.parse(item.dueAt)) / 1000);
+      };
       // Exposed from the start (empty buckets), so that rules and dashboards find the series.
       lag.zero({ kind });
       const lagOf = lag.labels({ kind });
@@ -164,8 +168,7 @@ export function createServiceMetrics(registry: Registry): ServiceMetrics {
         ...queue,
         async claimDue(request) {
           const claimed = await queue.claimDue(request);
-          const now = Date.parse(request.now);
-          for (const item of claimed) lagOf.observe(Math.max(0, now - Date.parse(item.dueAt)) / 1000);
+          observeLag(request, claimed);
           return claimed;
         },
         async markSent(settlement) {
@@ -182,6 +185,16 @@ export function createServiceMetrics(registry: Registry): ServiceMetrics {
               async settleMany(outcomes: readonly Outcome[]) {
                 outcomes.forEach(count);
                 return settleMany.call(queue, outcomes);
+              },
+            }),
+        ...(settleAndClaim === undefined
+          ? {}
+          : {
+              async settleAndClaim(outcomes: readonly Outcome[], request: ClaimRequest) {
+                outcomes.forEach(count);
+                const claimed = await settleAndClaim.call(queue, outcomes, request);
+                observeLag(request, claimed);
+                return claimed;
               },
             }),
       };

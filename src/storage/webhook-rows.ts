@@ -1,5 +1,13 @@
 import type { NewAuditEntry } from '../audit/audit-repository.js';
-import type { ClaimedWebhookDelivery, WebhookDelivery, WebhookDeliveryStatus, WebhookEndpoint, WebhookEndpointStatus } from '../webhooks/webhooks-repository.js';
+import type { AttemptRecord, Settlement } from '../delivery/delivery-queue.js';
+import type {
+  ClaimedWebhookDelivery,
+  WebhookDelivery,
+  WebhookDeliveryAttempt,
+  WebhookDeliveryStatus,
+  WebhookEndpoint,
+  WebhookEndpointStatus,
+} from '../webhooks/webhooks-repository.js';
 
 /** Rows as both adapters select them (timestamps as ISO 8601 text), mapped in one place so both databases answer alike. */
 
@@ -121,4 +129,38 @@ export function toClaimedDelivery(row: ClaimedDeliveryRow): ClaimedWebhookDelive
     previousSecretUntil: row.previous_secret_until,
     payload: row.payload,
   };
+}
+
+export interface AttemptRow {
+  attempt: bigint | number;
+  at: string;
+  duration_ms: bigint | number | null;
+  status_code: bigint | number | null;
+  error: string | null;
+  request_headers: string;
+  response_headers: string | null;
+  response_body: string | null;
+}
+
+export function toAttempt(row: AttemptRow): WebhookDeliveryAttempt {
+  return {
+    attempt: Number(row.attempt),
+    at: row.at,
+    durationMs: row.duration_ms === null ? null : Number(row.duration_ms),
+    statusCode: row.status_code === null ? null : Number(row.status_code),
+    error: row.error,
+    requestHeaders: JSON.parse(row.request_headers) as Record<string, string>,
+    response: row.response_headers === null ? null : { headers: JSON.parse(row.response_headers) as Record<string, string>, body: row.response_body ?? '' },
+  };
+}
+
+/**
+ * An attempt's record as columns (attempt, request headers, response
+ * headers, response body: JSON text for headers), or undefined when the
+ * settlement carries none (the queue's engine records no exchange).
+ */
+export function attemptColumns({ attempt, exchange }: Settlement & AttemptRecord): [number, string, string | null, string | null] | undefined {
+  if (attempt === undefined || exchange === undefined) return undefined;
+  const { response } = exchange;
+  return [attempt, JSON.stringify(exchange.requestHeaders), response === undefined ? null : JSON.stringify(response.headers), response?.body ?? null];
 }

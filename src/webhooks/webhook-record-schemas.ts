@@ -89,3 +89,53 @@ export const DELIVERY_EXAMPLE = {
   nextAttemptAt: '2026-11-24T10:00:05.231Z',
 };
 
+
+const HeadersSchema = Type.Record(Type.String({ maxLength: 200 }), Type.String({ maxLength: 8192 }), { description: 'Header names (lower case) to values.' });
+
+export const WebhookDeliveryAttemptSchema = Type.Object(
+  {
+    attempt: Type.Integer({ format: 'int32', minimum: 1, maximum: 1000, description: 'Which attempt: 1 for the first.' }),
+    at: Type.String({ format: 'date-time', maxLength: 30, description: 'When it ended, ISO 8601 in UTC.' }),
+    durationMs: Type.Union([Type.Integer({ format: 'int32', minimum: 0, maximum: 3_600_000 }), Type.Null()], { description: 'How long it took.' }),
+    statusCode: Type.Union([Type.Integer({ format: 'int32', minimum: 100, maximum: 599 }), Type.Null()], { description: 'The HTTP status the endpoint answered, or null when it did not.' }),
+    error: Type.Union([Type.String({ maxLength: 200 }), Type.Null()], { description: 'Why it failed, in words (a connection error, a timeout, a status), or null when it succeeded.' }),
+    request: Type.Object({ headers: HeadersSchema }, { additionalProperties: false, description: 'What was sent: the headers, the Standard Webhooks signature among them. The body is the delivery\'s event.' }),
+    response: Type.Union(
+      [Type.Object({ headers: HeadersSchema, body: Type.String({ maxLength: 8192, description: 'The first 4 KB of the body, as UTF-8.' }) }, { additionalProperties: false }), Type.Null()],
+      { description: 'What came back: the headers and the first 4 KB of the body; null when no answer came.' },
+    ),
+  },
+  { title: 'WebhookDeliveryAttempt', additionalProperties: false },
+);
+
+export const WebhookDeliveryDetailSchema = Type.Object(
+  {
+    ...DELIVERY_PROPERTIES,
+    attemptLog: Type.Array(WebhookDeliveryAttemptSchema, { maxItems: 1000, description: 'Every attempt, oldest first.' }),
+  },
+  { title: 'WebhookDeliveryDetail', additionalProperties: false },
+);
+export type WebhookDeliveryDetailRecord = Static<typeof WebhookDeliveryDetailSchema>;
+
+export const DELIVERY_DETAIL_EXAMPLE = {
+  ...DELIVERY_EXAMPLE,
+  attemptLog: [
+    {
+      attempt: 1,
+      at: '2026-11-24T10:00:00.231Z',
+      durationMs: 231,
+      statusCode: 503,
+      error: 'The endpoint answered HTTP 503.',
+      request: {
+        headers: {
+          'webhook-id': EVENT_ID_EXAMPLE,
+          'webhook-timestamp': '1795000000',
+          'webhook-signature': 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
+          'content-type': 'application/json',
+          'user-agent': 'store-orders-webhooks/1 (+https://github.com/store-orders)',
+        },
+      },
+      response: { headers: { 'content-type': 'text/plain', 'retry-after': '5' }, body: 'busy' },
+    },
+  ],
+};

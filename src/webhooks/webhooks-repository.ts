@@ -53,6 +53,26 @@ export interface WebhookDelivery {
   nextAttemptAt: string | null;
 }
 
+/** One attempt of a delivery: what was sent and what came back, or why nothing did. */
+export interface WebhookDeliveryAttempt {
+  attempt: number;
+  /** When it ended. */
+  at: string;
+  durationMs: number | null;
+  statusCode: number | null;
+  error: string | null;
+  /** The request's headers as sent, the signature among them. */
+  requestHeaders: Record<string, string>;
+  /** The answer's headers and the first 4 KB of its body; null when none came. */
+  response: { headers: Record<string, string>; body: string } | null;
+}
+
+/** A delivery with what it sends (the Event JSON) and every recorded attempt, oldest first. */
+export interface WebhookDeliveryDetail extends WebhookDelivery {
+  payload: string;
+  attemptLog: WebhookDeliveryAttempt[];
+}
+
 /** A delivery an engine holds: everything it needs to sign and send it. */
 export interface ClaimedWebhookDelivery extends ClaimedItem {
   endpointId: string;
@@ -77,6 +97,10 @@ export interface WebhooksRepository extends DeliveryQueue<ClaimedWebhookDelivery
    */
   createEndpoint(endpoint: NewWebhookEndpoint, limits: { maxPerAccount: number }): Promise<WebhookEndpoint | 'limit_reached' | 'duplicate'>;
   /** The account's endpoints by id, after `afterId`, at most `limit`. */
+  /** Where and how the account's endpoint is sent to (its URL and sealed secrets), for a test event; undefined when there is none. */
+  findEndpointTarget(accountId: number, id: string): Promise<Pick<ClaimedWebhookDelivery, 'url' | 'sealedSecret' | 'previousSealedSecret' | 'previousSecretUntil'> | undefined>;
+  /** One delivery of the account's endpoint, with its payload and attempts; undefined when there is none. */
+  findDelivery(accountId: number, endpointId: string, deliveryId: string): Promise<WebhookDeliveryDetail | undefined>;
   listEndpoints(accountId: number, afterId: string | undefined, limit: number): Promise<WebhookEndpoint[]>;
   findEndpoint(accountId: number, id: string): Promise<WebhookEndpoint | undefined>;
   /** Applies the changes; enabling clears the disabled reason and the failure streak. Undefined when the account has no such endpoint. */

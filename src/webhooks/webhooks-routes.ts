@@ -1,27 +1,30 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { InvalidInputError, ValidationError } from '../errors/errors.js';
+import { ValidationError } from '../errors/errors.js';
 import { principalOf } from '../api/http/authentication.js';
 import { auditContextOf } from '../api/http/audit-context.js';
 import type { FastifyRequest } from 'fastify';
 import { parseJsonObject, requireJsonContentType } from '../http/json-body.js';
-import type { WebhookDelivery, WebhookEndpoint } from './webhooks-repository.js';
+import type { WebhookDelivery, WebhookDeliveryDetail, WebhookEndpoint } from './webhooks-repository.js';
 import {
   createEndpointSchema,
   deleteEndpointSchema,
+  getDeliverySchema,
   getEndpointSchema,
   listDeliveriesSchema,
   listEndpointsSchema,
   PAGE_LIMIT_DEFAULT,
   redeliverSchema,
   rotateSecretSchema,
+  sendTestEventSchema,
   updateEndpointSchema,
   WEBHOOKS_BODY_LIMIT_BYTES,
   WEBHOOKS_LIMIT_MAX,
   type PageQuery,
 } from './webhooks-schemas.js';
-import type { WebhookDeliveryRecord, WebhookEndpointRecord } from './webhook-record-schemas.js';
-import type { WebhooksCaller, WebhooksService } from './webhooks-service.js';
+import type { WebhookDeliveryDetailRecord, WebhookDeliveryRecord, WebhookEndpointRecord } from './webhook-record-schemas.js';
+import type { WebhooksService } from './webhooks-service.js';
+import type { WebhooksCaller } from './webhook-scopes.js';
 
 /** The key that asks: who, for the audit trail, and what it may read. */
 function callerOf(request: FastifyRequest): WebhooksCaller {
@@ -47,20 +50,22 @@ function toDeliveryRecord(delivery: WebhookDelivery): WebhookDeliveryRecord {
   return { ...delivery };
 }
 
-/**
- * Page cursors: the last key of the page, opaque to clients. Every read is
- * scoped to the caller's account, so a cursor can only move a walk within
- * the caller's own data; its form alone is checked.
- */
-function encodeCursor(key: string | undefined): string | null {
-  return key === undefined ? null : Buffer.from(key, 'utf8').toString('base64url');
-}
-
-function decodeCursor(cursor: string | undefined, form: RegExp): string | undefined {
-  if (cursor === undefined) return undefined;
-  const key = /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
-  if (!form.test(key)) throw new InvalidInputError('Query parameter cursor', 'is not valid: pass the nextCursor of a previous page unchanged.', 'invalid_cursor');
-  return key;
+/** The delivery with its attempts, without its payload (the event, which GET /v2/events/{id} serves to keys that may read it). */
+function toDeliveryDetailRecord(detail: WebhookDeliveryDetail): WebhookDeliveryDetailRecord {
+  const { attemptLog } = detail;
+  return {
+    id: detail.id,
+    eventId: detail.eventId,
+    status: detail.status,
+    createdAt: detail.createdAt,
+    attempts: detail.attempts,
+    lastAttemptAt: detail.lastAttemptAt,
+    statusCode: detail.statusCode,
+    error: detail.error,
+    durationMs: detail.durationMs,
+    nextAttemptAt: detail.nextAttemptAt,
+    attemptLog: attemptLog.map(({ requestHeaders, ...attempt }) => ({ ...attempt, request: { headers: requestHeaders } })),
+  };
 }
 
 function pageLimit(query: PageQuery): number {
@@ -79,9 +84,8 @@ export async function registerWebhooksRoutes(scope: FastifyInstance, { webhooksS
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
 
   app.get('/webhook-endpoints', { schema: listEndpointsSchema, config: { scope: SCOPE } }, async (request) => {
-    const after = decodeCursor(request.query.cursor, /^we_[0-9a-f]{32}$/);
-    const page = await webhooksService.listEndpoints(principalOf(request).accountId, after, pageLimit(request.query));
-    return { data: page.items.map(toEndpointRecord), nextCursor: encodeCursor(page.next) };
+    const page = await webhooksService.listEndpointsByCursor(principalOf(request).accountId, request.query.cursor, pageLimit(request.query));
+    return { data: page.items.map(toEndpointRecord), nextCursor: page.nextCursor };
   });
 
   app.get('/webhook-endpoints/:endpointId', { schema: getEndpointSchema, config: { scope: SCOPE } }, async (request) => {
@@ -99,9 +103,19 @@ export async function registerWebhooksRoutes(scope: FastifyInstance, { webhooksS
   });
 
   app.get('/webhook-endpoints/:endpointId/deliveries', { schema: listDeliveriesSchema, config: { scope: SCOPE } }, async (request) => {
-    const before = decodeCursor(request.query.cursor, /^[1-9][0-9]{0,18}$/);
-    const page = await webhooksService.listDeliveries(principalOf(request).accountId, request.params.endpointId, before, pageLimit(request.query));
-    return { data: page.items.map(toDeliveryRecord), nextCursor: encodeCursor(page.next) };
+    const page = await webhooksService.listDeliveriesByCursor(principalOf(request).accountId, request.params.endpointId, request.query.cursor, pageLimit(request.query));
+    return { data: page.items.map(toDeliveryRecord), nextCursor: page.nextCursor };
+  });
+
+  app.post('/webhook-endpoints/:endpointId/test', { schema: sendTestEventSchema, config: { scope: SCOPE } }, async (request) => {
+    const { eventId, delivered, attempt } = await webhooksService.sendTestEvent(principalOf(request).accountId, request.params.endpointId);
+    const { requestHeaders, ...rest } = attempt;
+    return { eventId, delivered, attempt: { ...rest, request: { headers: requestHeaders } } };
+  });
+
+  app.get('/webhook-endpoints/:endpointId/deliveries/:deliveryId', { schema: getDeliverySchema, config: { scope: SCOPE } }, async (request) => {
+    const { endpointId, deliveryId } = request.params;
+    return toDeliveryDetailRecord(await webhooksService.getDelivery(principalOf(request).accountId, endpointId, deliveryId));
   });
 
   await app.register(async (bodiedScope) => {

@@ -1,3 +1,4 @@
+import { DELIVERY_DETAIL_EXAMPLE, WebhookDeliveryAttemptSchema, WebhookDeliveryDetailSchema } from './webhook-record-schemas.js';
 import { Type, type Static } from 'typebox';
 import { commonErrorResponses, errorResponse } from '../api/http/error-responses.js';
 import { documentedAs } from '../openapi/openapi-document.js';
@@ -36,14 +37,14 @@ const PageQuerySchema = Type.Object(
         default: WEBHOOKS_LIMIT_DEFAULT,
       }),
     ),
-    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'the nextCursor of the previous page, unchanged.' })),
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'the nextCursor of the previous page, unchanged.' })),
   },
   { additionalProperties: false },
 );
 export type PageQuery = Static<typeof PageQuerySchema>;
 export const PAGE_LIMIT_DEFAULT = WEBHOOKS_LIMIT_DEFAULT;
 
-const NextCursorSchema = Type.Union([Type.String({ maxLength: 100 }), Type.Null()], { description: 'Opaque cursor of the next page, or null when this page is the last.' });
+const NextCursorSchema = Type.Union([Type.String({ maxLength: 512 }), Type.Null()], { description: 'Opaque cursor of the next page, or null when this page is the last.' });
 
 const EndpointIdParamsSchema = Type.Object({
   endpointId: Type.String({ pattern: '^we_[0-9a-f]{32}$', maxLength: 35, description: 'The endpoint id: `we_` and 32 hex digits.', examples: [ENDPOINT_ID_EXAMPLE] }),
@@ -209,6 +210,59 @@ export const listDeliveriesSchema = {
     ),
     ...commonErrorResponses(SCOPE),
     400: CURSOR_400,
+    404: NOT_FOUND,
+  },
+} as const;
+
+const DeliveryParamsSchema = Type.Object({
+  endpointId: EndpointIdParamsSchema.properties.endpointId,
+  deliveryId: Type.String({ pattern: '^[1-9][0-9]{0,18}$', maxLength: 19, description: 'The delivery id (decimal), as the deliveries listing gives it.', examples: ['42'] }),
+});
+
+export const getDeliverySchema = {
+  operationId: 'getWebhookDelivery',
+  tags: ['webhooks'],
+  ...BETA,
+  summary: 'Get a delivery with every attempt (beta)',
+  description:
+    "One delivery and each of its attempts, oldest first: when it ended, how long it took, the request's headers as sent (the signature among them; the body is the event, at GET /v2/events/{eventId}), " +
+    "and the endpoint's answer (status, headers, the first 4 KB of the body), or the connection error in words.",
+  params: DeliveryParamsSchema,
+  response: {
+    200: { ...WebhookDeliveryDetailSchema, examples: [DELIVERY_DETAIL_EXAMPLE] },
+    ...commonErrorResponses(SCOPE),
+    400: errorResponse('The endpointId or deliveryId is malformed (validation_failed).', { code: 'validation_failed', message: 'Path parameter deliveryId is not valid.' }),
+    404: errorResponse("No such endpoint, or no such delivery of it, for this account (webhook_endpoint_not_found, webhook_delivery_not_found).", {
+      code: 'webhook_delivery_not_found',
+      message: 'No delivery with this id exists for this endpoint.',
+    }),
+  },
+} as const;
+
+export const sendTestEventSchema = {
+  operationId: 'sendWebhookTestEvent',
+  tags: ['webhooks'],
+  ...BETA,
+  summary: 'Send a test event (beta)',
+  description:
+    'Sends one signed `webhook.test` event to the endpoint now, enabled or not, exactly as deliveries are sent (signature, SSRF rules, `WEBHOOK_TIMEOUT_MS`), and answers with the attempt. ' +
+    'Nothing is stored or queued, and the event is never in the events feed. A refused, failed or timed-out attempt is an answer (200, `delivered: false`), not an error.',
+  params: EndpointIdParamsSchema,
+  response: {
+    200: Type.Object(
+      {
+        eventId: Type.String({ maxLength: 40, description: 'The test event\'s id (its webhook-id header).' }),
+        delivered: Type.Boolean({ description: 'Whether the endpoint answered 2xx.' }),
+        attempt: WebhookDeliveryAttemptSchema,
+      },
+      {
+        title: 'WebhookTestResult',
+        additionalProperties: false,
+        examples: [{ eventId: DELIVERY_DETAIL_EXAMPLE.eventId, delivered: false, attempt: DELIVERY_DETAIL_EXAMPLE.attemptLog[0] }],
+      },
+    ),
+    ...commonErrorResponses(SCOPE),
+    400: ID_400,
     404: NOT_FOUND,
   },
 } as const;

@@ -1,14 +1,23 @@
 import { randomBytes } from 'node:crypto';
-import type { ApiKeyScope } from '../api-keys/api-key-scopes.js';
-import { SYSTEM_CONTEXT } from '../audit/audit-context.js';
-import type { AuditAction, AuditContext, AuditDetails } from '../audit/audit-repository.js';
+import type { AuditAction, AuditDetails } from '../audit/audit-repository.js';
 import type { AuditRecorder } from '../audit/audit-service.js';
+import type { CursorCodec } from '../api/cursors.js';
 import { AppError, ValidationError } from '../errors/errors.js';
-import { readScopesOf } from './webhook-scopes.js';
 import type { Clock } from '../shared/clock.js';
 import { newSigningSecret, type SecretBox } from './security/webhook-secrets.js';
 import { RefusedUrlError, type UrlPolicy } from './security/webhook-url-policy.js';
-import type { WebhookDelivery, WebhookEndpoint, WebhookEndpointStatus, WebhooksRepository } from './webhooks-repository.js';
+import type {
+  ClaimedWebhookDelivery,
+  WebhookDelivery,
+  WebhookDeliveryDetail,
+  WebhookEndpoint,
+  WebhookEndpointStatus,
+  WebhooksRepository,
+} from './webhooks-repository.js';
+import type { Sender } from '../delivery/delivery-engine.js';
+import { createTestEvents } from './delivery/webhook-test-event.js';
+import { createWebhookCursors, deliveriesListing, ENDPOINTS_LISTING, type CursorPage } from './webhook-cursors.js';
+import { readsEverything, requireReadScopes, SYSTEM_CALLER, type WebhooksCaller } from './webhook-scopes.js';
 
 /** How long deliveries keep carrying the old secret's signature after a rotation. */
 const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -42,21 +51,13 @@ export interface WebhooksServiceDependencies {
   secretBox: SecretBox;
   clock: Clock;
   audit: AuditRecorder;
+  /** The API's one cursor codec: the endpoints and deliveries listings' cursors are signed like every other. */
+  cursors: CursorCodec;
   /** Endpoints one account may have (WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT). */
   maxEndpointsPerAccount: number;
+  /** Sends a test event, as the delivery engine sends every delivery (the same signing, SSRF rules and deadline). */
+  sender: Sender<ClaimedWebhookDelivery> & { close(): void };
 }
-
-/**
- * Who asks: for the audit trail, and, when an API key asks, the key's scopes
- * (an endpoint sends data out: see webhook-scopes.ts). Absent scopes: a
- * portal user or the operator, who may read all of the account's data.
- */
-export interface WebhooksCaller {
-  context: AuditContext;
-  scopes?: readonly ApiKeyScope[];
-}
-
-const SYSTEM_CALLER: WebhooksCaller = { context: SYSTEM_CONTEXT };
 
 /** What the audit trail says of an endpoint's URL: its origin only (a path or query may hold a token). */
 function urlOrigin(url: string): string {
@@ -76,25 +77,10 @@ function newEndpointId(): string {
   return `we_${randomBytes(16).toString('hex')}`;
 }
 
-export function createWebhooksService({ webhooksRepository, policy, secretBox, clock, audit, maxEndpointsPerAccount }: WebhooksServiceDependencies) {
+export function createWebhooksService({ webhooksRepository, policy, secretBox, clock, audit, cursors, maxEndpointsPerAccount, sender }: WebhooksServiceDependencies) {
   const listeners = new Set<() => void>();
-
-  /** Whether the caller may read every event type (a user, the operator, or a key with every read scope). */
-  function readsEverything(caller: WebhooksCaller): boolean {
-    return caller.scopes === undefined || readScopesOf(null).every((scope) => caller.scopes?.includes(scope));
-  }
-
-  /** A key may send out only what it could read itself. */
-  function requireReadScopes(caller: WebhooksCaller, types: readonly string[] | null): void {
-    if (caller.scopes === undefined) return;
-    const missing = readScopesOf(types).filter((scope) => !caller.scopes?.includes(scope));
-    if (missing.length > 0) {
-      throw new AppError(
-        'insufficient_scope',
-        `This API key lacks the scope ${missing.join(' and ')}: a webhook endpoint receives the data of its event types, so creating, changing, enabling or redelivering to one needs the scopes that read them.`,
-      );
-    }
-  }
+  const { positionOf, cursorAfter } = createWebhookCursors(cursors);
+  const testEvents = createTestEvents({ webhooksRepository, sender, clock });
 
   function recorded(caller: WebhooksCaller, accountId: number, action: AuditAction, endpointId: string | undefined, details: AuditDetails = {}): Promise<void> {
     return audit.recordAfterChange({
@@ -127,6 +113,12 @@ export function createWebhooksService({ webhooksRepository, policy, secretBox, c
     const endpoint = await webhooksRepository.findEndpoint(accountId, id);
     if (endpoint === undefined) throw notFound();
     return endpoint;
+  }
+
+  async function listDeliveries(accountId: number, endpointId: string, before: string | undefined, limit: number): Promise<Page<WebhookDelivery>> {
+    await found(accountId, endpointId);
+    const items = await webhooksRepository.listDeliveries(accountId, endpointId, before, limit);
+    return { items, next: items.length === limit ? items.at(-1)?.id : undefined };
   }
 
   return {
@@ -162,7 +154,31 @@ export function createWebhooksService({ webhooksRepository, policy, secretBox, c
       return { items, next: items.length === limit ? items.at(-1)?.id : undefined };
     },
 
+    /** The API's listing: by signed cursor (the portal and the CLI page by id, within the account they already hold). */
+    async listEndpointsByCursor(accountId: number, cursor: string | undefined, limit: number): Promise<CursorPage<WebhookEndpoint>> {
+      const after = await positionOf(accountId, ENDPOINTS_LISTING, cursor, /^we_[0-9a-f]{32}$/);
+      const items = await webhooksRepository.listEndpoints(accountId, after, limit);
+      return { items, nextCursor: await cursorAfter(accountId, ENDPOINTS_LISTING, items.length === limit ? items.at(-1)?.id : undefined) };
+    },
+
+    async listDeliveriesByCursor(accountId: number, endpointId: string, cursor: string | undefined, limit: number): Promise<CursorPage<WebhookDelivery>> {
+      const before = await positionOf(accountId, deliveriesListing(endpointId), cursor, /^[1-9][0-9]{0,18}$/);
+      const page = await listDeliveries(accountId, endpointId, before, limit);
+      return { items: page.items, nextCursor: await cursorAfter(accountId, deliveriesListing(endpointId), page.next) };
+    },
+
     getEndpoint: found,
+
+    /** Sends a signed webhook.test event to the endpoint now and answers with the attempt (see delivery/webhook-test-event.ts). */
+    sendTestEvent: testEvents.send,
+
+    /** One delivery of the account's endpoint, with its payload and every attempt. */
+    async getDelivery(accountId: number, endpointId: string, deliveryId: string): Promise<WebhookDeliveryDetail> {
+      await found(accountId, endpointId);
+      const delivery = await webhooksRepository.findDelivery(accountId, endpointId, deliveryId);
+      if (delivery === undefined) throw new AppError('webhook_delivery_not_found', 'No delivery with this id exists for this endpoint.');
+      return delivery;
+    },
 
     async updateEndpoint(accountId: number, id: string, patch: EndpointPatch, caller: WebhooksCaller = SYSTEM_CALLER): Promise<WebhookEndpoint> {
       if (patch.url !== undefined) await checkUrl(patch.url);
@@ -210,11 +226,8 @@ export function createWebhooksService({ webhooksRepository, policy, secretBox, c
       return { endpoint, secret };
     },
 
-    async listDeliveries(accountId: number, endpointId: string, before: string | undefined, limit: number): Promise<Page<WebhookDelivery>> {
-      await found(accountId, endpointId);
-      const items = await webhooksRepository.listDeliveries(accountId, endpointId, before, limit);
-      return { items, next: items.length === limit ? items.at(-1)?.id : undefined };
-    },
+    listDeliveries,
+
 
     /**
      * Queues the event again (to one endpoint, whatever its types, or to
@@ -230,6 +243,9 @@ export function createWebhooksService({ webhooksRepository, policy, secretBox, c
       if (queued > 0) onQueued();
       return queued;
     },
+
+    /** Closes the test events' connections (the container's close). */
+    close: testEvents.close,
 
     /** Calls `listener` when this process made deliveries due, so an engine here can start at once. */
     onQueued(listener: () => void): () => void {

@@ -14,6 +14,8 @@ const WEBHOOKS_ENV = {
   WEBHOOK_RETRY_SCHEDULE: '100ms',
   // Long enough for the test to watch a delivery wait behind the hanging attempt.
   WEBHOOK_TIMEOUT_MS: '4000',
+  // One attempt at a time per endpoint: the stalling endpoint's next delivery waits for its one slot.
+  WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: '1',
 };
 
 for (const backend of httpBackends()) {
@@ -25,7 +27,7 @@ for (const backend of httpBackends()) {
       const accepting = await startHookReceiver(t, () => 204);
       // 410: "never again": given up at once, no retry.
       const gone = await startHookReceiver(t, () => 410);
-      // Hangs the first request until the attempt times out: the engine's batch waits, and what falls due meanwhile waits too.
+      // Hangs the first request until the attempt times out: that endpoint's one slot is held, and its next delivery waits for it.
       const stalling = await startHookReceiver(t, (_request, index) => (index === 0 ? 'hang' : 204));
       const failingMessages = await startHookReceiver(t, () => 500);
       const server = await startServer(t, {
@@ -51,7 +53,7 @@ for (const backend of httpBackends()) {
         await services.webhooks.createEndpoint(account.id, { url: receiver.url, eventTypes: ['order.created'] });
       }
       await services.orderOperations.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
-      // The engine holds the first batch while the stalling receiver hangs: a second order's deliveries fall due and wait.
+      // The stalling endpoint's slot is held while its receiver hangs: its delivery of a second order falls due and waits.
       await stalling.next(1);
       await services.orderOperations.createOrder({ accountId: account.id, petId: 2n, quantity: 1 });
       const waited = await eventually(async () => {
@@ -85,7 +87,7 @@ for (const backend of httpBackends()) {
       // Messages: two attempts, the first retried, the second given up.
       assert.equal(failingMessages.received.length, 2);
       assert.equal(total(samples, 'store_message_delivery_attempts_total', { outcome: 'failed' }), 2);
-      // One lag observation per claimed attempt; the second order's accepting delivery waited out the hanging batch.
+      // One lag observation per claimed attempt; the second order's stalling delivery waited out the hanging attempt.
       assert.equal(total(samples, 'store_delivery_lag_seconds_count', { kind: 'webhooks' }), 6);
       assert.equal(total(samples, 'store_delivery_lag_seconds_count', { kind: 'messages' }), 2);
       const lagSum = total(samples, 'store_delivery_lag_seconds_sum', { kind: 'webhooks' });

@@ -107,6 +107,39 @@ for (const backend of httpBackends()) {
   });
 }
 
+for (const backend of httpBackends()) {
+  test(`when an endpoints cursor is plain base64 of an id, another account's, or another listing's, then 400 invalid_cursor; a signed one walks the pages (${backend.name})`, async (t) => {
+    const h = await webhooksHarness(t, backend, { ...ENV, WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT: '20' });
+    const store = await h.tenant();
+    const other = await h.tenant();
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await create(h, store.auth, { url: `http://127.0.0.1:9/${i}` })).json<{ id: string }>().id);
+    ids.sort();
+    const list = (auth: { authorization: string }, query: string) => h.app.inject({ method: 'GET', url: `/v2/webhook-endpoints?${query}`, headers: auth });
+    const first = (await list(store.auth, 'limit=2')).json<{ data: { id: string }[]; nextCursor: string }>();
+    assert.deepEqual(first.data.map((e) => e.id), ids.slice(0, 2));
+    const second = (await list(store.auth, `limit=2&cursor=${first.nextCursor}`)).json<{ data: { id: string }[]; nextCursor: string | null }>();
+    assert.deepEqual(second.data.map((e) => e.id), ids.slice(2));
+    assert.equal(second.nextCursor, null);
+    const forged = Buffer.from(ids[0] ?? '', 'utf8').toString('base64url');
+    for (const [auth, cursor] of [
+      [store.auth, forged],
+      [other.auth, first.nextCursor],
+    ] as const) {
+      const refused = await list(auth, `cursor=${cursor}`);
+      assert.equal(refused.statusCode, 400, cursor);
+      assert.equal(refused.json<{ code: string }>().code, 'invalid_cursor');
+    }
+    // A deliveries cursor is not an endpoints cursor.
+    await h.services.orderOperations.createOrder({ accountId: store.accountId });
+    await h.services.orderOperations.createOrder({ accountId: store.accountId });
+    const deliveries = await h.app.inject({ method: 'GET', url: `/v2/webhook-endpoints/${ids[0]}/deliveries?limit=1`, headers: store.auth });
+    const deliveriesCursor = deliveries.json<{ nextCursor: string | null }>().nextCursor;
+    assert.ok(deliveriesCursor !== null, deliveries.body);
+    assert.equal((await list(store.auth, `cursor=${deliveriesCursor}`)).statusCode, 400);
+  });
+}
+
 for (const backend of storageBackends()) {
   test(`when ten endpoints of one account are created at once, then exactly the limit of them are (${backend.name})`, async (t) => {
     const h = await webhooksHarness(t, backend, ENV);

@@ -1,5 +1,6 @@
 import { NotFoundError } from '../../errors/errors.js';
 import type { WebhooksRepository } from '../../webhooks/webhooks-repository.js';
+import type { AttemptRecord, Settlement } from '../../delivery/delivery-queue.js';
 import { insertAuditEntries } from './postgres-audit-repository.js';
 import { isoTimestamp, type Sql, type Transaction } from './postgres-sql.js';
 import {
@@ -7,8 +8,11 @@ import {
   FAILING_ENDPOINT_DISABLED_AFTER_MS,
   FAILING_REASON,
   GONE_REASON,
+  attemptColumns,
   sameEventTypes,
   storedEventTypes,
+  toAttempt,
+  type AttemptRow,
   toClaimedDelivery,
   toDelivery,
   toEndpoint,
@@ -31,6 +35,18 @@ const DELIVERY = [
   'd.last_duration_ms',
   qualified('d', 'next_attempt_at'),
 ].join(', ');
+
+/** An attempt's record, beside the settlement that ends it (in its transaction); nothing when the settlement carries none. */
+async function recordAttempt(tx: Sql, settlement: Settlement & AttemptRecord & { error?: string }): Promise<void> {
+  const columns = attemptColumns(settlement);
+  if (columns === undefined) return;
+  const [attempt, requestHeaders, responseHeaders, responseBody] = columns;
+  await tx(
+    `INSERT INTO webhook_delivery_attempts (delivery_seq, attempt, at, duration_ms, status_code, error, request_headers, response_headers, response_body)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (delivery_seq, attempt) DO NOTHING`,
+    [settlement.id, attempt, settlement.at, settlement.durationMs ?? null, settlement.statusCode ?? null, settlement.error ?? null, requestHeaders, responseHeaders, responseBody],
+  );
+}
 
 export function createPostgresWebhooksRepository(sql: Sql, transaction: Transaction): WebhooksRepository {
   return {
@@ -102,6 +118,27 @@ export function createPostgresWebhooksRepository(sql: Sql, transaction: Transact
       );
       return row && toEndpoint(row);
     },
+    async findEndpointTarget(accountId, id) {
+      const [row] = await sql<{ url: string; secret: string; previous_secret: string | null; previous_secret_until: string | null }>(
+        `SELECT url, secret, previous_secret, ${isoTimestamp('previous_secret_until')} FROM webhook_endpoints WHERE account_id = $1 AND id = $2`,
+        [accountId, id],
+      );
+      return row && { url: row.url, sealedSecret: row.secret, previousSealedSecret: row.previous_secret, previousSecretUntil: row.previous_secret_until };
+    },
+    async findDelivery(accountId, endpointId, deliveryId) {
+      const [row] = await sql<DeliveryRow & { payload: string }>(
+        `SELECT ${DELIVERY}, e.payload FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id JOIN events e ON e.id = d.event_id
+         WHERE w.account_id = $1 AND d.endpoint_id = $2 AND d.seq = $3`,
+        [accountId, endpointId, deliveryId],
+      );
+      if (row === undefined) return undefined;
+      const attempts = await sql<AttemptRow>(
+        `SELECT attempt, ${isoTimestamp('at')}, duration_ms, status_code, error, request_headers, response_headers, response_body
+         FROM webhook_delivery_attempts WHERE delivery_seq = $1 ORDER BY attempt`,
+        [deliveryId],
+      );
+      return { ...toDelivery(row), payload: row.payload, attemptLog: attempts.map(toAttempt) };
+    },
     async listDeliveries(accountId, endpointId, beforeId, limit) {
       const rows = await sql<DeliveryRow>(
         `SELECT ${DELIVERY} FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
@@ -139,7 +176,7 @@ export function createPostgresWebhooksRepository(sql: Sql, transaction: Transact
       );
       return row?.next_attempt_at;
     },
-    async claimDue({ claimant, now, claimedUntil, limit, inFlight = new Map(), perDestination = limit }) {
+    async claimDue({ claimant, now, claimedUntil, limit, inFlight = new Map(), windows = new Map(), perDestination = limit }) {
       // Per endpoint, so that no endpoint's backlog costs another anything:
       // the endpoints with pending deliveries (a loose index scan: one index
       // read per endpoint), and of each enabled one with room left of this
@@ -161,13 +198,14 @@ export function createPostgresWebhooksRepository(sql: Sql, transaction: Transact
            SELECT c.seq, c.due_at
            FROM pending_endpoints p JOIN webhook_endpoints w ON w.id = p.id AND w.status = 'enabled'
            LEFT JOIN (SELECT key AS endpoint_id, value::integer AS n FROM jsonb_each_text($6::jsonb)) b ON b.endpoint_id = w.id
+           LEFT JOIN (SELECT key AS endpoint_id, value::integer AS n FROM jsonb_each_text($7::jsonb)) cap ON cap.endpoint_id = w.id
            CROSS JOIN LATERAL (
              SELECT d.seq, d.next_attempt_at AS due_at FROM webhook_deliveries d
              WHERE d.endpoint_id = w.id AND d.status = 'pending' AND d.next_attempt_at <= $3
                AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p
                                WHERE p.endpoint_id = d.endpoint_id AND p.subject = d.subject AND p.status = 'pending' AND p.seq < d.seq)
              ORDER BY d.next_attempt_at, d.seq
-             LIMIT greatest((CASE WHEN w.failing_since IS NULL THEN $5::integer ELSE 1 END) - coalesce(b.n, 0), 0)) c),
+             LIMIT greatest((CASE WHEN w.failing_since IS NULL THEN coalesce(cap.n, $5::integer) ELSE 1 END) - coalesce(b.n, 0), 0)) c),
          due AS (
            SELECT d.seq, c.due_at FROM candidates c JOIN webhook_deliveries d ON d.seq = c.seq
            WHERE d.status = 'pending' AND d.next_attempt_at <= $3
@@ -179,22 +217,29 @@ export function createPostgresWebhooksRepository(sql: Sql, transaction: Transact
          SELECT c.seq::text AS seq, c.attempts, c.endpoint_id, c.event_id, w.url, w.secret, w.previous_secret,
                 ${qualified('w', 'previous_secret_until')}, e.payload, ${qualified('c', 'due_at')}
          FROM claimed c JOIN webhook_endpoints w ON w.id = c.endpoint_id JOIN events e ON e.id = c.event_id ORDER BY c.seq`,
-        [claimant, claimedUntil, now, limit, perDestination, JSON.stringify(Object.fromEntries(inFlight))],
+        [claimant, claimedUntil, now, limit, perDestination, JSON.stringify(Object.fromEntries(inFlight)), JSON.stringify(Object.fromEntries(windows))],
       );
       return rows.map(toClaimedDelivery);
     },
-    async markSent({ id, claimant, at, statusCode, durationMs }) {
+    async markSent(settlement) {
+      const { id, claimant, at, statusCode, durationMs } = settlement;
       const [row] = await sql<{ settled: boolean }>(
         `WITH settled AS (
            UPDATE webhook_deliveries SET status = 'succeeded', claimed_by = NULL, last_attempt_at = $3, last_status_code = $4, last_error = NULL, last_duration_ms = $5
            WHERE seq = $1 AND claimed_by = $2 AND status = 'pending' RETURNING endpoint_id),
-         healthy AS (UPDATE webhook_endpoints SET failing_since = NULL WHERE id IN (SELECT endpoint_id FROM settled) AND failing_since IS NOT NULL RETURNING 1)
+         healthy AS (UPDATE webhook_endpoints SET failing_since = NULL WHERE id IN (SELECT endpoint_id FROM settled) AND failing_since IS NOT NULL RETURNING 1),
+         -- The attempt's record (what was sent and what came back), when there is one.
+         attempt AS (
+           INSERT INTO webhook_delivery_attempts (delivery_seq, attempt, at, duration_ms, status_code, request_headers, response_headers, response_body)
+           SELECT $1::bigint, $6::integer, $3::timestamptz, $5::integer, $4::integer, $7::text, $8::text, $9::text FROM settled WHERE $6::integer IS NOT NULL
+           ON CONFLICT (delivery_seq, attempt) DO NOTHING RETURNING 1)
          SELECT EXISTS (SELECT 1 FROM settled) AS settled`,
-        [id, claimant, at, statusCode ?? null, durationMs ?? null],
+        [id, claimant, at, statusCode ?? null, durationMs ?? null, ...(attemptColumns(settlement) ?? [null, null, null, null])],
       );
       return row?.settled === true;
     },
-    async markAttemptFailed({ id, claimant, at, error, statusCode, durationMs, retryAt, gone }) {
+    async markAttemptFailed(settlement) {
+      const { id, claimant, at, error, statusCode, durationMs, retryAt, gone } = settlement;
       const cutoff = new Date(Date.parse(at) - FAILING_ENDPOINT_DISABLED_AFTER_MS).toISOString();
       // `current` locks the endpoint and reads its latest committed status
       // (FOR UPDATE waits for a concurrent settlement of the same endpoint),
@@ -232,6 +277,7 @@ export function createPostgresWebhooksRepository(sql: Sql, transaction: Transact
           ],
         );
         if (row === undefined) return false;
+        await recordAttempt(tx, settlement);
         if (row.was === 'enabled' && row.status === 'disabled') {
           const endpoint = { id: row.endpoint_id, accountId: Number(row.account_id) };
           await insertAuditEntries(tx, [endpointDisabledEntry(endpoint, at, gone === true ? GONE_REASON : FAILING_REASON)]);

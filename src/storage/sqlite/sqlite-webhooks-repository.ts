@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { NotFoundError } from '../../errors/errors.js';
-import type { Outcome } from '../../delivery/delivery-queue.js';
+import type { AttemptRecord, FailedAttempt, Outcome, Settlement } from '../../delivery/delivery-queue.js';
 import type { NewWebhookEndpoint, WebhookEndpoint, WebhooksRepository } from '../../webhooks/webhooks-repository.js';
 import { insertAuditEntries } from './sqlite-audit-repository.js';
 import { sqliteConstraint, statementCache } from './sqlite-util.js';
@@ -10,8 +10,11 @@ import {
   FAILING_ENDPOINT_DISABLED_AFTER_MS,
   FAILING_REASON,
   GONE_REASON,
+  attemptColumns,
   sameEventTypes,
   storedEventTypes,
+  toAttempt,
+  type AttemptRow,
   toClaimedDelivery,
   toDelivery,
   toEndpoint,
@@ -49,7 +52,8 @@ export function createSqliteWebhooksRepository(db: Database.Database): WebhooksR
   // earlier delivery of its subject to its endpoint is still pending (in
   // flight, waiting for a retry, or held back by a disabled endpoint). Each
   // claim carries the time it was due at (for the delivery-lag metric).
-  const claim = db.transaction((claimant: string, now: string, claimedUntil: string, limit: number, inFlight: ReadonlyMap<string, number>, perEndpoint: number) => {
+  const claim = db.transaction(
+    (claimant: string, now: string, claimedUntil: string, limit: number, inFlight: ReadonlyMap<string, number>, windows: ReadonlyMap<string, number>, perEndpoint: number) => {
     const endpoints = sql(
       `WITH RECURSIVE pending_endpoints(id) AS (
          SELECT min(endpoint_id) FROM webhook_deliveries WHERE status = 'pending'
@@ -66,7 +70,7 @@ export function createSqliteWebhooksRepository(db: Database.Database): WebhooksR
     );
     const candidates: { seq: bigint; next_attempt_at: string }[] = [];
     for (const endpoint of endpoints) {
-      const room = (endpoint.failing === 1n ? 1 : perEndpoint) - (inFlight.get(endpoint.id) ?? 0);
+      const room = (endpoint.failing === 1n ? 1 : (windows.get(endpoint.id) ?? perEndpoint)) - (inFlight.get(endpoint.id) ?? 0);
       if (room > 0) candidates.push(...(firstDue.all(endpoint.id, now, room) as { seq: bigint; next_attempt_at: string }[]));
     }
     const due = candidates
@@ -84,8 +88,23 @@ export function createSqliteWebhooksRepository(db: Database.Database): WebhooksR
     return rows.map((row) => toClaimedDelivery({ ...row, due_at: dueAt.get(String(row.seq)) ?? now }));
   });
 
-  const fail = db.transaction(
-    (id: string, claimant: string, at: string, error: string, statusCode: number | null, durationMs: number | null, retryAt: string | undefined, gone: boolean) => {
+  /** The attempt's record (what was sent and what came back), beside the settlement that ends it. */
+  const recordAttempt = (settlement: Settlement & AttemptRecord & { error?: string }) => {
+    const columns = attemptColumns(settlement);
+    if (columns === undefined) return;
+    const [attempt, requestHeaders, responseHeaders, responseBody] = columns;
+    sql(
+      `INSERT OR IGNORE INTO webhook_delivery_attempts (delivery_seq, attempt, at, duration_ms, status_code, error, request_headers, response_headers, response_body)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(BigInt(settlement.id), attempt, settlement.at, settlement.durationMs ?? null, settlement.statusCode ?? null, settlement.error ?? null, requestHeaders, responseHeaders, responseBody);
+  };
+
+  const fail = db.transaction((settlement: Settlement & FailedAttempt): boolean => {
+    const { id, claimant, at, error, retryAt } = settlement;
+    const statusCode = settlement.statusCode ?? null;
+    const durationMs = settlement.durationMs ?? null;
+    const gone = settlement.gone === true;
+    {
       const settled = sql(
         `UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?, claimed_by = NULL, last_attempt_at = ?, last_status_code = ?, last_error = ?, last_duration_ms = ?
          WHERE seq = ? AND claimed_by = ? AND status = 'pending' RETURNING endpoint_id`,
@@ -108,34 +127,29 @@ export function createSqliteWebhooksRepository(db: Database.Database): WebhooksR
         const endpoint = { id: settled.endpoint_id, accountId: Number(before.account_id) };
         insertAuditEntries(sql, [endpointDisabledEntry(endpoint, at, gone ? GONE_REASON : FAILING_REASON)]);
       }
+      recordAttempt(settlement);
       return true;
-    },
-  );
+    }
+  });
 
-  const succeed = db.transaction((id: string, claimant: string, at: string, statusCode: number | null, durationMs: number | null) => {
+  const succeed = db.transaction((settlement: Settlement & AttemptRecord): boolean => {
+    const { id, claimant, at } = settlement;
+    const statusCode = settlement.statusCode ?? null;
+    const durationMs = settlement.durationMs ?? null;
     const settled = sql(
       `UPDATE webhook_deliveries SET status = 'succeeded', claimed_by = NULL, last_attempt_at = ?, last_status_code = ?, last_error = NULL, last_duration_ms = ?
        WHERE seq = ? AND claimed_by = ? AND status = 'pending' RETURNING endpoint_id`,
     ).get(at, statusCode, durationMs, BigInt(id), claimant) as { endpoint_id: string } | undefined;
     if (settled === undefined) return false;
     sql('UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL').run(settled.endpoint_id);
+    recordAttempt(settlement);
     return true;
   });
 
   const settleMany = db.transaction((outcomes: readonly Outcome[]) => {
-    for (const { sent, settlement } of outcomes) {
-      if (sent) succeed(settlement.id, settlement.claimant, settlement.at, settlement.statusCode ?? null, settlement.durationMs ?? null);
-      else
-        fail(
-          settlement.id,
-          settlement.claimant,
-          settlement.at,
-          settlement.error,
-          settlement.statusCode ?? null,
-          settlement.durationMs ?? null,
-          settlement.retryAt,
-          settlement.gone === true,
-        );
+    for (const outcome of outcomes) {
+      if (outcome.sent) succeed(outcome.settlement);
+      else fail(outcome.settlement);
     }
   });
 
@@ -156,6 +170,12 @@ export function createSqliteWebhooksRepository(db: Database.Database): WebhooksR
              SELECT id, ?, ?, 'pending', ?, ? FROM webhook_endpoints WHERE account_id = ? AND id = ?`,
           ).run(event.id, event.subject, now, now, accountId, endpointId);
     return result.changes;
+  });
+
+  // One commit (one fsync) for what ended and what starts next.
+  const settleAndClaim = db.transaction((outcomes: readonly Outcome[], ...request: Parameters<typeof claim>) => {
+    settleMany(outcomes);
+    return claim(...request);
   });
 
   return {
@@ -209,6 +229,25 @@ export function createSqliteWebhooksRepository(db: Database.Database): WebhooksR
       ).get(previousUntil, sealedSecret, accountId, id) as EndpointRow | undefined;
       return row && toEndpoint(row);
     },
+    async findEndpointTarget(accountId, id) {
+      const row = sql('SELECT url, secret, previous_secret, previous_secret_until FROM webhook_endpoints WHERE account_id = ? AND id = ?').get(accountId, id) as
+        | { url: string; secret: string; previous_secret: string | null; previous_secret_until: string | null }
+        | undefined;
+      return row && { url: row.url, sealedSecret: row.secret, previousSealedSecret: row.previous_secret, previousSecretUntil: row.previous_secret_until };
+    },
+    async findDelivery(accountId, endpointId, deliveryId) {
+      const row = sql(
+        `SELECT ${DELIVERY_COLUMNS.split(', ').map((column) => `d.${column}`).join(', ')}, e.payload
+         FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id JOIN events e ON e.id = d.event_id
+         WHERE w.account_id = ? AND d.endpoint_id = ? AND d.seq = ?`,
+      ).get(accountId, endpointId, BigInt(deliveryId)) as (DeliveryRow & { payload: string }) | undefined;
+      if (row === undefined) return undefined;
+      const attempts = sql(
+        `SELECT attempt, at, duration_ms, status_code, error, request_headers, response_headers, response_body
+         FROM webhook_delivery_attempts WHERE delivery_seq = ? ORDER BY attempt`,
+      ).all(BigInt(deliveryId)) as AttemptRow[];
+      return { ...toDelivery(row), payload: row.payload, attemptLog: attempts.map(toAttempt) };
+    },
     async listDeliveries(accountId, endpointId, beforeId, limit) {
       const rows = sql(
         `SELECT ${DELIVERY_COLUMNS.split(', ').map((column) => `d.${column}`).join(', ')}
@@ -233,17 +272,20 @@ export function createSqliteWebhooksRepository(db: Database.Database): WebhooksR
       ).get() as { next_attempt_at: string } | undefined;
       return row?.next_attempt_at;
     },
-    async claimDue({ claimant, now, claimedUntil, limit, inFlight = new Map(), perDestination = limit }) {
-      return claim.immediate(claimant, now, claimedUntil, limit, inFlight, perDestination);
+    async claimDue({ claimant, now, claimedUntil, limit, inFlight = new Map(), windows = new Map(), perDestination = limit }) {
+      return claim.immediate(claimant, now, claimedUntil, limit, inFlight, windows, perDestination);
     },
-    async markSent({ id, claimant, at, statusCode, durationMs }) {
-      return succeed.immediate(id, claimant, at, statusCode ?? null, durationMs ?? null);
+    async markSent(settlement) {
+      return succeed.immediate(settlement);
     },
-    async markAttemptFailed({ id, claimant, at, error, statusCode, durationMs, retryAt, gone }) {
-      return fail.immediate(id, claimant, at, error, statusCode ?? null, durationMs ?? null, retryAt, gone === true);
+    async markAttemptFailed(settlement) {
+      return fail.immediate(settlement);
     },
     async settleMany(outcomes) {
       settleMany.immediate(outcomes);
+    },
+    async settleAndClaim(outcomes, { claimant, now, claimedUntil, limit, inFlight = new Map(), windows = new Map(), perDestination = limit }) {
+      return settleAndClaim.immediate(outcomes, claimant, now, claimedUntil, limit, inFlight, windows, perDestination);
     },
     async release({ id, claimant, at }) {
       const result = sql(

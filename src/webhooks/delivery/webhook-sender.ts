@@ -1,6 +1,8 @@
 import { injectTraceContext } from '../../shared/tracing.js';
 import { Webhook } from 'standardwebhooks';
 import { DeliveryError, describeRequestFailure, parseRetryAfter } from '../../delivery/delivery-error.js';
+import { RECORDED_BODY_LIMIT, type AttemptExchange } from '../../delivery/delivery-queue.js';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Sender } from '../../delivery/delivery-engine.js';
 import { createOutboundClient, type OutboundTarget } from '../../delivery/outbound-http.js';
 import type { Clock } from '../../shared/clock.js';
@@ -17,6 +19,13 @@ function signedHeaders(eventId: string, payload: string, secrets: readonly strin
     'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
     'webhook-signature': secrets.map((secret) => new Webhook(secret).sign(eventId, at, payload)).join(' '),
   };
+}
+
+/** Header values as text (a repeated header's values joined by ", ", as HTTP allows). */
+function headerText(headers: IncomingHttpHeaders): Record<string, string> {
+  const text: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined) text[name] = Array.isArray(value) ? value.join(', ') : value;
+  return text;
 }
 
 /**
@@ -65,13 +74,19 @@ export function createWebhookSender({ policy, secretBox, clock, timeoutMs }: { p
         'content-type': 'application/json',
         'user-agent': WEBHOOK_USER_AGENT,
       });
-      const { statusCode, headers: answered } = await client.post(() => checkedTarget(delivery.url), { headers, body }, signal).catch((error: unknown) => {
-        throw new DeliveryError(describeRequestFailure(error, signal, 'endpoint'));
+      const sent: AttemptExchange = { requestHeaders: headers };
+      const answer = await client.post(() => checkedTarget(delivery.url), { headers, body }, signal).catch((error: unknown) => {
+        throw new DeliveryError(describeRequestFailure(error, signal, 'endpoint'), { exchange: sent });
       });
-      if (statusCode >= 200 && statusCode <= 299) return { statusCode };
+      const { statusCode, headers: answered } = answer;
+      const exchange: AttemptExchange = {
+        requestHeaders: headers,
+        response: { headers: headerText(answered), body: answer.body.subarray(0, RECORDED_BODY_LIMIT).toString('utf8') },
+      };
+      if (statusCode >= 200 && statusCode <= 299) return { statusCode, exchange };
       const retryAfter = answered['retry-after'];
       const retryAfterMs = statusCode === 429 || statusCode === 503 ? parseRetryAfter(retryAfter, now.getTime()) : undefined;
-      throw new DeliveryError(`The endpoint answered HTTP ${statusCode}.`, { statusCode, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+      throw new DeliveryError(`The endpoint answered HTTP ${statusCode}.`, { statusCode, exchange, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
     },
     close() {
       client.close();

@@ -27,6 +27,8 @@ export const CONTRACT_COVERS = {
     'markAttemptFailed',
     'release',
     'oldestDueAt',
+    'findDelivery',
+    'findEndpointTarget',
   ],
 } as const satisfies ContractCoverage;
 
@@ -159,6 +161,47 @@ for (const backend of storageBackends({ postgresDirect: true })) {
       assert.deepEqual(again.map((d) => d.id).sort(), [createdDelivery.id, otherDelivery.id].sort());
       await h.storage.webhooks.markAttemptFailed({ id: createdDelivery.id, claimant: 'b', at: FAR, error: 'HTTP 500' });
       assert.equal(await h.storage.webhooks.oldestDueAt(), cancelledDelivery.createdAt);
+    });
+
+    test('when attempts are settled one by one or with the next claim, then findDelivery has each with what was sent and what came back, and findEndpointTarget its sealed secrets', async (t) => {
+      const h = await webhooksHarness(t, backend);
+      const { accountId, auth } = await h.tenant();
+      const receiver = await startHookReceiver(t);
+      const created = await h.app.inject({ method: 'POST', url: '/v2/webhook-endpoints', headers: { ...auth, 'content-type': 'application/json' }, payload: { url: receiver.url, eventTypes: ['order.created'] } });
+      const endpointId = created.json<{ id: string }>().id;
+      const target = await h.storage.webhooks.findEndpointTarget(accountId, endpointId);
+      assert.equal(target?.url, receiver.url);
+      assert.match(target?.sealedSecret ?? '', /^v1\./);
+      assert.equal(target?.previousSealedSecret, null);
+      assert.equal(await h.storage.webhooks.findEndpointTarget(accountId + 1000, endpointId), undefined);
+      await h.services.orderOperations.createOrder({ accountId });
+      await h.services.orderOperations.createOrder({ accountId });
+      const t0 = Date.now() + 1000;
+      const at = (ms: number) => new Date(t0 + ms).toISOString();
+      const [first, second] = await h.storage.webhooks.claimDue({ claimant: 'c', now: at(0), claimedUntil: at(60_000), limit: 10 });
+      assert.ok(first && second);
+      const requestHeaders = { 'webhook-id': first.eventId, 'webhook-signature': 'v1,abc' };
+      const failed = { id: first.id, claimant: 'c', at: at(10), attempt: 1, durationMs: 7, statusCode: 503, error: 'The endpoint answered HTTP 503.', retryAt: at(20) };
+      assert.equal(await h.storage.webhooks.markAttemptFailed({ ...failed, exchange: { requestHeaders, response: { headers: { 'retry-after': '1' }, body: 'busy' } } }), true);
+      // The second settles with the next claim, in one step where the adapter offers it.
+      const outcome = { sent: true as const, settlement: { id: second.id, claimant: 'c', at: at(11), attempt: 1, durationMs: 3, statusCode: 204, exchange: { requestHeaders: { 'webhook-id': second.eventId }, response: { headers: {}, body: '' } } } };
+      const retried = h.storage.webhooks.settleAndClaim
+        ? await h.storage.webhooks.settleAndClaim([outcome], { claimant: 'c', now: at(20), claimedUntil: at(60_000), limit: 10 })
+        : (await h.storage.webhooks.markSent(outcome.settlement), await h.storage.webhooks.claimDue({ claimant: 'c', now: at(20), claimedUntil: at(60_000), limit: 10 }));
+      assert.deepEqual(retried.map((d) => [d.id, d.attempts]), [[first.id, 2]]);
+      await h.storage.webhooks.settleMany?.([{ sent: true, settlement: { id: first.id, claimant: 'c', at: at(30), attempt: 2, durationMs: 2, statusCode: 200, exchange: { requestHeaders } } }]);
+      if (h.storage.webhooks.settleMany === undefined) await h.storage.webhooks.markSent({ id: first.id, claimant: 'c', at: at(30), attempt: 2, durationMs: 2, statusCode: 200, exchange: { requestHeaders } });
+      const detail = await h.storage.webhooks.findDelivery(accountId, endpointId, first.id);
+      assert.ok(detail);
+      assert.equal(detail.status, 'succeeded');
+      assert.equal(JSON.parse(detail.payload).id, first.eventId);
+      assert.deepEqual(detail.attemptLog, [
+        { attempt: 1, at: at(10), durationMs: 7, statusCode: 503, error: 'The endpoint answered HTTP 503.', requestHeaders, response: { headers: { 'retry-after': '1' }, body: 'busy' } },
+        { attempt: 2, at: at(30), durationMs: 2, statusCode: 200, error: null, requestHeaders, response: null },
+      ]);
+      assert.equal((await h.storage.webhooks.findDelivery(accountId, endpointId, second.id))?.attemptLog.length, 1);
+      assert.equal(await h.storage.webhooks.findDelivery(accountId + 1000, endpointId, first.id), undefined);
+      assert.equal(await h.storage.webhooks.findDelivery(accountId, endpointId, '999999'), undefined);
     });
 
     test('when endpoints are created, read, listed, updated, rotated and deleted, then each is seen by its own account only', async (t) => {

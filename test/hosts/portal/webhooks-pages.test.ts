@@ -170,6 +170,46 @@ for (const backend of httpBackends()) {
       assert.equal(unknown.statusCode, 404);
     });
 
+    test('when a user opens a delivery, then every attempt is shown with its headers and the payload; Send test event shows the test\'s outcome', async (t) => {
+      const portal = await webhooksPortal(t, backend);
+      const { client, email } = await signUp(portal);
+      const { id } = await createEndpoint(client, { eventType: 'order.created' });
+      const accountId = await accountOf(portal, email);
+      await portal.services.orderOperations.createOrder({ accountId });
+      const [delivery] = (await portal.services.webhooks.listDeliveries(accountId, id, undefined, 10)).items;
+      assert.ok(delivery);
+      // An attempt as the engine records it (port 9 answers nothing here).
+      const [claimed] = await portal.storage.webhooks.claimDue({ claimant: 'test', now: new Date(Date.now() + 1000).toISOString(), claimedUntil: new Date(Date.now() + 60_000).toISOString(), limit: 1 });
+      assert.ok(claimed);
+      await portal.storage.webhooks.markAttemptFailed({
+        id: claimed.id,
+        claimant: 'test',
+        at: new Date().toISOString(),
+        attempt: 1,
+        durationMs: 12,
+        statusCode: 503,
+        error: 'The endpoint answered HTTP 503.',
+        retryAt: new Date(Date.now() + 60_000).toISOString(),
+        exchange: { requestHeaders: { 'webhook-id': claimed.eventId, 'webhook-signature': 'v1,c2lnbmF0dXJl' }, response: { headers: { 'retry-after': '60' }, body: '<b>busy</b>' } },
+      });
+      const list = await client.get(`/webhooks/${id}`);
+      assert.match(list.body, new RegExp(`href="/webhooks/${id}/deliveries/${delivery.id}"`));
+      const page = await client.get(`/webhooks/${id}/deliveries/${delivery.id}`);
+      assert.equal(page.statusCode, 200);
+      const text = pageText(page.body);
+      for (const shown of ['Attempt 1: The endpoint answered HTTP 503.', 'webhook-signature: v1,c2lnbmF0dXJl', 'retry-after: 60', '<b>busy</b>', `"id":"${delivery.eventId}"`]) {
+        assert.ok(text.includes(shown), shown);
+      }
+      assert.ok(!page.body.includes('<b>busy</b>'), 'the body is escaped');
+      const other = await signUp(portal);
+      assert.equal((await other.client.get(`/webhooks/${id}/deliveries/${delivery.id}`)).statusCode, 404);
+      // Port 9 refuses: the test's outcome says so, on the endpoint's page.
+      const tested = await client.post(`/webhooks/${id}/test`, {});
+      assert.equal(tested.statusCode, 200);
+      assert.match(pageText(tested.body), /Test event evt_[0-9a-f]{32} ?: The endpoint could not be reached/);
+      assert.match(tested.body, />Send test event<\/button>/);
+    });
+
     test("when a user opens or changes another account's endpoint, then it is not found and nothing changes", async (t) => {
       const portal = await webhooksPortal(t, backend);
       const { client: owner, email } = await signUp(portal);

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
 import { ValidationError } from '../../../errors/errors.js';
 import { EVENT_TYPES } from '../../../events/event-types.js';
-import type { WebhookDelivery, WebhookEndpoint } from '../../../webhooks/webhooks-repository.js';
+import type { WebhookDelivery, WebhookDeliveryAttempt, WebhookEndpoint } from '../../../webhooks/webhooks-repository.js';
 import { portalAuditContext } from '../portal-audit.js';
 import type { PortalContext } from '../portal-context.js';
 import { csrfField, formField } from '../portal-context.js';
@@ -33,6 +33,7 @@ const CreateForm = Type.Object({
   eventType: Type.Optional(Type.Union([formField(), Type.Array(formField(), { maxItems: 20 })])),
   description: Type.Optional(formField()),
 });
+const DeliveryParams = Type.Object({ endpointId: Type.String({ pattern: ENDPOINT_ID }), deliveryId: Type.String({ pattern: '^[1-9][0-9]{0,18}$' }) });
 const RedeliverForm = Type.Object({ _csrf: csrfField, eventId: Type.String({ pattern: '^evt_[0-9a-f]{32}$' }) });
 const EmptyForm = Type.Object({ _csrf: csrfField });
 type CreateForm = Static<typeof CreateForm>;
@@ -68,6 +69,20 @@ function deliveryRow(delivery: WebhookDelivery) {
     outcome: outcome === '' ? (delivery.attempts === 0 ? 'not sent yet' : '—') : outcome,
     duration: delivery.durationMs === null ? '—' : `${delivery.durationMs} ms`,
     nextRetry: formatInstant(delivery.nextAttemptAt ?? undefined),
+  };
+}
+
+/** An attempt as the delivery page shows it: headers one per line, the outcome in words. */
+function attemptRow(attempt: WebhookDeliveryAttempt) {
+  const lines = (headers: Record<string, string>) => Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join('\n');
+  const outcome = attempt.error ?? (attempt.statusCode === null ? 'no answer' : `HTTP ${attempt.statusCode}`);
+  return {
+    attempt: attempt.attempt,
+    time: formatInstant(attempt.at),
+    duration: attempt.durationMs === null ? '—' : `${attempt.durationMs} ms`,
+    outcome,
+    requestHeaders: lines(attempt.requestHeaders),
+    response: attempt.response === null ? null : { headers: lines(attempt.response.headers), body: attempt.response.body },
   };
 }
 
@@ -139,10 +154,10 @@ export function registerWebhooksPages(scope: FastifyInstance, { render, services
     }
   });
 
-  app.get('/webhooks/:endpointId', { schema: { params: EndpointParams, querystring: DeliveriesQuery } }, async (request, reply) => {
+  /** An endpoint's page: its facts and a page of its deliveries, newest first (before `before`), with what `extra` adds. */
+  async function showDeliveries(request: FastifyRequest, reply: FastifyReply, endpointId: string, before: string | undefined, extra: Record<string, unknown> = {}) {
     const accountId = accountOf(request);
-    const endpoint = await webhooks.getEndpoint(accountId, request.params.endpointId);
-    const { before, redelivered } = request.query;
+    const endpoint = await webhooks.getEndpoint(accountId, endpointId);
     const page = await webhooks.listDeliveries(accountId, endpoint.id, before, DELIVERIES_PAGE_SIZE);
     return render(request, reply, 'webhook-deliveries', {
       title: 'Webhook deliveries',
@@ -150,7 +165,33 @@ export function registerWebhooksPages(scope: FastifyInstance, { render, services
       deliveries: page.items.map(deliveryRow),
       next: page.next === undefined ? undefined : `/webhooks/${endpoint.id}?before=${page.next}`,
       paged: before !== undefined,
-      ...(redelivered === undefined ? {} : { notice: `Event ${redelivered} was queued for delivery again.` }),
+      ...extra,
+    });
+  }
+
+  app.get('/webhooks/:endpointId', { schema: { params: EndpointParams, querystring: DeliveriesQuery } }, async (request, reply) => {
+    const { before, redelivered } = request.query;
+    return showDeliveries(request, reply, request.params.endpointId, before, redelivered === undefined ? {} : { notice: `Event ${redelivered} was queued for delivery again.` });
+  });
+
+  app.get('/webhooks/:endpointId/deliveries/:deliveryId', { schema: { params: DeliveryParams } }, async (request, reply) => {
+    const accountId = accountOf(request);
+    const endpoint = await webhooks.getEndpoint(accountId, request.params.endpointId);
+    const delivery = await webhooks.getDelivery(accountId, endpoint.id, request.params.deliveryId);
+    return render(request, reply, 'webhook-delivery', {
+      title: 'Webhook delivery',
+      endpoint: endpointRow(endpoint),
+      delivery: { ...deliveryRow(delivery), created: formatInstant(delivery.createdAt) },
+      attempts: delivery.attemptLog.map(attemptRow),
+      payload: delivery.payload,
+    });
+  });
+
+  app.post('/webhooks/:endpointId/test', { schema: { params: EndpointParams, body: EmptyForm } }, async (request, reply) => {
+    const result = await webhooks.sendTestEvent(accountOf(request), request.params.endpointId);
+    const attempt = attemptRow(result.attempt);
+    return showDeliveries(request, reply, request.params.endpointId, undefined, {
+      testResult: { eventId: result.eventId, delivered: result.delivered, outcome: attempt.outcome, duration: attempt.duration },
     });
   });
 
