@@ -17,6 +17,9 @@ import { listenOn } from './server-listen.js';
 import { portalOrigin } from './hosts/portal/portal-origin.js';
 import type { ProcessTracing } from './observability/process-tracing.js';
 
+/** The event loop's utilisation since the last check above which a process serving requests counts as busy. */
+const BUSY_LOOP_UTILIZATION = 0.7;
+
 /**
  * Runs the store host, the quickstart host (unless QUICKSTART_PORT=off) and
  * the messages dispatcher until SIGTERM/SIGINT: migrates, listens, and on a
@@ -86,13 +89,19 @@ export async function runServer(
     await container.close();
     throw error;
   }
-  // Requests come first: while the store host is answering, webhook delivery takes a bounded share of the process.
+  // Requests come first: while the store host is answering and the event
+  // loop is nearly full, webhook delivery takes a bounded share of the
+  // process. A few requests on an idle process are not a reason to hold
+  // deliveries back.
   let requestsSinceCheck = 0;
   app.server.on('request', () => {
     requestsSinceCheck++;
   });
+  let loopSince = performance.eventLoopUtilization();
   const background = createBackgroundWork(container, logger, outages, () => {
-    const busy = requestsSinceCheck > 0;
+    const loopNow = performance.eventLoopUtilization();
+    const busy = requestsSinceCheck > 0 && performance.eventLoopUtilization(loopNow, loopSince).utilization > BUSY_LOOP_UTILIZATION;
+    loopSince = loopNow;
     requestsSinceCheck = 0;
     return busy;
   });

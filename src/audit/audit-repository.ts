@@ -35,6 +35,7 @@ export const AUDIT_ACTIONS = [
   'webhook_endpoint_deleted',
   'webhook_secret_rotated',
   'webhook_event_redelivered',
+  'webhook_deliveries_recovered',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -117,4 +117,10 @@ export interface WebhooksRepository extends DeliveryQueue<ClaimedWebhookDelivery
    * deliveries were queued, or undefined when the account has no such event.
    */
   redeliver(request: { accountId: number; eventId: string; endpointId?: string; now: string }): Promise<number | undefined>;
+  /**
+   * Queues again, in their order, the events whose delivery to the account's
+   * endpoint was given up (`failed`) with a last attempt at or after `since`:
+   * a new delivery each, due `now`. Returns how many were queued.
+   */
+  recover(request: { accountId: number; endpointId: string; since: string; now: string }): Promise<number>;
 }

@@ -9,19 +9,16 @@ import type { WebhookDelivery, WebhookDeliveryDetail, WebhookEndpoint } from './
 import {
   createEndpointSchema,
   deleteEndpointSchema,
-  getDeliverySchema,
   getEndpointSchema,
-  listDeliveriesSchema,
   listEndpointsSchema,
   PAGE_LIMIT_DEFAULT,
-  redeliverSchema,
   rotateSecretSchema,
-  sendTestEventSchema,
   updateEndpointSchema,
   WEBHOOKS_BODY_LIMIT_BYTES,
   WEBHOOKS_LIMIT_MAX,
   type PageQuery,
 } from './webhooks-schemas.js';
+import { getDeliverySchema, listDeliveriesSchema, recoverSchema, redeliverSchema, sendTestEventSchema } from './webhook-delivery-schemas.js';
 import type { WebhookDeliveryDetailRecord, WebhookDeliveryRecord, WebhookEndpointRecord } from './webhook-record-schemas.js';
 import type { WebhooksService } from './webhooks-service.js';
 import type { WebhooksCaller } from './webhook-scopes.js';
@@ -148,6 +145,13 @@ export async function registerWebhooksRoutes(scope: FastifyInstance, { webhooksS
         ...(status === undefined ? {} : { status: status === 'enabled' ? 'enabled' : 'disabled' }),
       }, callerOf(request));
       return toEndpointRecord(endpoint);
+    });
+
+    app.post('/webhook-endpoints/:endpointId/recover', { schema: recoverSchema, config: { scope: SCOPE }, ...withBody }, async (request, reply) => {
+      const since = new Date(request.body.since);
+      if (Number.isNaN(since.getTime())) throw new ValidationError('since is not valid. Expected: an ISO 8601 date-time, e.g. 2026-11-24T00:00:00Z.');
+      const queued = await webhooksService.recover(principalOf(request).accountId, request.params.endpointId, since.toISOString(), callerOf(request));
+      return reply.code(202).send({ queued });
     });
 
     app.post(

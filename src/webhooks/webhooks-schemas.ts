@@ -1,20 +1,16 @@
-import { DELIVERY_DETAIL_EXAMPLE, WebhookDeliveryAttemptSchema, WebhookDeliveryDetailSchema } from './webhook-record-schemas.js';
 import { Type, type Static } from 'typebox';
 import { commonErrorResponses, errorResponse } from '../api/http/error-responses.js';
 import { documentedAs } from '../openapi/openapi-document.js';
 import { WEBHOOK_ENDPOINT_STATUSES } from './webhooks-repository.js';
 import {
-  DELIVERY_EXAMPLE,
   DescriptionSchema,
   ENDPOINT_EXAMPLE,
   ENDPOINT_ID_EXAMPLE,
   ENDPOINT_PROPERTIES,
-  EVENT_ID_EXAMPLE,
   EventTypesSchema,
   SECRET_EXAMPLE,
   UrlSchema,
   WITH_SECRET_PROPERTIES,
-  WebhookDeliverySchema,
   WebhookEndpointSchema,
 } from './webhook-record-schemas.js';
 
@@ -23,10 +19,10 @@ export const WEBHOOKS_BODY_LIMIT_BYTES = 16 * 1024;
 export const WEBHOOKS_LIMIT_MAX = 100;
 const WEBHOOKS_LIMIT_DEFAULT = 20;
 
-const BETA = { 'x-stability': 'beta' } as const;
-const SCOPE = 'webhooks:manage';
+export const BETA = { 'x-stability': 'beta' } as const;
+export const SCOPE = 'webhooks:manage';
 
-const PageQuerySchema = Type.Object(
+export const PageQuerySchema = Type.Object(
   {
     limit: Type.Optional(
       documentedAs(Type.String({ pattern: '^[1-9][0-9]{0,2}$', description: `the page size, 1 to ${WEBHOOKS_LIMIT_MAX} (default ${WEBHOOKS_LIMIT_DEFAULT}).` }), {
@@ -44,21 +40,21 @@ const PageQuerySchema = Type.Object(
 export type PageQuery = Static<typeof PageQuerySchema>;
 export const PAGE_LIMIT_DEFAULT = WEBHOOKS_LIMIT_DEFAULT;
 
-const NextCursorSchema = Type.Union([Type.String({ maxLength: 512 }), Type.Null()], { description: 'Opaque cursor of the next page, or null when this page is the last.' });
+export const NextCursorSchema = Type.Union([Type.String({ maxLength: 512 }), Type.Null()], { description: 'Opaque cursor of the next page, or null when this page is the last.' });
 
-const EndpointIdParamsSchema = Type.Object({
+export const EndpointIdParamsSchema = Type.Object({
   endpointId: Type.String({ pattern: '^we_[0-9a-f]{32}$', maxLength: 35, description: 'The endpoint id: `we_` and 32 hex digits.', examples: [ENDPOINT_ID_EXAMPLE] }),
 });
 
-const ID_400 = errorResponse('The endpointId is not `we_` and 32 hex digits (validation_failed).', {
+export const ID_400 = errorResponse('The endpointId is not `we_` and 32 hex digits (validation_failed).', {
   code: 'validation_failed',
   message: 'Path parameter endpointId is not valid.',
 });
-const NOT_FOUND = errorResponse("No such endpoint for this account; another account's endpoint is not found either (webhook_endpoint_not_found).", {
+export const NOT_FOUND = errorResponse("No such endpoint for this account; another account's endpoint is not found either (webhook_endpoint_not_found).", {
   code: 'webhook_endpoint_not_found',
   message: 'No webhook endpoint with this id exists.',
 });
-const BODY_400 = errorResponse(
+export const BODY_400 = errorResponse(
   'The body is not a JSON object (malformed_request, content_type_not_json), a field is missing, unknown or invalid, ' +
     'or the URL is refused: not https, credentials in it, or a host that resolves to a loopback, private, link-local, multicast or metadata address (validation_failed; the message says why).',
   [
@@ -66,11 +62,11 @@ const BODY_400 = errorResponse(
     { code: 'content_type_not_json', message: 'The Content-Type must be application/json.' },
   ],
 );
-const CURSOR_400 = errorResponse('A query parameter is malformed (validation_failed) or the cursor is not a nextCursor of this listing (invalid_cursor).', {
+export const CURSOR_400 = errorResponse('A query parameter is malformed (validation_failed) or the cursor is not a nextCursor of this listing (invalid_cursor).', {
   code: 'invalid_cursor',
   message: 'Query parameter cursor is not valid: pass the nextCursor of a previous page unchanged.',
 });
-const TOO_LARGE = errorResponse(`The body is over ${WEBHOOKS_BODY_LIMIT_BYTES} bytes (payload_too_large).`, {
+export const TOO_LARGE = errorResponse(`The body is over ${WEBHOOKS_BODY_LIMIT_BYTES} bytes (payload_too_large).`, {
   code: 'payload_too_large',
   message: 'The request body is larger than this endpoint accepts.',
 });
@@ -192,103 +188,5 @@ export const rotateSecretSchema = {
     ...commonErrorResponses(SCOPE),
     400: ID_400,
     404: NOT_FOUND,
-  },
-} as const;
-
-export const listDeliveriesSchema = {
-  operationId: 'listWebhookDeliveries',
-  tags: ['webhooks'],
-  ...BETA,
-  summary: "List an endpoint's deliveries (beta)",
-  description: 'The deliveries to the endpoint, newest first, each with its latest attempt: time, HTTP status or error, duration, and the next retry.',
-  params: EndpointIdParamsSchema,
-  querystring: PageQuerySchema,
-  response: {
-    200: Type.Object(
-      { data: Type.Array(WebhookDeliverySchema, { maxItems: WEBHOOKS_LIMIT_MAX, description: 'The deliveries of this page, newest first.' }), nextCursor: NextCursorSchema },
-      { title: 'WebhookDeliveriesPage', additionalProperties: false, description: 'One page of deliveries.', examples: [{ data: [DELIVERY_EXAMPLE], nextCursor: null }] },
-    ),
-    ...commonErrorResponses(SCOPE),
-    400: CURSOR_400,
-    404: NOT_FOUND,
-  },
-} as const;
-
-const DeliveryParamsSchema = Type.Object({
-  endpointId: EndpointIdParamsSchema.properties.endpointId,
-  deliveryId: Type.String({ pattern: '^[1-9][0-9]{0,18}$', maxLength: 19, description: 'The delivery id (decimal), as the deliveries listing gives it.', examples: ['42'] }),
-});
-
-export const getDeliverySchema = {
-  operationId: 'getWebhookDelivery',
-  tags: ['webhooks'],
-  ...BETA,
-  summary: 'Get a delivery with every attempt (beta)',
-  description:
-    "One delivery and each of its attempts, oldest first: when it ended, how long it took, the request's headers as sent (the signature among them; the body is the event, at GET /v2/events/{eventId}), " +
-    "and the endpoint's answer (status, headers, the first 4 KB of the body), or the connection error in words.",
-  params: DeliveryParamsSchema,
-  response: {
-    200: { ...WebhookDeliveryDetailSchema, examples: [DELIVERY_DETAIL_EXAMPLE] },
-    ...commonErrorResponses(SCOPE),
-    400: errorResponse('The endpointId or deliveryId is malformed (validation_failed).', { code: 'validation_failed', message: 'Path parameter deliveryId is not valid.' }),
-    404: errorResponse("No such endpoint, or no such delivery of it, for this account (webhook_endpoint_not_found, webhook_delivery_not_found).", {
-      code: 'webhook_delivery_not_found',
-      message: 'No delivery with this id exists for this endpoint.',
-    }),
-  },
-} as const;
-
-export const sendTestEventSchema = {
-  operationId: 'sendWebhookTestEvent',
-  tags: ['webhooks'],
-  ...BETA,
-  summary: 'Send a test event (beta)',
-  description:
-    'Sends one signed `webhook.test` event to the endpoint now, enabled or not, exactly as deliveries are sent (signature, SSRF rules, `WEBHOOK_TIMEOUT_MS`), and answers with the attempt. ' +
-    'Nothing is stored or queued, and the event is never in the events feed. A refused, failed or timed-out attempt is an answer (200, `delivered: false`), not an error.',
-  params: EndpointIdParamsSchema,
-  response: {
-    200: Type.Object(
-      {
-        eventId: Type.String({ maxLength: 40, description: 'The test event\'s id (its webhook-id header).' }),
-        delivered: Type.Boolean({ description: 'Whether the endpoint answered 2xx.' }),
-        attempt: WebhookDeliveryAttemptSchema,
-      },
-      {
-        title: 'WebhookTestResult',
-        additionalProperties: false,
-        examples: [{ eventId: DELIVERY_DETAIL_EXAMPLE.eventId, delivered: false, attempt: DELIVERY_DETAIL_EXAMPLE.attemptLog[0] }],
-      },
-    ),
-    ...commonErrorResponses(SCOPE),
-    400: ID_400,
-    404: NOT_FOUND,
-  },
-} as const;
-
-export const redeliverSchema = {
-  operationId: 'redeliverEvent',
-  tags: ['webhooks'],
-  ...BETA,
-  summary: 'Deliver an event again (beta)',
-  description: 'Queues the event again: to endpointId when given (whatever it subscribes to), else to every enabled endpoint subscribed to its type.',
-  params: Type.Object({ eventId: Type.String({ minLength: 1, maxLength: 100, description: 'The event id.', examples: [EVENT_ID_EXAMPLE] }) }),
-  body: Type.Object(
-    { endpointId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only this endpoint.' })) },
-    { title: 'RedeliverEventRequest', additionalProperties: false, examples: [{ endpointId: ENDPOINT_ID_EXAMPLE }] },
-  ),
-  response: {
-    202: Type.Object(
-      { queued: Type.Integer({ format: 'int32', minimum: 0, maximum: 1_000_000, description: 'How many deliveries were queued.' }) },
-      { title: 'RedeliveryQueued', additionalProperties: false, description: 'Queued.', examples: [{ queued: 1 }] },
-    ),
-    ...commonErrorResponses(SCOPE),
-    400: BODY_400,
-    404: errorResponse('No such event or endpoint for this account (event_not_found, webhook_endpoint_not_found).', [
-      { code: 'event_not_found', message: 'No event with this id exists.' },
-      { code: 'webhook_endpoint_not_found', message: 'No webhook endpoint with this id exists.' },
-    ]),
-    413: TOO_LARGE,
   },
 } as const;

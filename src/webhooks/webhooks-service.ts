@@ -247,6 +247,20 @@ export function createWebhooksService({ webhooksRepository, policy, secretBox, c
     /** Closes the test events' connections (the container's close). */
     close: testEvents.close,
 
+    /**
+     * Queues again, in order, every delivery to the endpoint given up since
+     * `since` (an instant): what a store does after fixing its receiver. The
+     * key needs the read scopes of what the endpoint receives.
+     */
+    async recover(accountId: number, endpointId: string, since: string, caller: WebhooksCaller = SYSTEM_CALLER): Promise<number> {
+      const endpoint = await found(accountId, endpointId);
+      requireReadScopes(caller, endpoint.eventTypes);
+      const queued = await webhooksRepository.recover({ accountId, endpointId, since, now: clock.now().toISOString() });
+      await recorded(caller, accountId, 'webhook_deliveries_recovered', endpointId, { since, queued });
+      if (queued > 0) onQueued();
+      return queued;
+    },
+
     /** Calls `listener` when this process made deliveries due, so an engine here can start at once. */
     onQueued(listener: () => void): () => void {
       listeners.add(listener);

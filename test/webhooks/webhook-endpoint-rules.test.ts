@@ -140,6 +140,29 @@ for (const backend of httpBackends()) {
   });
 }
 
+for (const backend of httpBackends()) {
+  test(`when a store recovers failed deliveries, then they are queued again and it is audited; a key that cannot read them, or a bad since, is refused (${backend.name})`, async (t) => {
+    const h = await webhooksHarness(t, backend, { ...ENV, WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT: '20' });
+    const store = await h.tenant();
+    const endpointId = (await create(h, store.auth, { url: 'http://127.0.0.1:9/r', eventTypes: ['order.created'] })).json<{ id: string }>().id;
+    await h.services.orderOperations.createOrder({ accountId: store.accountId });
+    const [claimed] = await h.storage.webhooks.claimDue({ claimant: 'c', now: new Date(Date.now() + 1000).toISOString(), claimedUntil: new Date(Date.now() + 60_000).toISOString(), limit: 1 });
+    assert.ok(claimed);
+    await h.storage.webhooks.markAttemptFailed({ id: claimed.id, claimant: 'c', at: new Date().toISOString(), error: 'gone away' });
+    const recover = (auth: { authorization: string }, payload: unknown) =>
+      h.app.inject({ method: 'POST', url: `/v2/webhook-endpoints/${endpointId}/recover`, headers: { ...auth, ...json }, payload: payload as Record<string, unknown> });
+    const manageOnly = await h.services.apiKeys.createKey({ accountId: store.accountId, scopes: ['webhooks:manage'] });
+    assert.equal((await recover({ authorization: `Bearer ${manageOnly.secret}` }, { since: '2020-01-01T00:00:00Z' })).statusCode, 403);
+    assert.equal((await recover(store.auth, { since: 'yesterday' })).statusCode, 400);
+    const done = await recover(store.auth, { since: new Date(Date.now() - 60_000).toISOString() });
+    assert.equal(done.statusCode, 202, done.body);
+    assert.deepEqual(done.json(), { queued: 1 });
+    const statuses = (await h.storage.webhooks.listDeliveries(store.accountId, endpointId, undefined, 10)).map((d) => d.status);
+    assert.deepEqual(statuses, ['pending', 'failed']);
+    assert.deepEqual((await trail(h, store.accountId)).filter(([action]) => action === 'webhook_deliveries_recovered'), [['webhook_deliveries_recovered', 'key', endpointId]]);
+  });
+}
+
 for (const backend of storageBackends()) {
   test(`when ten endpoints of one account are created at once, then exactly the limit of them are (${backend.name})`, async (t) => {
     const h = await webhooksHarness(t, backend, ENV);

@@ -2,6 +2,7 @@ import { NotFoundError } from '../../errors/errors.js';
 import type { WebhooksRepository } from '../../webhooks/webhooks-repository.js';
 import type { AttemptRecord, Settlement } from '../../delivery/delivery-queue.js';
 import { insertAuditEntries } from './postgres-audit-repository.js';
+import { CLAIM_DELIVERIES } from './postgres-webhook-claims.js';
 import { isoTimestamp, type Sql, type Transaction } from './postgres-sql.js';
 import {
   endpointDisabledEntry,
@@ -163,6 +164,18 @@ export function createPostgresWebhooksRepository(sql: Sql, transaction: Transact
       );
       return row?.found === true ? row.queued : undefined;
     },
+    async recover({ accountId, endpointId, since, now }) {
+      const [row] = await sql<{ queued: number }>(
+        `WITH queued AS (
+           INSERT INTO webhook_deliveries (endpoint_id, event_id, subject, status, created_at, next_attempt_at)
+           SELECT d.endpoint_id, d.event_id, d.subject, 'pending', $4::timestamptz, $4::timestamptz FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+           WHERE w.account_id = $1 AND d.endpoint_id = $2 AND d.status = 'failed' AND d.last_attempt_at >= $3::timestamptz ORDER BY d.seq
+           RETURNING 1)
+         SELECT count(*)::integer AS queued FROM queued`,
+        [accountId, endpointId, since, now],
+      );
+      return row?.queued ?? 0;
+    },
     async oldestDueAt() {
       // What the claim would take, in due order: the due index, stopping at the
       // first delivery of an enabled endpoint with no earlier one of its
@@ -177,46 +190,9 @@ export function createPostgresWebhooksRepository(sql: Sql, transaction: Transact
       return row?.next_attempt_at;
     },
     async claimDue({ claimant, now, claimedUntil, limit, inFlight = new Map(), windows = new Map(), perDestination = limit }) {
-      // Per endpoint, so that no endpoint's backlog costs another anything:
-      // the endpoints with pending deliveries (a loose index scan: one index
-      // read per endpoint), and of each enabled one with room left of this
-      // claimant's slots for it (one while it is failing), its first due
-      // deliveries, at most that room; the earliest due of those, up to
-      // `limit`. A delivery is due only when no earlier delivery of its
-      // subject to its endpoint is still pending (one in flight is pending,
-      // so its successor waits). SKIP LOCKED: concurrent claimers pass over
-      // rows another one has locked, and a row another claimer took
-      // meanwhile is no longer due when the lock is granted (PostgreSQL
-      // checks the row again), so no row is taken twice.
+      // See CLAIM_DELIVERIES (postgres-webhook-claims.ts).
       const rows = await sql<ClaimedDeliveryRow>(
-        `WITH RECURSIVE pending_endpoints(id) AS (
-           (SELECT endpoint_id FROM webhook_deliveries WHERE status = 'pending' ORDER BY endpoint_id LIMIT 1)
-           UNION ALL
-           SELECT (SELECT d.endpoint_id FROM webhook_deliveries d WHERE d.status = 'pending' AND d.endpoint_id > p.id ORDER BY d.endpoint_id LIMIT 1)
-           FROM pending_endpoints p WHERE p.id IS NOT NULL),
-         candidates AS (
-           SELECT c.seq, c.due_at
-           FROM pending_endpoints p JOIN webhook_endpoints w ON w.id = p.id AND w.status = 'enabled'
-           LEFT JOIN (SELECT key AS endpoint_id, value::integer AS n FROM jsonb_each_text($6::jsonb)) b ON b.endpoint_id = w.id
-           LEFT JOIN (SELECT key AS endpoint_id, value::integer AS n FROM jsonb_each_text($7::jsonb)) cap ON cap.endpoint_id = w.id
-           CROSS JOIN LATERAL (
-             SELECT d.seq, d.next_attempt_at AS due_at FROM webhook_deliveries d
-             WHERE d.endpoint_id = w.id AND d.status = 'pending' AND d.next_attempt_at <= $3
-               AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p
-                               WHERE p.endpoint_id = d.endpoint_id AND p.subject = d.subject AND p.status = 'pending' AND p.seq < d.seq)
-             ORDER BY d.next_attempt_at, d.seq
-             LIMIT greatest((CASE WHEN w.failing_since IS NULL THEN coalesce(cap.n, $5::integer) ELSE 1 END) - coalesce(b.n, 0), 0)) c),
-         due AS (
-           SELECT d.seq, c.due_at FROM candidates c JOIN webhook_deliveries d ON d.seq = c.seq
-           WHERE d.status = 'pending' AND d.next_attempt_at <= $3
-           ORDER BY c.due_at, c.seq LIMIT $4 FOR UPDATE OF d SKIP LOCKED),
-         claimed AS (
-           UPDATE webhook_deliveries u SET claimed_by = $1, next_attempt_at = $2, attempts = u.attempts + 1
-           FROM due WHERE u.seq = due.seq
-           RETURNING u.seq, u.attempts, u.endpoint_id, u.event_id, due.due_at)
-         SELECT c.seq::text AS seq, c.attempts, c.endpoint_id, c.event_id, w.url, w.secret, w.previous_secret,
-                ${qualified('w', 'previous_secret_until')}, e.payload, ${qualified('c', 'due_at')}
-         FROM claimed c JOIN webhook_endpoints w ON w.id = c.endpoint_id JOIN events e ON e.id = c.event_id ORDER BY c.seq`,
+        CLAIM_DELIVERIES,
         [claimant, claimedUntil, now, limit, perDestination, JSON.stringify(Object.fromEntries(inFlight)), JSON.stringify(Object.fromEntries(windows))],
       );
       return rows.map(toClaimedDelivery);

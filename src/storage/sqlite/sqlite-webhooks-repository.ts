@@ -4,6 +4,7 @@ import type { AttemptRecord, FailedAttempt, Outcome, Settlement } from '../../de
 import type { NewWebhookEndpoint, WebhookEndpoint, WebhooksRepository } from '../../webhooks/webhooks-repository.js';
 import { insertAuditEntries } from './sqlite-audit-repository.js';
 import { sqliteConstraint, statementCache } from './sqlite-util.js';
+import { claimDeliveries } from './sqlite-webhook-claims.js';
 import {
   ENDPOINT_COLUMNS,
   endpointDisabledEntry,
@@ -15,10 +16,8 @@ import {
   storedEventTypes,
   toAttempt,
   type AttemptRow,
-  toClaimedDelivery,
   toDelivery,
   toEndpoint,
-  type ClaimedDeliveryRow,
   type DeliveryRow,
   type EndpointRow,
 } from '../webhook-rows.js';
@@ -42,51 +41,7 @@ export function createSqliteWebhooksRepository(db: Database.Database): WebhooksR
     return toEndpoint(row);
   });
 
-  // One immediate transaction holds SQLite's writer lock: what it finds due
-  // leaves "due" before any other claimer looks. Per endpoint, so that no
-  // endpoint's backlog costs another anything: the endpoints with pending
-  // deliveries (a loose index scan: one index read per endpoint), and of
-  // each enabled one with room left of this claimant's slots for it (one
-  // while it is failing), its first due deliveries, at most that room; the
-  // earliest due of those, up to `limit`. A delivery is due only when no
-  // earlier delivery of its subject to its endpoint is still pending (in
-  // flight, waiting for a retry, or held back by a disabled endpoint). Each
-  // claim carries the time it was due at (for the delivery-lag metric).
-  const claim = db.transaction(
-    (claimant: string, now: string, claimedUntil: string, limit: number, inFlight: ReadonlyMap<string, number>, windows: ReadonlyMap<string, number>, perEndpoint: number) => {
-    const endpoints = sql(
-      `WITH RECURSIVE pending_endpoints(id) AS (
-         SELECT min(endpoint_id) FROM webhook_deliveries WHERE status = 'pending'
-         UNION ALL
-         SELECT (SELECT min(d.endpoint_id) FROM webhook_deliveries d WHERE d.status = 'pending' AND d.endpoint_id > p.id) FROM pending_endpoints p WHERE p.id IS NOT NULL)
-       SELECT w.id, w.failing_since IS NOT NULL AS failing FROM pending_endpoints p JOIN webhook_endpoints w ON w.id = p.id WHERE w.status = 'enabled'`,
-    ).all() as { id: string; failing: bigint }[];
-    const firstDue = sql(
-      `SELECT d.seq, d.next_attempt_at FROM webhook_deliveries d
-       WHERE d.endpoint_id = ? AND d.status = 'pending' AND d.next_attempt_at <= ?
-         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p
-                         WHERE p.endpoint_id = d.endpoint_id AND p.subject = d.subject AND p.status = 'pending' AND p.seq < d.seq)
-       ORDER BY d.next_attempt_at, d.seq LIMIT ?`,
-    );
-    const candidates: { seq: bigint; next_attempt_at: string }[] = [];
-    for (const endpoint of endpoints) {
-      const room = (endpoint.failing === 1n ? 1 : (windows.get(endpoint.id) ?? perEndpoint)) - (inFlight.get(endpoint.id) ?? 0);
-      if (room > 0) candidates.push(...(firstDue.all(endpoint.id, now, room) as { seq: bigint; next_attempt_at: string }[]));
-    }
-    const due = candidates
-      .sort((a, b) => (a.next_attempt_at < b.next_attempt_at ? -1 : a.next_attempt_at > b.next_attempt_at ? 1 : a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0))
-      .slice(0, limit);
-    if (due.length === 0) return [];
-    const seqs = JSON.stringify(due.map(({ seq }) => Number(seq)));
-    sql(`UPDATE webhook_deliveries SET claimed_by = ?, next_attempt_at = ?, attempts = attempts + 1 WHERE seq IN (SELECT value FROM json_each(?))`).run(claimant, claimedUntil, seqs);
-    const dueAt = new Map(due.map(({ seq, next_attempt_at }) => [String(seq), next_attempt_at]));
-    const rows = sql(
-      `SELECT d.seq, d.attempts, d.endpoint_id, d.event_id, w.url, w.secret, w.previous_secret, w.previous_secret_until, e.payload
-       FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id JOIN events e ON e.id = d.event_id
-       WHERE d.seq IN (SELECT value FROM json_each(?)) ORDER BY d.seq`,
-    ).all(seqs) as Omit<ClaimedDeliveryRow, 'due_at'>[];
-    return rows.map((row) => toClaimedDelivery({ ...row, due_at: dueAt.get(String(row.seq)) ?? now }));
-  });
+  const claim = claimDeliveries(db, sql);
 
   /** The attempt's record (what was sent and what came back), beside the settlement that ends it. */
   const recordAttempt = (settlement: Settlement & AttemptRecord & { error?: string }) => {
@@ -258,6 +213,13 @@ export function createSqliteWebhooksRepository(db: Database.Database): WebhooksR
     },
     async redeliver({ accountId, eventId, endpointId, now }) {
       return redeliver.immediate(accountId, eventId, endpointId, now);
+    },
+    async recover({ accountId, endpointId, since, now }) {
+      return sql(
+        `INSERT INTO webhook_deliveries (endpoint_id, event_id, subject, status, created_at, next_attempt_at)
+         SELECT d.endpoint_id, d.event_id, d.subject, 'pending', ?, ? FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+         WHERE w.account_id = ? AND d.endpoint_id = ? AND d.status = 'failed' AND d.last_attempt_at >= ? ORDER BY d.seq`,
+      ).run(now, now, accountId, endpointId, since).changes;
     },
     async oldestDueAt() {
       // What the claim would take, in due order: the due index, stopping at the

@@ -29,6 +29,7 @@ export const CONTRACT_COVERS = {
     'oldestDueAt',
     'findDelivery',
     'findEndpointTarget',
+    'recover',
   ],
 } as const satisfies ContractCoverage;
 
@@ -202,6 +203,34 @@ for (const backend of storageBackends({ postgresDirect: true })) {
       assert.equal((await h.storage.webhooks.findDelivery(accountId, endpointId, second.id))?.attemptLog.length, 1);
       assert.equal(await h.storage.webhooks.findDelivery(accountId + 1000, endpointId, first.id), undefined);
       assert.equal(await h.storage.webhooks.findDelivery(accountId, endpointId, '999999'), undefined);
+    });
+
+    test('when deliveries were given up before and after an instant, then recover queues a new delivery of each one given up since then, in order, and only for that endpoint', async (t) => {
+      const { h, accountId, endpointId } = await orderCreatedEndpoint(t, backend);
+      for (let i = 0; i < 3; i++) await h.services.orderOperations.createOrder({ accountId });
+      const t0 = Date.now() + 1000;
+      const at = (ms: number) => new Date(t0 + ms).toISOString();
+      const claimed = await h.storage.webhooks.claimDue({ claimant: 'c', now: at(0), claimedUntil: at(60_000), limit: 10 });
+      assert.equal(claimed.length, 3);
+      const [early, late, later] = claimed as [(typeof claimed)[0], (typeof claimed)[0], (typeof claimed)[0]];
+      await h.storage.webhooks.markAttemptFailed({ id: early.id, claimant: 'c', at: at(10), error: 'gone away' });
+      await h.storage.webhooks.markAttemptFailed({ id: later.id, claimant: 'c', at: at(30), error: 'gone away' });
+      await h.storage.webhooks.markAttemptFailed({ id: late.id, claimant: 'c', at: at(20), error: 'gone away' });
+      assert.equal(await h.storage.webhooks.recover({ accountId: accountId + 1000, endpointId, since: at(15), now: at(40) }), 0, "another account's endpoint");
+      assert.equal(await h.storage.webhooks.recover({ accountId, endpointId, since: at(15), now: at(40) }), 2);
+      const log = await h.storage.webhooks.listDeliveries(accountId, endpointId, undefined, 10);
+      // Newest first: the two recovered ones, in their original order, then the three given up.
+      assert.deepEqual(
+        log.slice(0, 2).map((d) => [d.eventId, d.status, d.attempts]),
+        [
+          [later.eventId, 'pending', 0],
+          [late.eventId, 'pending', 0],
+        ],
+      );
+      assert.equal(log.filter((d) => d.status === 'failed').length, 3);
+      // The endpoint is failing (its last attempts failed): one at a time, the earlier first.
+      const again = await h.storage.webhooks.claimDue({ claimant: 'c', now: at(40), claimedUntil: at(60_000), limit: 10 });
+      assert.deepEqual(again.map((d) => d.eventId), [late.eventId]);
     });
 
     test('when endpoints are created, read, listed, updated, rotated and deleted, then each is seen by its own account only', async (t) => {

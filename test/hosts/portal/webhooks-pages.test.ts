@@ -208,6 +208,14 @@ for (const backend of httpBackends()) {
       assert.equal(tested.statusCode, 200);
       assert.match(pageText(tested.body), /Test event evt_[0-9a-f]{32} ?: The endpoint could not be reached/);
       assert.match(tested.body, />Send test event<\/button>/);
+      // The attempt above is retried (a minute later): given up then, Recover queues it again.
+      const [again] = await portal.storage.webhooks.claimDue({ claimant: 'test', now: new Date(Date.now() + 120_000).toISOString(), claimedUntil: new Date(Date.now() + 180_000).toISOString(), limit: 1 });
+      assert.ok(again);
+      await portal.storage.webhooks.markAttemptFailed({ id: again.id, claimant: 'test', at: new Date().toISOString(), error: 'gone away' });
+      const recovered = await client.post(`/webhooks/${id}/recover`, { since: 'day' });
+      assert.equal(recovered.statusCode, 303);
+      assert.equal(recovered.headers.location, `/webhooks/${id}?recovered=1`);
+      assert.match(pageText((await client.get(`/webhooks/${id}?recovered=1`)).body), /1 failed delivery was queued again\./);
     });
 
     test("when a user opens or changes another account's endpoint, then it is not found and nothing changes", async (t) => {

@@ -31,6 +31,7 @@ const ACTION_LABELS: Readonly<Record<AuditAction, string>> = {
   webhook_endpoint_deleted: 'Webhook endpoint deleted',
   webhook_secret_rotated: 'Webhook signing secret rotated',
   webhook_event_redelivered: 'Event redelivered',
+  webhook_deliveries_recovered: 'Failed deliveries recovered',
 };
 
 const AuditQuery = Type.Object({ cursor: Type.Optional(Type.String({ maxLength: 1000 })) });

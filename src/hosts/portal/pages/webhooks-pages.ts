@@ -26,7 +26,11 @@ const ListQuery = Type.Object({
 const DeliveriesQuery = Type.Object({
   before: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,18}$' })),
   redelivered: Type.Optional(Type.String({ pattern: '^evt_[0-9a-f]{32}$' })),
+  recovered: Type.Optional(Type.String({ pattern: '^[0-9]{1,9}$' })),
 });
+/** How far back "Recover failed deliveries" reaches. */
+const RECOVER_SPANS = { hour: 3_600_000, day: 86_400_000, week: 7 * 86_400_000 } as const;
+const RecoverForm = Type.Object({ _csrf: csrfField, since: Type.Union([Type.Literal('hour'), Type.Literal('day'), Type.Literal('week')]) });
 const CreateForm = Type.Object({
   _csrf: csrfField,
   url: formField(),
@@ -170,8 +174,21 @@ export function registerWebhooksPages(scope: FastifyInstance, { render, services
   }
 
   app.get('/webhooks/:endpointId', { schema: { params: EndpointParams, querystring: DeliveriesQuery } }, async (request, reply) => {
-    const { before, redelivered } = request.query;
-    return showDeliveries(request, reply, request.params.endpointId, before, redelivered === undefined ? {} : { notice: `Event ${redelivered} was queued for delivery again.` });
+    const { before, redelivered, recovered } = request.query;
+    const notice =
+      redelivered !== undefined
+        ? `Event ${redelivered} was queued for delivery again.`
+        : recovered !== undefined
+          ? `${recovered} failed deliver${recovered === '1' ? 'y was' : 'ies were'} queued again.`
+          : undefined;
+    return showDeliveries(request, reply, request.params.endpointId, before, notice === undefined ? {} : { notice });
+  });
+
+  app.post('/webhooks/:endpointId/recover', { schema: { params: EndpointParams, body: RecoverForm } }, async (request, reply) => {
+    const { endpointId } = request.params;
+    const since = new Date(Date.now() - RECOVER_SPANS[request.body.since]).toISOString();
+    const queued = await webhooks.recover(accountOf(request), endpointId, since, { context: portalAuditContext(request) });
+    return reply.redirect(`/webhooks/${endpointId}?recovered=${queued}`, 303);
   });
 
   app.get('/webhooks/:endpointId/deliveries/:deliveryId', { schema: { params: DeliveryParams } }, async (request, reply) => {
