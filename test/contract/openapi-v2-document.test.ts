@@ -90,6 +90,9 @@ describe('the committed OpenAPI document of v2 (beta)', () => {
       '/webhook-endpoints/{endpointId}',
       '/webhook-endpoints/{endpointId}/rotate-secret',
       '/webhook-endpoints/{endpointId}/deliveries',
+      '/webhook-endpoints/{endpointId}/test',
+      '/webhook-endpoints/{endpointId}/deliveries/{deliveryId}',
+      '/webhook-endpoints/{endpointId}/recover',
       '/events/{eventId}/redeliver',
     ]);
     // v1 keeps its spec-mandated shape (section 1): servers ending in /v1, the same relative paths.
@@ -127,6 +130,9 @@ describe('the committed OpenAPI document of v2 (beta)', () => {
         ['patch', '/webhook-endpoints/{endpointId}', 'updateWebhookEndpoint', 'beta', ['webhooks']],
         ['post', '/webhook-endpoints/{endpointId}/rotate-secret', 'rotateWebhookEndpointSecret', 'beta', ['webhooks']],
         ['get', '/webhook-endpoints/{endpointId}/deliveries', 'listWebhookDeliveries', 'beta', ['webhooks']],
+        ['post', '/webhook-endpoints/{endpointId}/test', 'sendWebhookTestEvent', 'beta', ['webhooks']],
+        ['get', '/webhook-endpoints/{endpointId}/deliveries/{deliveryId}', 'getWebhookDelivery', 'beta', ['webhooks']],
+        ['post', '/webhook-endpoints/{endpointId}/recover', 'recoverWebhookDeliveries', 'beta', ['webhooks']],
         ['post', '/events/{eventId}/redeliver', 'redeliverEvent', 'beta', ['webhooks']],
       ],
     );

@@ -6,13 +6,14 @@
  * create`, v1 and v2 cancels over HTTP, ships by `orders ship`) and the
  * processes are SIGKILLed and restarted, one or both at a time, in the middle
  * of each tenth of the load, and both once more after it (while whatever
- * deliveries are still behind drain). Then:
+ * deliveries are still behind drain). A second endpoint's receiver takes
+ * 150 ms over every answer (issue 26: a slow endpoint among the fast). Then:
  *
  * - every committed change (a cancel that answered 204, a create or ship the
  *   CLI reported) has exactly one event, and so has every change whose
  *   request died with its process, exactly when the order's status changed:
  *   each order's events are exactly what its final state says;
- * - every event reached the receiver, signed (verified with the
+ * - every event reached both receivers, the slow one too; the fast one signed (verified with the
  *   `standardwebhooks` package), under a webhook-id that is its own id on
  *   every attempt, and nothing else arrived;
  * - per order, the creation arrived before the cancel or the ship;
@@ -26,6 +27,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, test, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Webhook } from 'standardwebhooks';
@@ -157,6 +161,27 @@ function flakyReceiver() {
   return { respond, acknowledged, repeated };
 }
 
+/** A receiver that answers 204 after `delayMs`, and the webhook-ids it acknowledged. */
+async function slowReceiver(t: TestContext, delayMs: number) {
+  const acknowledged = new Set<string>();
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      setTimeout(() => {
+        acknowledged.add(String(request.headers['webhook-id']));
+        response.writeHead(204).end();
+      }, delayMs);
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.after(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/slow`, acknowledged };
+}
+
 for (const database of sharedDatabases) {
   describe('webhooks under kill -9', () => {
     test(`when 10,000 order changes are made on ${database.name} while two servers are SIGKILLed and restarted, then every committed change has one event, delivered signed and in order, and the feed lists exactly them`, async (t) => {
@@ -188,6 +213,13 @@ for (const database of sharedDatabases) {
       });
       assert.equal(created.status, 201);
       const endpoint = (await created.json()) as { secret: string };
+      const slow = await slowReceiver(t, 150);
+      const slowCreated = await fetch(`${servers.any().baseUrl}/v2/webhook-endpoints`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: slow.url }),
+      });
+      assert.equal(slowCreated.status, 201);
 
       const dir = mkdtempSync(path.join(tmpdir(), 'store-orders-kill-'));
       t.after(() => rmSync(dir, { recursive: true, force: true }));
@@ -298,6 +330,7 @@ for (const database of sharedDatabases) {
       const acknowledgedAtDrainKill = receiver.acknowledged.size;
       await servers.killAndRestart([0, 1]);
       await waitFor(() => [...all].every((id) => receiver.acknowledged.has(id)), 'every event to be delivered', DRAIN_BOUND_MS);
+      await waitFor(() => [...all].every((id) => slow.acknowledged.has(id)), 'every event to reach the slow endpoint too', DRAIN_BOUND_MS);
       const drained = performance.now();
 
       // What arrived: signed, under its own id every time, nothing invented, each order in order.
@@ -332,7 +365,7 @@ for (const database of sharedDatabases) {
       const seconds = (ms: number) => (ms / 1000).toFixed(1);
       t.diagnostic(
         `${database.name}: ${changesMade} changes, ${events.length} events, ${unknown} cancels without an answer, ${hooks.received.length} deliveries ` +
-          `(${receiver.repeated.size} sent again after a success; ${acknowledgedAtDrainKill} events acknowledged at the drain kill); load ${seconds(loadDone - started)} s, drain ${seconds(drained - loadDone)} s, ` +
+          `(${receiver.repeated.size} sent again after a success; ${acknowledgedAtDrainKill} events acknowledged at the drain kill; ${slow.acknowledged.size} at the slow endpoint); load ${seconds(loadDone - started)} s, drain ${seconds(drained - loadDone)} s, ` +
           `total ${seconds(performance.now() - started)} s`,
       );
     });

@@ -71,7 +71,7 @@ export interface components {
              * @description Machine-readable error code, one of a closed set.
              * @enum {string}
              */
-            code: "validation_failed" | "malformed_request" | "invalid_cursor" | "content_type_not_json" | "missing_api_key" | "invalid_api_key" | "expired_api_key" | "insufficient_scope" | "route_not_found" | "order_not_found" | "account_not_found" | "api_key_not_found" | "pet_not_found" | "message_not_found" | "webhook_endpoint_not_found" | "event_not_found" | "method_not_allowed" | "request_timeout" | "expectation_failed" | "order_already_shipped" | "order_not_pending" | "order_already_cancelled" | "order_id_taken" | "pet_id_taken" | "endpoint_sunset" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable" | "overloaded";
+            code: "validation_failed" | "malformed_request" | "invalid_cursor" | "content_type_not_json" | "missing_api_key" | "invalid_api_key" | "expired_api_key" | "insufficient_scope" | "route_not_found" | "order_not_found" | "account_not_found" | "api_key_not_found" | "pet_not_found" | "message_not_found" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "event_not_found" | "method_not_allowed" | "request_timeout" | "expectation_failed" | "order_already_shipped" | "order_not_pending" | "order_already_cancelled" | "order_id_taken" | "pet_id_taken" | "webhook_endpoint_exists" | "webhook_endpoint_limit_reached" | "endpoint_sunset" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable" | "overloaded";
             /** @description Human-readable description. */
             message: string;
             /**

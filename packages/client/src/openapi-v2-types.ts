@@ -196,6 +196,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhook-endpoints/{endpointId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event (beta)
+         * @description Sends one signed `webhook.test` event to the endpoint now, enabled or not, exactly as deliveries are sent (signature, SSRF rules, `WEBHOOK_TIMEOUT_MS`), and answers with the attempt. Nothing is stored or queued, and the event is never in the events feed. A refused, failed or timed-out attempt is an answer (200, `delivered: false`), not an error.
+         */
+        post: operations["sendWebhookTestEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{endpointId}/deliveries/{deliveryId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a delivery with every attempt (beta)
+         * @description One delivery and each of its attempts, oldest first: when it ended, how long it took, the request's headers as sent (the signature among them; the body is the event, at GET /v2/events/{eventId}), and the endpoint's answer (status, headers, the first 4 KB of the body), or the connection error in words.
+         */
+        get: operations["getWebhookDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{endpointId}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Recover failed deliveries (beta)
+         * @description Queues again, in their order, the events whose delivery to this endpoint was given up (`failed`) with a last attempt at or after `since`: what to do once a receiver is fixed. A new delivery each, due now; the key needs the read scopes of the endpoint's event types. Recorded in the audit trail.
+         */
+        post: operations["recoverWebhookDeliveries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events/{eventId}/redeliver": {
         parameters: {
             query?: never;
@@ -318,6 +378,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The webhook.test event (beta)
+         * @description A test sent on request to one endpoint (POST /v2/webhook-endpoints/{id}/test); data.endpoint.id names it. Never in the events feed. Signed like every event.
+         */
+        post: operations["webhookTestEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -350,7 +430,7 @@ export interface components {
              * @description What happened, named after the OWASP Logging Vocabulary where it has a name (authn_token_created, …).
              * @enum {string}
              */
-            action: "authn_login_success" | "authn_login_fail" | "session_expired" | "authn_password_change" | "authn_passkey_added" | "authn_token_created" | "authn_token_rolled" | "authn_token_revoked" | "user_created" | "user_disabled" | "order_cancelled" | "order_shipped" | "webhook_endpoint_disabled";
+            action: "authn_login_success" | "authn_login_fail" | "session_expired" | "authn_password_change" | "authn_passkey_added" | "authn_token_created" | "authn_token_rolled" | "authn_token_revoked" | "user_created" | "user_disabled" | "order_cancelled" | "order_shipped" | "webhook_endpoint_disabled" | "webhook_endpoint_created" | "webhook_endpoint_updated" | "webhook_endpoint_enabled" | "webhook_endpoint_deleted" | "webhook_secret_rotated" | "webhook_event_redelivered" | "webhook_deliveries_recovered";
             actor: components["schemas"]["AuditActor"];
             /** @description The client's IP address, when the action came from a client. */
             address?: string;
@@ -392,7 +472,7 @@ export interface components {
              * @description Machine-readable error code, one of a closed set.
              * @enum {string}
              */
-            code: "validation_failed" | "malformed_request" | "invalid_cursor" | "content_type_not_json" | "missing_api_key" | "invalid_api_key" | "expired_api_key" | "insufficient_scope" | "route_not_found" | "order_not_found" | "account_not_found" | "api_key_not_found" | "pet_not_found" | "message_not_found" | "webhook_endpoint_not_found" | "event_not_found" | "method_not_allowed" | "request_timeout" | "expectation_failed" | "order_already_shipped" | "order_not_pending" | "order_already_cancelled" | "order_id_taken" | "pet_id_taken" | "endpoint_sunset" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable" | "overloaded";
+            code: "validation_failed" | "malformed_request" | "invalid_cursor" | "content_type_not_json" | "missing_api_key" | "invalid_api_key" | "expired_api_key" | "insufficient_scope" | "route_not_found" | "order_not_found" | "account_not_found" | "api_key_not_found" | "pet_not_found" | "message_not_found" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "event_not_found" | "method_not_allowed" | "request_timeout" | "expectation_failed" | "order_already_shipped" | "order_not_pending" | "order_already_cancelled" | "order_id_taken" | "pet_id_taken" | "webhook_endpoint_exists" | "webhook_endpoint_limit_reached" | "endpoint_sunset" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable" | "overloaded";
             /** @description Human-readable description. */
             message: string;
             /**
@@ -500,6 +580,14 @@ export interface components {
             /** @description Opaque cursor of the next page, or null when this page is the last. */
             nextCursor: string | null;
         };
+        /** RecoverWebhookDeliveriesRequest */
+        RecoverWebhookDeliveriesRequest: {
+            /**
+             * Format: date-time
+             * @description ISO 8601: recover deliveries given up at or after this instant.
+             */
+            since: string;
+        };
         /** RedeliverEventRequest */
         RedeliverEventRequest: {
             /** @description Only this endpoint. */
@@ -566,6 +654,75 @@ export interface components {
             /** @description When the next attempt is due (pending only), or null. */
             nextAttemptAt: string | null;
         };
+        /** WebhookDeliveryAttempt */
+        WebhookDeliveryAttempt: {
+            /**
+             * Format: int32
+             * @description Which attempt: 1 for the first.
+             */
+            attempt: number;
+            /**
+             * Format: date-time
+             * @description When it ended, ISO 8601 in UTC.
+             */
+            at: string;
+            /** @description How long it took. */
+            durationMs: number | null;
+            /** @description The HTTP status the endpoint answered, or null when it did not. */
+            statusCode: number | null;
+            /** @description Why it failed, in words (a connection error, a timeout, a status), or null when it succeeded. */
+            error: string | null;
+            /** @description What was sent: the headers, the Standard Webhooks signature among them. The body is the delivery's event. */
+            request: {
+                /** @description Header names (lower case) to values. */
+                headers: {
+                    [key: string]: string;
+                };
+            };
+            /** @description What came back: the headers and the first 4 KB of the body; null when no answer came. */
+            response: {
+                /** @description Header names (lower case) to values. */
+                headers: {
+                    [key: string]: string;
+                };
+                /** @description The first 4 KB of the body, as UTF-8. */
+                body: string;
+            } | null;
+        };
+        /** WebhookDeliveryDetail */
+        WebhookDeliveryDetail: {
+            /** @description The delivery id (decimal). */
+            id: string;
+            /** @description The event delivered; also the webhook-id header of every attempt. */
+            eventId: string;
+            /**
+             * @description `pending` (waiting or retrying), `succeeded` or `failed` (given up).
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed";
+            /**
+             * Format: date-time
+             * @description When it was queued, ISO 8601 in UTC.
+             */
+            createdAt: string;
+            /**
+             * Format: int32
+             * @description Attempts made so far.
+             */
+            attempts: number;
+            /** @description When the latest attempt ended, or null. */
+            lastAttemptAt: string | null;
+            /** @description The latest attempt's HTTP status, or null when it got none. */
+            statusCode: number | null;
+            /** @description Why the latest attempt failed, or null. */
+            error: string | null;
+            /** @description How long the latest attempt took, or null. */
+            durationMs: number | null;
+            /** @description When the next attempt is due (pending only), or null. */
+            nextAttemptAt: string | null;
+            /** @description Every attempt, oldest first. */
+            attemptLog: components["schemas"]["WebhookDeliveryAttempt"][];
+        };
         /** WebhookEndpoint */
         WebhookEndpoint: {
             /** @description The endpoint id: `we_` and 32 hex digits. */
@@ -620,6 +777,36 @@ export interface components {
             data: components["schemas"]["WebhookEndpoint"][];
             /** @description Opaque cursor of the next page, or null when this page is the last. */
             nextCursor: string | null;
+        };
+        /** WebhookRecoveryResult */
+        WebhookRecoveryResult: {
+            /**
+             * Format: int32
+             * @description Deliveries queued.
+             */
+            queued: number;
+        };
+        /** WebhookTestEvent */
+        WebhookTestEvent: {
+            /** @description The event id; also the webhook-id header. */
+            id: string;
+            /** @constant */
+            type: "webhook.test";
+            /** Format: date-time */
+            createdAt: string;
+            data: {
+                endpoint: {
+                    id: string;
+                };
+            };
+        };
+        /** WebhookTestResult */
+        WebhookTestResult: {
+            /** @description The test event's id (its webhook-id header). */
+            eventId: string;
+            /** @description Whether the endpoint answered 2xx. */
+            delivered: boolean;
+            attempt: components["schemas"]["WebhookDeliveryAttempt"];
         };
     };
     responses: never;
@@ -4254,6 +4441,910 @@ export interface operations {
             };
         };
     };
+    sendWebhookTestEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The endpoint id: `we_` and 32 hex digits.
+                 * @example we_3f9c2a4e9b7d4c558e0e3d2b1a0f9c87
+                 */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "eventId": "evt_0b8a3f7e5c1d4e2a9f607d4c3b2a1e09",
+                     *       "delivered": false,
+                     *       "attempt": {
+                     *         "attempt": 1,
+                     *         "at": "2026-11-24T10:00:00.231Z",
+                     *         "durationMs": 231,
+                     *         "statusCode": 503,
+                     *         "error": "The endpoint answered HTTP 503.",
+                     *         "request": {
+                     *           "headers": {
+                     *             "webhook-id": "evt_0b8a3f7e5c1d4e2a9f607d4c3b2a1e09",
+                     *             "webhook-timestamp": "1795000000",
+                     *             "webhook-signature": "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=",
+                     *             "content-type": "application/json",
+                     *             "user-agent": "store-orders-webhooks/1 (+https://github.com/store-orders)"
+                     *           }
+                     *         },
+                     *         "response": {
+                     *           "headers": {
+                     *             "content-type": "text/plain",
+                     *             "retry-after": "5"
+                     *           },
+                     *           "body": "busy"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookTestResult"];
+                };
+            };
+            /** @description The endpointId is not `we_` and 32 hex digits (validation_failed). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "Path parameter endpointId is not valid.",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is missing, invalid or expired (missing_api_key, invalid_api_key, expired_api_key). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    /** @description RFC 6750 challenge: Bearer realm="store-orders", with error="invalid_token" for a rejected key. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "missing_api_key",
+                     *       "message": "An API key is required: send Authorization: Bearer <API key>.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is valid but lacks the scope webhooks:manage this operation needs (insufficient_scope). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    /** @description RFC 6750 challenge naming the scope that is needed. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "insufficient_scope",
+                     *       "message": "This API key lacks the scope webhooks:manage that this operation needs.",
+                     *       "status": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such endpoint for this account; another account's endpoint is not found either (webhook_endpoint_not_found). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "webhook_endpoint_not_found",
+                     *       "message": "No webhook endpoint with this id exists.",
+                     *       "status": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers or body did not arrive in time (request_timeout); the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request was not received in time (headers or body too slow).",
+                     *       "status": 408
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over 1048576 bytes (payload_too_large). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "message": "The request body is larger than this endpoint accepts.",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key (or, without a valid key, the client address) has spent its quota for the window (rate_limited). */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests: the limit is 100 per 60 s. Retry after 17 s.",
+                     *       "status": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers are too large (headers_too_large); the connection is closed. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "The request headers are too large.",
+                     *       "status": 431
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal error; details are logged, never returned. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal_error",
+                     *       "message": "An internal error occurred. It has been logged; retrying may help.",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down, overloaded (load shedding) or its database is unreachable; retry after the given delay (service_unavailable, overloaded). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "The server is shutting down; retry the request.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The endpoint id: `we_` and 32 hex digits.
+                 * @example we_3f9c2a4e9b7d4c558e0e3d2b1a0f9c87
+                 */
+                endpointId: string;
+                /**
+                 * @description The delivery id (decimal), as the deliveries listing gives it.
+                 * @example 42
+                 */
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "42",
+                     *       "eventId": "evt_0b8a3f7e5c1d4e2a9f607d4c3b2a1e09",
+                     *       "status": "pending",
+                     *       "createdAt": "2026-11-24T10:00:00.000Z",
+                     *       "attempts": 1,
+                     *       "lastAttemptAt": "2026-11-24T10:00:00.231Z",
+                     *       "statusCode": 503,
+                     *       "error": "The endpoint answered HTTP 503.",
+                     *       "durationMs": 231,
+                     *       "nextAttemptAt": "2026-11-24T10:00:05.231Z",
+                     *       "attemptLog": [
+                     *         {
+                     *           "attempt": 1,
+                     *           "at": "2026-11-24T10:00:00.231Z",
+                     *           "durationMs": 231,
+                     *           "statusCode": 503,
+                     *           "error": "The endpoint answered HTTP 503.",
+                     *           "request": {
+                     *             "headers": {
+                     *               "webhook-id": "evt_0b8a3f7e5c1d4e2a9f607d4c3b2a1e09",
+                     *               "webhook-timestamp": "1795000000",
+                     *               "webhook-signature": "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=",
+                     *               "content-type": "application/json",
+                     *               "user-agent": "store-orders-webhooks/1 (+https://github.com/store-orders)"
+                     *             }
+                     *           },
+                     *           "response": {
+                     *             "headers": {
+                     *               "content-type": "text/plain",
+                     *               "retry-after": "5"
+                     *             },
+                     *             "body": "busy"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryDetail"];
+                };
+            };
+            /** @description The endpointId or deliveryId is malformed (validation_failed). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "Path parameter deliveryId is not valid.",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is missing, invalid or expired (missing_api_key, invalid_api_key, expired_api_key). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    /** @description RFC 6750 challenge: Bearer realm="store-orders", with error="invalid_token" for a rejected key. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "missing_api_key",
+                     *       "message": "An API key is required: send Authorization: Bearer <API key>.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is valid but lacks the scope webhooks:manage this operation needs (insufficient_scope). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    /** @description RFC 6750 challenge naming the scope that is needed. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "insufficient_scope",
+                     *       "message": "This API key lacks the scope webhooks:manage that this operation needs.",
+                     *       "status": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such endpoint, or no such delivery of it, for this account (webhook_endpoint_not_found, webhook_delivery_not_found). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "webhook_delivery_not_found",
+                     *       "message": "No delivery with this id exists for this endpoint.",
+                     *       "status": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers or body did not arrive in time (request_timeout); the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request was not received in time (headers or body too slow).",
+                     *       "status": 408
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key (or, without a valid key, the client address) has spent its quota for the window (rate_limited). */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests: the limit is 100 per 60 s. Retry after 17 s.",
+                     *       "status": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers are too large (headers_too_large); the connection is closed. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "The request headers are too large.",
+                     *       "status": 431
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal error; details are logged, never returned. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal_error",
+                     *       "message": "An internal error occurred. It has been logged; retrying may help.",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down, overloaded (load shedding) or its database is unreachable; retry after the given delay (service_unavailable, overloaded). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "The server is shutting down; retry the request.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    recoverWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The endpoint id: `we_` and 32 hex digits.
+                 * @example we_3f9c2a4e9b7d4c558e0e3d2b1a0f9c87
+                 */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "since": "2026-11-24T00:00:00Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecoverWebhookDeliveriesRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "queued": 3
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookRecoveryResult"];
+                };
+            };
+            /** @description The body is not a JSON object (malformed_request, content_type_not_json), a field is missing, unknown or invalid, or the URL is refused: not https, credentials in it, or a host that resolves to a loopback, private, link-local, multicast or metadata address (validation_failed; the message says why). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is missing, invalid or expired (missing_api_key, invalid_api_key, expired_api_key). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    /** @description RFC 6750 challenge: Bearer realm="store-orders", with error="invalid_token" for a rejected key. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "missing_api_key",
+                     *       "message": "An API key is required: send Authorization: Bearer <API key>.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is valid but lacks the scope webhooks:manage this operation needs (insufficient_scope). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    /** @description RFC 6750 challenge naming the scope that is needed. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "insufficient_scope",
+                     *       "message": "This API key lacks the scope webhooks:manage that this operation needs.",
+                     *       "status": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such endpoint for this account; another account's endpoint is not found either (webhook_endpoint_not_found). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "webhook_endpoint_not_found",
+                     *       "message": "No webhook endpoint with this id exists.",
+                     *       "status": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers or body did not arrive in time (request_timeout); the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request was not received in time (headers or body too slow).",
+                     *       "status": 408
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over 16384 bytes (payload_too_large). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "message": "The request body is larger than this endpoint accepts.",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key (or, without a valid key, the client address) has spent its quota for the window (rate_limited). */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests: the limit is 100 per 60 s. Retry after 17 s.",
+                     *       "status": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers are too large (headers_too_large); the connection is closed. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "The request headers are too large.",
+                     *       "status": 431
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal error; details are logged, never returned. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal_error",
+                     *       "message": "An internal error occurred. It has been logged; retrying may help.",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down, overloaded (load shedding) or its database is unreachable; retry after the given delay (service_unavailable, overloaded). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "The server is shutting down; retry the request.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     redeliverEvent: {
         parameters: {
             query?: never;
@@ -4644,6 +5735,28 @@ export interface operations {
         };
         responses: {
             /** @description Any 2xx status acknowledges the event; anything else, a timeout or a connection error is retried later. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTestEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookTestEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx status acknowledges it; what the endpoint answered is the answer of the test request. */
             200: {
                 headers: {
                     [name: string]: unknown;
