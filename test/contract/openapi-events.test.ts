@@ -28,7 +28,11 @@ const doc = JSON.parse(readFileSync(new URL(`../../${OPENAPI_V2_FILE}`, import.m
 
 describe('the v2 document: events', () => {
   test('when read, then every event type is under webhooks, beta, with the Event record schema and an example of its own type', () => {
-    assert.deepEqual(Object.keys(doc.webhooks), [...EVENT_TYPES]);
+    // The feed's types, then the test event (POST /webhook-endpoints/{id}/test), which only a test sends.
+    assert.deepEqual(Object.keys(doc.webhooks), [...EVENT_TYPES, 'webhook.test']);
+    const test = doc.webhooks['webhook.test']?.post;
+    assert.equal(test?.['x-stability'], 'beta');
+    assert.deepEqual(test?.requestBody.content['application/json'].schema, { $ref: '#/components/schemas/WebhookTestEvent' });
     for (const type of EVENT_TYPES) {
       const operation = doc.webhooks[type]?.post;
       assert.ok(operation, type);
