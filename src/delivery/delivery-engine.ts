@@ -212,9 +212,10 @@ export function createDeliveryEngine<T extends ClaimedItem>({ name, queue, sende
       windows: slots.windows,
       perDestination: slots.initialWindow,
     };
+    const { settleAndClaim } = queue;
     let claimed: T[];
-    if (outcomes.length > 0 && queue.settleAndClaim !== undefined) {
-      claimed = await own(() => queue.settleAndClaim?.(outcomes, request) ?? Promise.resolve([]));
+    if (outcomes.length > 0 && settleAndClaim !== undefined) {
+      claimed = await own(() => settleAndClaim.call(queue, outcomes, request));
     } else {
       if (outcomes.length > 0) await settle(outcomes);
       claimed = await own(() => queue.claimDue(request));

@@ -5,7 +5,7 @@ import { principalOf } from '../api/http/authentication.js';
 import { auditContextOf } from '../api/http/audit-context.js';
 import type { FastifyRequest } from 'fastify';
 import { parseJsonObject, requireJsonContentType } from '../http/json-body.js';
-import type { WebhookDelivery, WebhookDeliveryDetail, WebhookEndpoint } from './webhooks-repository.js';
+import type { WebhookDelivery, WebhookDeliveryAttempt, WebhookDeliveryDetail, WebhookEndpoint } from './webhooks-repository.js';
 import {
   createEndpointSchema,
   deleteEndpointSchema,
@@ -47,6 +47,11 @@ function toDeliveryRecord(delivery: WebhookDelivery): WebhookDeliveryRecord {
   return { ...delivery };
 }
 
+/** An attempt as the API shows it: the request's headers under `request`. */
+function toAttemptRecord({ requestHeaders, ...attempt }: WebhookDeliveryAttempt) {
+  return { ...attempt, request: { headers: requestHeaders } };
+}
+
 /** The delivery with its attempts, without its payload (the event, which GET /v2/events/{id} serves to keys that may read it). */
 function toDeliveryDetailRecord(detail: WebhookDeliveryDetail): WebhookDeliveryDetailRecord {
   const { attemptLog } = detail;
@@ -61,7 +66,7 @@ function toDeliveryDetailRecord(detail: WebhookDeliveryDetail): WebhookDeliveryD
     error: detail.error,
     durationMs: detail.durationMs,
     nextAttemptAt: detail.nextAttemptAt,
-    attemptLog: attemptLog.map(({ requestHeaders, ...attempt }) => ({ ...attempt, request: { headers: requestHeaders } })),
+    attemptLog: attemptLog.map(toAttemptRecord),
   };
 }
 
@@ -106,8 +111,7 @@ export async function registerWebhooksRoutes(scope: FastifyInstance, { webhooksS
 
   app.post('/webhook-endpoints/:endpointId/test', { schema: sendTestEventSchema, config: { scope: SCOPE } }, async (request) => {
     const { eventId, delivered, attempt } = await webhooksService.sendTestEvent(principalOf(request).accountId, request.params.endpointId);
-    const { requestHeaders, ...rest } = attempt;
-    return { eventId, delivered, attempt: { ...rest, request: { headers: requestHeaders } } };
+    return { eventId, delivered, attempt: toAttemptRecord(attempt) };
   });
 
   app.get('/webhook-endpoints/:endpointId/deliveries/:deliveryId', { schema: getDeliverySchema, config: { scope: SCOPE } }, async (request) => {

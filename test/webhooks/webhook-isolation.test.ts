@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, test, type TestContext } from 'node:test';
 import { openStorage } from '../../src/storage/open-storage.js';
 import { testServices } from '../support/container.js';
+import { adminQuery } from '../support/templates.js';
 import { storageBackends } from '../support/storage.js';
 import { eventually } from '../support/quickstart.js';
 import { startHookReceiver, webhooksHarness, type WebhooksHarness } from './support.js';
@@ -131,7 +132,16 @@ for (const backend of storageBackends({ postgresDirect: true }).filter((b) => b.
     await new Promise((resolve) => setTimeout(resolve, 100));
     const other = openStorage(h.database);
     t.after(() => other.close());
-    await testServices(other, { config: h.config }).orderOperations.createOrder({ accountId: store.accountId });
+    const otherServices = testServices(other, { config: h.config });
+    await otherServices.orderOperations.createOrder({ accountId: store.accountId });
     assert.equal((await receiver.next(1)).length, 1);
+    // The listening connection is cut (a restart of PostgreSQL, a network blip): it connects again and goes on listening.
+    if (h.database.kind !== 'postgres') throw new Error('a PostgreSQL database');
+    await adminQuery(h.database.url, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'store-orders listen' AND datname = current_database()");
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await otherServices.orderOperations.createOrder({ accountId: store.accountId });
+    // Within 10 s, not the poll's 10 minutes: only a listener that connected again can have told the engine.
+    const timeout = new Promise<never>((_resolve, reject) => setTimeout(() => reject(new Error('the listener did not come back')), 10_000).unref());
+    assert.equal((await Promise.race([receiver.next(2), timeout])).length, 2);
   });
 }

@@ -41,10 +41,17 @@ export async function listenForDeliveries(
     return next;
   }
 
+  /** The listening connection failed or ended: drop it and connect again (errors of any other connection are not ours). */
   function reconnectLater(lost: pg.Client): void {
     if (closed || client !== lost) return;
     client = undefined;
     lost.end().catch(() => undefined);
+    scheduleReconnect();
+  }
+
+  /** Tries again in a second, and again after every failure, until connected or closed. */
+  function scheduleReconnect(): void {
+    if (closed) return;
     retry = setTimeout(() => {
       connect()
         .then((next) => {
@@ -54,7 +61,7 @@ export async function listenForDeliveries(
           listener();
           return undefined;
         })
-        .catch(() => reconnectLater(lost));
+        .catch(scheduleReconnect);
     }, 1000);
     retry.unref();
   }

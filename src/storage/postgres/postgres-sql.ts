@@ -11,6 +11,11 @@ export function isoTimestamp(column: string): string {
   return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ${column}`;
 }
 
+/** A qualified timestamptz column (`alias.column`) as isoTimestamp formats it, aliased to the bare column name. */
+export function qualified(alias: string, column: string): string {
+  return `${isoTimestamp(`${alias}.${column}`).replace(/ AS .*$/, '')} AS ${column}`;
+}
+
 /**
  * Runs `work` in one transaction on one pooled connection: COMMIT when it
  * resolves, ROLLBACK when it throws.

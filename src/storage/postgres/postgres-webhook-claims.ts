@@ -1,6 +1,5 @@
-import { isoTimestamp } from './postgres-sql.js';
+import { qualified } from './postgres-sql.js';
 
-const qualified = (alias: string, column: string) => `${isoTimestamp(`${alias}.${column}`).replace(/ AS .*$/, '')} AS ${column}`;
 
 /**
  * Per endpoint, so that no endpoint's backlog costs another anything:

@@ -3,7 +3,7 @@ import type { WebhooksRepository } from '../../webhooks/webhooks-repository.js';
 import type { AttemptRecord, Settlement } from '../../delivery/delivery-queue.js';
 import { insertAuditEntries } from './postgres-audit-repository.js';
 import { CLAIM_DELIVERIES } from './postgres-webhook-claims.js';
-import { isoTimestamp, type Sql, type Transaction } from './postgres-sql.js';
+import { isoTimestamp, qualified, type Sql, type Transaction } from './postgres-sql.js';
 import {
   endpointDisabledEntry,
   FAILING_ENDPOINT_DISABLED_AFTER_MS,
@@ -23,7 +23,6 @@ import {
 } from '../webhook-rows.js';
 
 const ENDPOINT = `id, account_id, url, event_types, description, status, disabled_reason, ${isoTimestamp('created_at')}`;
-const qualified = (alias: string, column: string) => `${isoTimestamp(`${alias}.${column}`).replace(/ AS .*$/, '')} AS ${column}`;
 const DELIVERY = [
   'd.seq::text AS seq',
   'd.event_id',
