@@ -101,9 +101,10 @@ export async function runServer(
   const background = createBackgroundWork(container, logger, outages, () => {
     const loopNow = performance.eventLoopUtilization();
     const busy = requestsSinceCheck > 0 && performance.eventLoopUtilization(loopNow, loopSince).utilization > BUSY_LOOP_UTILIZATION;
+    const quiet = requestsSinceCheck === 0;
     loopSince = loopNow;
     requestsSinceCheck = 0;
-    return busy;
+    return { busy, quiet };
   });
   // Registered only once listening: close-with-grace also acts on a normal exit.
   const skip = signals === undefined ? [] : (['SIGINT', 'SIGTERM'] as const).filter((signal) => !signals.includes(signal));

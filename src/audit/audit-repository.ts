@@ -36,6 +36,8 @@ export const AUDIT_ACTIONS = [
   'webhook_secret_rotated',
   'webhook_event_redelivered',
   'webhook_deliveries_recovered',
+  // Ours: a user saw the notice of an endpoint the service disabled (410, failing for 5 days) and dismissed it.
+  'webhook_endpoint_notice_acknowledged',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

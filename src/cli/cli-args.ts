@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { EVENT_TYPES, type EventType } from '../events/event-types.js';
 import { normalizeDateTime } from '../shared/date-time.js';
 import { parseDuration } from '../shared/duration.js';
 import { parseInt64 } from '../shared/int64.js';
@@ -15,6 +16,8 @@ export interface CliOption {
   readonly description: string;
   /** The command cannot run without it: its absence is a usage error (exit 2). */
   readonly required?: boolean;
+  /** The environment variable read when the flag is not given (optionOrEnvironment); its --help names it. */
+  readonly env?: string;
 }
 
 export type CliOptions = Readonly<Record<string, CliOption>>;
@@ -90,6 +93,22 @@ function unknownOption(command: { readonly name: string; readonly options: CliOp
 export function optionalString(values: OptionValues, name: string): string | undefined {
   const value = values[name];
   return typeof value === 'string' ? value : undefined;
+}
+
+/** The flag's value, else that of the environment variable it declares (`env`); an empty variable counts as unset. */
+export function optionOrEnvironment(values: OptionValues, name: string, option: CliOption, env: Readonly<Record<string, string | undefined>>): string | undefined {
+  const fromEnv = option.env === undefined ? undefined : env[option.env];
+  return optionalString(values, name) ?? (fromEnv === '' ? undefined : fromEnv);
+}
+
+/** A comma-separated list of event types (`--type`, `--events`), each one of the catalogue's; undefined when the flag is absent. */
+export function eventTypesOption(values: OptionValues, name: string): EventType[] | undefined {
+  const text = optionalString(values, name);
+  if (text === undefined) return undefined;
+  const types = text.split(/[\s,]+/).filter((type) => type !== '');
+  const unknown = types.find((type) => !(EVENT_TYPES as readonly string[]).includes(type));
+  if (unknown !== undefined) throw new UsageError(`--${name}: unknown event type "${unknown}"; known: ${EVENT_TYPES.join(', ')}`);
+  return types as EventType[];
 }
 
 export function requiredString(values: OptionValues, name: string): string {

@@ -6,8 +6,9 @@ import type { Clock } from '../shared/clock.js';
 import type { OutageLog, OutageSource } from '../shared/outage-log.js';
 import { DeliveryError } from './delivery-error.js';
 import type { AttemptRecord, ClaimedItem, DeliveryQueue, Outcome } from './delivery-queue.js';
+import { createAttemptCost } from './attempt-cost.js';
 import { createSlots } from './delivery-slots.js';
-import { GATHER_MS, rest, SLICE_MS } from './engine-pacing.js';
+import { GATHER_MS, rest, SLICE_MS, type HostLoad } from './engine-pacing.js';
 
 /** A claim outlives the slowest possible attempt by this much before another process may retry it (unless configured). */
 const CLAIM_MARGIN_MS = 60_000;
@@ -18,8 +19,8 @@ export interface Sender<T> {
 }
 
 export interface DeliveryEngineDependencies<T extends ClaimedItem> {
-  /** Names the engine in logs ("messages", "webhooks"). */
-  name: 'messages' | 'webhooks';
+  /** Names the engine in logs ("messages", "webhooks", "mail"). */
+  name: 'messages' | 'webhooks' | 'mail';
   queue: DeliveryQueue<T>;
   sender: Sender<T>;
   clock: Clock;
@@ -37,16 +38,18 @@ export interface DeliveryEngineDependencies<T extends ClaimedItem> {
   retryDelayMs(attempts: number, random: number): number | undefined;
   random: () => number;
   /**
-   * While `busy()` says the process is serving requests, the engine's own
-   * work (claiming, settling, signing and starting requests: time on the
-   * event loop, never time spent waiting for a receiver) takes at most
-   * `share` of the process: after each slice of it the engine claims
+   * While `load()` says the process is busy serving requests, the engine's
+   * work (claiming, settling, signing and starting requests, timed, and each
+   * ended attempt's HTTP client work, estimated: attempt-cost.ts; CPU time,
+   * never time spent waiting for a receiver) takes at most `share` of the
+   * process: after each slice of it the engine claims
    * nothing new for a rest in proportion. Attempts in flight go on; due
    * deliveries lag during a burst and catch up after it, since they are
    * durable in the queue. Absent: the engine never rests while work is due.
    */
-  yieldTo?: { busy(): boolean; share: number };
+  yieldTo?: { load(): HostLoad; share: number };
 }
+
 
 /**
  * Moves a delivery queue on: claims due items (a lease, so several processes
@@ -80,8 +83,10 @@ export function createDeliveryEngine<T extends ClaimedItem>({ name, queue, sende
   /** Outcomes of ended attempts, not yet settled, and when the first of them ended. */
   const ended: Outcome[] = [];
   let firstEndedAt = 0;
-  /** The engine's own event-loop time (ms) since it last asked whether the process is busy. */
+  /** The engine's own event-loop time (ms), and the attempts that ended, since it last asked whether the process is busy. */
   let ownMs = 0;
+  let endedSinceAsked = 0;
+  const cost = createAttemptCost();
   let stopping = false;
   let woken = false;
   let wakeUp: (() => void) | undefined;
@@ -123,8 +128,11 @@ export function createDeliveryEngine<T extends ClaimedItem>({ name, queue, sende
   /** One attempt; its outcome, or undefined when shutdown interrupted it (then it is released). */
   async function attempt(item: T): Promise<Outcome | undefined> {
     const settlement = { id: item.id, claimant, attempt: item.attempts };
+    // The destination's rate limit gave this attempt a start time: it holds its slot until then.
+    if (item.notBefore !== undefined) await rest(Date.parse(item.notBefore) - clock.now().getTime(), inFlight.signal);
     const started = performance.now();
     try {
+      if (inFlight.signal.aborted) throw inFlight.signal.reason;
       const record = await sender.deliver(item, inFlight.signal);
       const durationMs = Math.round(performance.now() - started);
       return { sent: true, settlement: { ...settlement, durationMs, ...record, at: clock.now().toISOString() } };
@@ -155,6 +163,7 @@ export function createDeliveryEngine<T extends ClaimedItem>({ name, queue, sende
           ...(known?.exchange === undefined ? {} : { exchange: known.exchange }),
           ...(retryAt === undefined ? {} : { retryAt }),
           ...(gone ? { gone } : {}),
+          ...(known?.retryAfterMs === undefined ? {} : { pauseUntil: new Date(now.getTime() + known.retryAfterMs).toISOString() }),
         },
       };
     }
@@ -168,6 +177,7 @@ export function createDeliveryEngine<T extends ClaimedItem>({ name, queue, sende
       .then(
         (outcome) => {
           if (outcome === undefined) return;
+          endedSinceAsked++;
           slots.adjust(destination, outcome);
           if (ended.length === 0) firstEndedAt = performance.now();
           ended.push(outcome);
@@ -226,10 +236,13 @@ export function createDeliveryEngine<T extends ClaimedItem>({ name, queue, sende
 
   async function loop(): Promise<void> {
     while (!stopping) {
-      if (yieldTo !== undefined && ownMs >= SLICE_MS) {
-        const spent = ownMs;
+      const spent = ownMs + endedSinceAsked * cost.perAttemptMs;
+      if (yieldTo !== undefined && spent >= SLICE_MS) {
+        const load = yieldTo.load();
+        cost.learn(ownMs, endedSinceAsked, load.quiet);
         ownMs = 0;
-        if (yieldTo.busy()) await rest((spent * (1 - yieldTo.share)) / yieldTo.share, inFlight.signal);
+        endedSinceAsked = 0;
+        if (load.busy) await rest((spent * (1 - yieldTo.share)) / yieldTo.share, inFlight.signal);
         continue;
       }
       // Attempts still in flight may end in a moment: their outcomes share the commit of those that ended.

@@ -1,3 +1,4 @@
+import { RefusedUrlError } from './url-policy.js';
 import type { AttemptExchange } from './delivery-queue.js';
 
 /**
@@ -39,6 +40,8 @@ export function describeRequestFailure(error: unknown, signal: AbortSignal, noun
   if (signal.aborted) return 'Delivery was interrupted by shutdown.';
   if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) return `The ${noun} did not answer in time.`;
   if (error instanceof DeliveryError) return error.message;
+  // The reason alone: the hint for people creating an endpoint is not the attempt's business.
+  if (error instanceof RefusedUrlError) return error.reason;
   const code = error instanceof Error ? ((error as { code?: unknown }).code ?? (error.cause as { code?: unknown } | undefined)?.code) : undefined;
   return typeof code === 'string' ? `The ${noun} could not be reached (${code}).` : `The ${noun} could not be reached.`;
 }

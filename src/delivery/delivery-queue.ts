@@ -18,6 +18,11 @@ export interface ClaimedItem {
    * one destination.
    */
   destination?: string;
+  /**
+   * Not to be started before this instant (the destination's rate limit
+   * spaced its starts; at most a second ahead). Absent: start at once.
+   */
+  notBefore?: string;
 }
 
 export interface ClaimRequest {
@@ -68,6 +73,8 @@ export interface AttemptRecord {
   statusCode?: number;
   durationMs?: number;
   exchange?: AttemptExchange;
+  /** Which way it went, for queues with more than one (mail: `smtp`, or kept in the local `outbox`). */
+  channel?: string;
 }
 
 export interface FailedAttempt extends AttemptRecord {
@@ -76,6 +83,12 @@ export interface FailedAttempt extends AttemptRecord {
   retryAt?: string;
   /** The receiver asked never to be called again (HTTP 410): stop delivering to it at all. */
   gone?: boolean;
+  /**
+   * The receiver asked not to be called before this instant (429 or 503
+   * with Retry-After): queues with several destinations pause that whole
+   * destination until then, not just this item.
+   */
+  pauseUntil?: string;
 }
 
 /** What one attempt came to, for settling. */

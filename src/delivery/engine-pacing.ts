@@ -9,11 +9,11 @@ export const SLICE_MS = 10;
  * each (a commit is an fsync on SQLite). The receiver has its answer
  * already; only the next delivery of the same order waits this long.
  */
-export const GATHER_MS = 2;
+export const GATHER_MS = 5;
 
 /** A rest that only stop ends (attempts in flight go on meanwhile; their outcomes wait). */
 export function rest(ms: number, stop: AbortSignal): Promise<void> {
-  if (stop.aborted) return Promise.resolve();
+  if (stop.aborted || ms <= 0) return Promise.resolve();
   return new Promise((resolve) => {
     const stopped = () => {
       clearTimeout(timer);
@@ -25,4 +25,12 @@ export function rest(ms: number, stop: AbortSignal): Promise<void> {
     }, ms);
     stop.addEventListener('abort', stopped, { once: true });
   });
+}
+
+/** What the host did since the engine last asked. */
+export interface HostLoad {
+  /** It served requests with its event loop nearly full: the engine takes only its share. */
+  busy: boolean;
+  /** It served no requests at all (so the process's CPU time was the engine's and the background's). */
+  quiet: boolean;
 }

@@ -1,14 +1,25 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { createUrlPolicy, type Resolver, type UrlPolicy } from './url-policy.js';
 
 /** The most of a receiver's answer that is read; the rest is discarded with its connection. */
 export const RESPONSE_BODY_LIMIT = 64 * 1024;
 
-/** Where one attempt goes: the URL, and the address to connect to when a policy checked it (no second resolution, no DNS rebinding). */
-export interface OutboundTarget {
+/** Where one attempt goes: the URL, and the address the policy checked (connected to as is: no second resolution, no DNS rebinding). */
+interface OutboundTarget {
   url: URL;
-  address?: { address: string; family: number };
+  address: { address: string; family: number };
+}
+
+/**
+ * The policy for URLs an operator configured (the quickstart's message
+ * webhook) or a developer forwards to on their own machine (`listen`):
+ * any scheme of http(s), any address, but still resolved once inside the
+ * attempt's deadline and connected to as resolved, like every other.
+ */
+export function anyAddressPolicy(resolve: Resolver): UrlPolicy {
+  return createUrlPolicy({ allowHttp: true, allowedNetworks: ['0.0.0.0/0', '::/0'] }, resolve);
 }
 
 /** What the receiver answered: its status, headers and at most RESPONSE_BODY_LIMIT bytes of its body. */
@@ -54,8 +65,8 @@ function beforeDeadline<T>(work: Promise<T>, deadline: AbortSignal): Promise<T> 
 /**
  * The one way requests leave the process for a receiver (webhook endpoints,
  * the quickstart's message webhook). Every attempt has one deadline,
- * `timeoutMs`, covering all of it: finding the target (the caller's address
- * policy and its DNS lookups), connecting, sending, and reading the answer,
+ * `timeoutMs`, covering all of it: checking the URL (the client's address
+ * policy and its DNS lookup), connecting, sending, and reading the answer,
  * of which at most RESPONSE_BODY_LIMIT bytes are read. A receiver that never
  * answers, trickles its body, never ends it or sends a huge one costs one
  * attempt of at most `timeoutMs`, never more. One timer per attempt, cleared
@@ -64,7 +75,7 @@ function beforeDeadline<T>(work: Promise<T>, deadline: AbortSignal): Promise<T> 
  * attempt waiting on a silent receiver for as long as the peer kept the
  * connection open.
  */
-export function createOutboundClient({ timeoutMs, maxSockets = 64 }: { timeoutMs: number; maxSockets?: number }) {
+export function createOutboundClient({ timeoutMs, policy, maxSockets = 64 }: { timeoutMs: number; policy: UrlPolicy; maxSockets?: number }) {
   const agents = {
     'http:': new http.Agent({ keepAlive: true, maxSockets }),
     'https:': new https.Agent({ keepAlive: true, maxSockets }),
@@ -87,7 +98,7 @@ export function createOutboundClient({ timeoutMs, maxSockets = 64 }: { timeoutMs
           method: 'POST',
           headers: { ...headers, 'content-length': String(body.length) },
           agent: agents[protocol],
-          ...(target.address === undefined ? {} : { lookup: pinnedLookup(target.address) }),
+          lookup: pinnedLookup(target.address),
         },
         (response) => {
           const chunks: Buffer[] = [];
@@ -121,20 +132,21 @@ export function createOutboundClient({ timeoutMs, maxSockets = 64 }: { timeoutMs
 
   return {
     /**
-     * POSTs `body` to the target `find` gives (after the caller's checks),
-     * within one deadline from the start of `find` to the last byte read.
-     * Rejects with the request's error, OutboundTimeoutError, or `signal`'s
-     * reason (shutdown); any status resolves.
+     * POSTs `body` to `url`, checked and resolved by the client's policy
+     * (the SSRF rules for a tenant's URL), within one deadline from that
+     * check to the last byte read. Rejects with RefusedUrlError, the
+     * request's error, OutboundTimeoutError, or `signal`'s reason
+     * (shutdown); any status resolves.
      */
-    async post(find: () => Promise<OutboundTarget>, { headers, body }: { headers: Record<string, string>; body: Buffer }, signal: AbortSignal): Promise<OutboundAnswer> {
+    async post(url: string, { headers, body }: { headers: Record<string, string>; body: Buffer }, signal: AbortSignal): Promise<OutboundAnswer> {
       const deadline = new AbortController();
       const timer = setTimeout(() => deadline.abort(new OutboundTimeoutError(`no complete answer within ${timeoutMs} ms`)), timeoutMs);
       const interrupted = () => deadline.abort(signal.reason);
       if (signal.aborted) interrupted();
       else signal.addEventListener('abort', interrupted, { once: true });
       try {
-        const target = await beforeDeadline(find(), deadline.signal);
-        return await send(target, headers, body, deadline.signal);
+        const checked = await beforeDeadline(policy.check(url), deadline.signal);
+        return await send({ url: checked.url, address: { address: checked.address, family: checked.family } }, headers, body, deadline.signal);
       } finally {
         clearTimeout(timer);
         signal.removeEventListener('abort', interrupted);

@@ -1,6 +1,7 @@
 import { injectTraceContext } from '../shared/tracing.js';
 import { DeliveryError, describeRequestFailure } from '../delivery/delivery-error.js';
-import { createOutboundClient } from '../delivery/outbound-http.js';
+import { anyAddressPolicy, createOutboundClient } from '../delivery/outbound-http.js';
+import { systemResolver } from '../delivery/url-policy.js';
 import type { AttemptRecord } from '../delivery/delivery-queue.js';
 import type { ClaimedMessage } from './messages-repository.js';
 
@@ -23,16 +24,16 @@ export const recordOnlyDelivery: MessageDelivery = {
 };
 
 /**
- * POSTs `{id, accountId, message, createdAt}` as JSON to the webhook through
- * the one outbound client; any 2xx is success, anything else (redirects
+ * POSTs `{id, accountId, message, createdAt}` as JSON to the operator's
+ * MESSAGES_WEBHOOK_URL through the one outbound client (delivery/), the same
+ * deadline, body bound and address pinning as every webhook endpoint; any 2xx is success, anything else (redirects
  * included) or no complete answer within `timeoutMs` is a failed attempt. Delivery is at least once, so each request
  * carries `Idempotency-Key: <message id>` for the receiver to drop repeats,
  * and, while tracing is on, the delivery span's `traceparent`.
  */
-export function createWebhookDelivery({ url, timeoutMs }: { url: string; timeoutMs: number }): MessageDelivery {
-  // The operator's own URL (configuration, not a tenant's): no address policy, the same bounded client.
-  const client = createOutboundClient({ timeoutMs });
-  const target = { url: new URL(url) };
+export function createMessagesUrlDelivery({ url, timeoutMs }: { url: string; timeoutMs: number }): MessageDelivery {
+  // The operator's own URL (configuration, not a tenant's): any address, resolved once and pinned by the same bounded client.
+  const client = createOutboundClient({ timeoutMs, policy: anyAddressPolicy(systemResolver) });
   return {
     kind: 'webhook',
     async deliver(message, signal) {
@@ -42,7 +43,7 @@ export function createWebhookDelivery({ url, timeoutMs }: { url: string; timeout
         'idempotency-key': message.id,
         'user-agent': 'store-orders-messages/1',
       });
-      const { statusCode } = await client.post(async () => target, { headers, body }, signal).catch((error: unknown) => {
+      const { statusCode } = await client.post(url, { headers, body }, signal).catch((error: unknown) => {
         throw new DeliveryError(describeRequestFailure(error, signal, 'webhook'));
       });
       if (statusCode < 200 || statusCode > 299) throw new DeliveryError(`The webhook answered HTTP ${statusCode}.`, { statusCode });

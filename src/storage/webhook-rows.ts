@@ -34,7 +34,7 @@ export function endpointDisabledEntry(endpoint: { id: string; accountId: number 
   };
 }
 
-export const ENDPOINT_COLUMNS = 'id, account_id, url, event_types, description, status, disabled_reason, created_at';
+export const ENDPOINT_COLUMNS = 'id, account_id, url, event_types, description, status, disabled_reason, rate_limit, paused_until, created_at';
 
 export interface EndpointRow {
   id: string;
@@ -44,6 +44,8 @@ export interface EndpointRow {
   description: string | null;
   status: string;
   disabled_reason: string | null;
+  rate_limit: bigint | number | null;
+  paused_until: string | null;
   created_at: string;
 }
 
@@ -56,6 +58,8 @@ export function toEndpoint(row: EndpointRow): WebhookEndpoint {
     description: row.description,
     status: row.status as WebhookEndpointStatus,
     disabledReason: row.disabled_reason,
+    rateLimit: row.rate_limit === null ? null : Number(row.rate_limit),
+    pausedUntil: row.paused_until,
     createdAt: row.created_at,
   };
 }
@@ -71,6 +75,27 @@ export function sameEventTypes(stored: string | null, types: readonly string[] |
   const had = new Set(stored.split(' '));
   const wanted = new Set(types);
   return had.size === wanted.size && [...wanted].every((type) => had.has(type));
+}
+
+/** How far ahead a claim reserves a rate-limited endpoint's starts (the engine waits for each). */
+export const RATE_HORIZON_MS = 1000;
+
+/** A rate-limited endpoint's starts from its next free one on: how many fit within the horizon, and the i-th's time. */
+export interface RatePace {
+  room: number;
+  start(index: number): string;
+}
+
+/** The pace of an endpoint allowed `perSecond` starts a second whose next start is free from `nextAt` (null: now). */
+export function ratePace(perSecond: number, nextAt: string | null, now: string): RatePace {
+  const nowMs = Date.parse(now);
+  const first = Math.max(nowMs, nextAt === null ? nowMs : Date.parse(nextAt));
+  const gap = 1000 / perSecond;
+  const ahead = nowMs + RATE_HORIZON_MS - first;
+  return {
+    room: ahead < 0 ? 0 : Math.floor(ahead / gap) + 1,
+    start: (index) => new Date(first + Math.round(index * gap)).toISOString(),
+  };
 }
 
 export interface DeliveryRow {
@@ -111,6 +136,8 @@ export interface ClaimedDeliveryRow {
   previous_secret: string | null;
   previous_secret_until: string | null;
   payload: string;
+  /** The earliest start the endpoint's rate limit gave it, or null. */
+  not_before?: string | null;
   /** When it was due, before the claim moved its due time to the lease's end. */
   due_at: string;
 }
@@ -128,6 +155,7 @@ export function toClaimedDelivery(row: ClaimedDeliveryRow): ClaimedWebhookDelive
     previousSealedSecret: row.previous_secret,
     previousSecretUntil: row.previous_secret_until,
     payload: row.payload,
+    ...(row.not_before === undefined || row.not_before === null ? {} : { notBefore: row.not_before }),
   };
 }
 

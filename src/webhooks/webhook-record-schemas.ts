@@ -21,6 +21,13 @@ export const EventTypesSchema = Type.Array(Type.String({ enum: [...EVENT_TYPES],
   uniqueItems: true,
   description: `The event types to receive (${EVENT_TYPES.join(', ')}).`,
 });
+export const RATE_LIMIT_MAX = 10_000;
+export const RateLimitSchema = Type.Integer({
+  format: 'int32',
+  minimum: 1,
+  maximum: RATE_LIMIT_MAX,
+  description: `At most this many deliveries a second to this endpoint, 1 to ${RATE_LIMIT_MAX} (every server process together); deliveries beyond it wait their turn, in order.`,
+});
 export const DescriptionSchema = Type.String({ maxLength: DESCRIPTION_MAX_LENGTH, description: 'A note for people, shown back as given.' });
 
 export const ENDPOINT_PROPERTIES = {
@@ -36,6 +43,12 @@ export const ENDPOINT_PROPERTIES = {
     description: '`enabled`: events are delivered; `disabled` (by you, or by the service after HTTP 410 or 5 days of failures): deliveries wait.',
   }),
   disabledReason: Type.Union([Type.String({ maxLength: 200 }), Type.Null()], { description: 'Why the service disabled it, or null.' }),
+  rateLimit: Type.Union([Type.Integer({ format: 'int32', minimum: 1, maximum: RATE_LIMIT_MAX }), Type.Null()], {
+    description: 'At most this many deliveries a second, or null for no limit (the service still paces each endpoint by how fast it answers).',
+  }),
+  pausedUntil: Type.Union([Type.String({ format: 'date-time', maxLength: 30 }), Type.Null()], {
+    description: 'The endpoint answered 429 or 503 with Retry-After: nothing is sent to it until then. Null when not paused.',
+  }),
   createdAt: Type.String({ format: 'date-time', maxLength: 30, description: 'When it was created, ISO 8601 in UTC.' }),
 };
 export const WebhookEndpointSchema = Type.Object(ENDPOINT_PROPERTIES, { title: 'WebhookEndpoint', additionalProperties: false });
@@ -56,6 +69,8 @@ export const ENDPOINT_EXAMPLE = {
   description: 'Fulfilment service',
   status: 'enabled',
   disabledReason: null,
+  rateLimit: null,
+  pausedUntil: null,
   createdAt: '2026-11-24T10:00:00.000Z',
 };
 

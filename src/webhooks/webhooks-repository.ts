@@ -17,6 +17,10 @@ export interface WebhookEndpoint {
   status: WebhookEndpointStatus;
   /** Why it was disabled when the service disabled it (410, failing for days). */
   disabledReason: string | null;
+  /** Deliveries per second it may be sent at most (every process together), or null for no limit. */
+  rateLimit: number | null;
+  /** Until when its receiver asked (429 or 503 with Retry-After) not to be called, or null. May be past. */
+  pausedUntil: string | null;
   createdAt: string;
 }
 
@@ -26,6 +30,7 @@ export interface NewWebhookEndpoint {
   url: string;
   eventTypes: string[] | null;
   description: string | null;
+  rateLimit: number | null;
   /** The signing secret, sealed (webhook-secrets.ts): never stored in clear. */
   sealedSecret: string;
   createdAt: string;
@@ -36,6 +41,7 @@ export interface WebhookEndpointChanges {
   eventTypes?: string[] | null;
   description?: string | null;
   status?: WebhookEndpointStatus;
+  rateLimit?: number | null;
 }
 
 /** One delivery of one event to one endpoint, with its latest attempt. */

@@ -39,6 +39,8 @@ function toEndpointRecord(endpoint: WebhookEndpoint): WebhookEndpointRecord {
     description: endpoint.description,
     status: endpoint.status,
     disabledReason: endpoint.disabledReason,
+    rateLimit: endpoint.rateLimit,
+    pausedUntil: endpoint.pausedUntil,
     createdAt: endpoint.createdAt,
   };
 }

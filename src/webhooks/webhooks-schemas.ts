@@ -8,6 +8,7 @@ import {
   ENDPOINT_ID_EXAMPLE,
   ENDPOINT_PROPERTIES,
   EventTypesSchema,
+  RateLimitSchema,
   SECRET_EXAMPLE,
   UrlSchema,
   WITH_SECRET_PROPERTIES,
@@ -78,7 +79,7 @@ export const createEndpointSchema = {
   summary: 'Create a webhook endpoint (beta)',
   description: 'Registers a URL that receives signed events (Standard Webhooks). The response carries the signing secret, shown only here.',
   body: Type.Object(
-    { url: UrlSchema, eventTypes: Type.Optional(EventTypesSchema), description: Type.Optional(DescriptionSchema) },
+    { url: UrlSchema, eventTypes: Type.Optional(EventTypesSchema), description: Type.Optional(DescriptionSchema), rateLimit: Type.Optional(RateLimitSchema) },
     { title: 'CreateWebhookEndpointRequest', additionalProperties: false, examples: [{ url: ENDPOINT_EXAMPLE.url, eventTypes: ENDPOINT_EXAMPLE.eventTypes, description: 'Fulfilment service' }] },
   ),
   response: {
@@ -139,6 +140,10 @@ export const updateEndpointSchema = {
       eventTypes: Type.Optional(Type.Union([Type.Null(), EventTypesSchema], { description: 'The event types to receive; null: every type.' })),
       description: Type.Optional(Type.Union([Type.Null(), DescriptionSchema], { description: 'A note for people; null removes it.' })),
       status: Type.Optional(Type.String({ enum: [...WEBHOOK_ENDPOINT_STATUSES], maxLength: 8, description: 'enabled or disabled.' })),
+      // One schema with two types, not anyOf: Ajv's coercion would take 0 for null (and remove the limit) instead of refusing it.
+      rateLimit: Type.Optional(
+        Type.Unsafe<number | null>({ ...RateLimitSchema, type: ['integer', 'null'], description: 'At most this many deliveries a second (1 to 10,000); null removes the limit.' }),
+      ),
     },
     { title: 'UpdateWebhookEndpointRequest', additionalProperties: false, examples: [{ status: 'disabled' }] },
   ),

@@ -4,8 +4,9 @@ import type { AuditRecorder } from '../audit/audit-service.js';
 import type { CursorCodec } from '../api/cursors.js';
 import { AppError, ValidationError } from '../errors/errors.js';
 import type { Clock } from '../shared/clock.js';
+import { checkTexts } from '../shared/user-text.js';
 import { newSigningSecret, type SecretBox } from './security/webhook-secrets.js';
-import { RefusedUrlError, type UrlPolicy } from './security/webhook-url-policy.js';
+import { RefusedUrlError, type UrlPolicy } from '../delivery/url-policy.js';
 import type {
   ClaimedWebhookDelivery,
   WebhookDelivery,
@@ -17,6 +18,7 @@ import type {
 import type { Sender } from '../delivery/delivery-engine.js';
 import { createTestEvents } from './delivery/webhook-test-event.js';
 import { createWebhookCursors, deliveriesListing, ENDPOINTS_LISTING, type CursorPage } from './webhook-cursors.js';
+import { RATE_LIMIT_MAX } from './webhook-record-schemas.js';
 import { readsEverything, requireReadScopes, SYSTEM_CALLER, type WebhooksCaller } from './webhook-scopes.js';
 
 /** How long deliveries keep carrying the old secret's signature after a rotation. */
@@ -27,6 +29,8 @@ export interface EndpointInput {
   /** Absent or null: every type. */
   eventTypes?: readonly string[] | null;
   description?: string | null;
+  /** Deliveries a second at most; absent or null: no limit. */
+  rateLimit?: number | null;
 }
 
 export interface EndpointPatch extends Partial<EndpointInput> {
@@ -96,6 +100,12 @@ export function createWebhooksService({ webhooksRepository, policy, secretBox, c
   }
 
   /** Refuses a URL the SSRF rules refuse, with a 400 naming why. */
+  /** The API's schema says the same; this holds for every caller (the CLI, the portal). */
+  function checkRateLimit(rateLimit: number | null | undefined): void {
+    if (rateLimit === undefined || rateLimit === null) return;
+    if (!Number.isInteger(rateLimit) || rateLimit < 1 || rateLimit > RATE_LIMIT_MAX) throw new ValidationError(`rateLimit must be a whole number of deliveries a second, 1 to ${RATE_LIMIT_MAX}.`);
+  }
+
   async function checkUrl(url: string): Promise<void> {
     try {
       await policy.check(url);
@@ -109,10 +119,15 @@ export function createWebhooksService({ webhooksRepository, policy, secretBox, c
     return types === undefined || types === null ? null : [...new Set(types)];
   }
 
+  /** The endpoint as callers see it: a pause that has ended is no pause. */
+  function current(endpoint: WebhookEndpoint): WebhookEndpoint {
+    return endpoint.pausedUntil !== null && endpoint.pausedUntil <= clock.now().toISOString() ? { ...endpoint, pausedUntil: null } : endpoint;
+  }
+
   async function found(accountId: number, id: string): Promise<WebhookEndpoint> {
     const endpoint = await webhooksRepository.findEndpoint(accountId, id);
     if (endpoint === undefined) throw notFound();
-    return endpoint;
+    return current(endpoint);
   }
 
   async function listDeliveries(accountId: number, endpointId: string, before: string | undefined, limit: number): Promise<Page<WebhookDelivery>> {
@@ -125,6 +140,8 @@ export function createWebhooksService({ webhooksRepository, policy, secretBox, c
     async createEndpoint(accountId: number, input: EndpointInput, caller: WebhooksCaller = SYSTEM_CALLER): Promise<EndpointWithSecret> {
       const eventTypes = eventTypesOf(input.eventTypes);
       requireReadScopes(caller, eventTypes);
+      checkTexts({ url: input.url, description: input.description });
+      checkRateLimit(input.rateLimit);
       await checkUrl(input.url);
       const secret = newSigningSecret();
       const created = await webhooksRepository.createEndpoint(
@@ -134,6 +151,7 @@ export function createWebhooksService({ webhooksRepository, policy, secretBox, c
           url: input.url,
           eventTypes,
           description: input.description ?? null,
+          rateLimit: input.rateLimit ?? null,
           sealedSecret: await secretBox.seal(secret),
           createdAt: clock.now().toISOString(),
         },
@@ -150,14 +168,14 @@ export function createWebhooksService({ webhooksRepository, policy, secretBox, c
     },
 
     async listEndpoints(accountId: number, after: string | undefined, limit: number): Promise<Page<WebhookEndpoint>> {
-      const items = await webhooksRepository.listEndpoints(accountId, after, limit);
+      const items = (await webhooksRepository.listEndpoints(accountId, after, limit)).map(current);
       return { items, next: items.length === limit ? items.at(-1)?.id : undefined };
     },
 
     /** The API's listing: by signed cursor (the portal and the CLI page by id, within the account they already hold). */
     async listEndpointsByCursor(accountId: number, cursor: string | undefined, limit: number): Promise<CursorPage<WebhookEndpoint>> {
       const after = await positionOf(accountId, ENDPOINTS_LISTING, cursor, /^we_[0-9a-f]{32}$/);
-      const items = await webhooksRepository.listEndpoints(accountId, after, limit);
+      const items = (await webhooksRepository.listEndpoints(accountId, after, limit)).map(current);
       return { items, nextCursor: await cursorAfter(accountId, ENDPOINTS_LISTING, items.length === limit ? items.at(-1)?.id : undefined) };
     },
 
@@ -181,6 +199,8 @@ export function createWebhooksService({ webhooksRepository, policy, secretBox, c
     },
 
     async updateEndpoint(accountId: number, id: string, patch: EndpointPatch, caller: WebhooksCaller = SYSTEM_CALLER): Promise<WebhookEndpoint> {
+      checkTexts({ url: patch.url, description: patch.description });
+      checkRateLimit(patch.rateLimit);
       if (patch.url !== undefined) await checkUrl(patch.url);
       // A new URL, new types or enabling it again decides where data goes: the key must be able to read what it will receive.
       const sendsData = patch.url !== undefined || patch.eventTypes !== undefined || patch.status === 'enabled';
@@ -193,9 +213,10 @@ export function createWebhooksService({ webhooksRepository, policy, secretBox, c
         ...(patch.eventTypes === undefined ? {} : { eventTypes: eventTypesOf(patch.eventTypes) }),
         ...(patch.description === undefined ? {} : { description: patch.description }),
         ...(patch.status === undefined ? {} : { status: patch.status }),
+        ...(patch.rateLimit === undefined ? {} : { rateLimit: patch.rateLimit }),
       });
       if (updated === undefined) throw notFound();
-      const changed = (['url', 'eventTypes', 'description'] as const).filter((field) => patch[field] !== undefined);
+      const changed = (['url', 'eventTypes', 'description', 'rateLimit'] as const).filter((field) => patch[field] !== undefined);
       if (changed.length > 0) {
         await recorded(caller, accountId, 'webhook_endpoint_updated', id, {
           fields: changed.join(' '),
@@ -206,7 +227,7 @@ export function createWebhooksService({ webhooksRepository, policy, secretBox, c
       if (patch.status === 'disabled') await recorded(caller, accountId, 'webhook_endpoint_disabled', id);
       // Re-enabling lets held-back deliveries go.
       if (patch.status === 'enabled') onQueued();
-      return updated;
+      return current(updated);
     },
 
     async deleteEndpoint(accountId: number, id: string, caller: WebhooksCaller = SYSTEM_CALLER): Promise<void> {
@@ -223,7 +244,7 @@ export function createWebhooksService({ webhooksRepository, policy, secretBox, c
       });
       if (endpoint === undefined) throw notFound();
       await recorded(caller, accountId, 'webhook_secret_rotated', id);
-      return { endpoint, secret };
+      return { endpoint: current(endpoint), secret };
     },
 
     listDeliveries,

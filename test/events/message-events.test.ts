@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createWebhookDelivery, recordOnlyDelivery } from '../../src/messages/messages-delivery.js';
+import { createMessagesUrlDelivery, recordOnlyDelivery } from '../../src/messages/messages-delivery.js';
 import { createMessageDispatcher } from '../../src/messages/messages-dispatcher.js';
 import { testOutages } from '../support/app.js';
 import { capturingLogger } from '../support/logs.js';
@@ -29,7 +29,7 @@ for (const backend of httpBackends()) {
       const { message: failed } = await services.messages.queueMessage({ accountId: account.id, message: 'never delivered' });
       const failing = createMessageDispatcher({
         messagesRepository: storage.messages,
-        delivery: createWebhookDelivery({ url: receiver.url, timeoutMs: 5000 }),
+        delivery: createMessagesUrlDelivery({ url: receiver.url, timeoutMs: 5000 }),
         clock: { now: () => new Date() },
         logger,
         outages: testOutages(logger, storage),

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer, type AddressInfo } from 'node:net';
 import { describe, test, type TestContext } from 'node:test';
-import { createWebhookDelivery, recordOnlyDelivery, type MessageDelivery } from '../../src/messages/messages-delivery.js';
+import { createMessagesUrlDelivery, recordOnlyDelivery, type MessageDelivery } from '../../src/messages/messages-delivery.js';
 import { createMessageDispatcher, retryDelayMs } from '../../src/messages/messages-dispatcher.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { openStorage } from '../../src/storage/open-storage.js';
@@ -61,7 +61,7 @@ for (const backend of storageBackends()) {
       const { account } = await createTenant(services, 'A');
       const receiver = await startReceiver(t, () => 204);
       const { message } = await services.messages.queueMessage({ accountId: account.id, message: 'Grüße 🐾' });
-      startDispatcher(t, storage, createWebhookDelivery({ url: receiver.url, timeoutMs: 5000 }));
+      startDispatcher(t, storage, createMessagesUrlDelivery({ url: receiver.url, timeoutMs: 5000 }));
       const [request] = await receiver.next(1);
       assert.ok(request);
       assert.equal(request.headers['content-type'], 'application/json');
@@ -76,7 +76,7 @@ for (const backend of storageBackends()) {
       const { account } = await createTenant(services, 'A');
       const receiver = await startReceiver(t, (_request, index) => [500, 302, 200][index] ?? 200);
       const { message } = await services.messages.queueMessage({ accountId: account.id, message: 'retry me' });
-      const { logs } = startDispatcher(t, storage, createWebhookDelivery({ url: receiver.url, timeoutMs: 5000 }));
+      const { logs } = startDispatcher(t, storage, createMessagesUrlDelivery({ url: receiver.url, timeoutMs: 5000 }));
       const requests = await receiver.next(3);
       assert.deepEqual(new Set(requests.map((r) => r.headers['idempotency-key'])), new Set([message.id]));
       await eventually(async () => ((await statusOf(storage, account.id, message.id)) === 'sent' ? true : undefined));
@@ -93,7 +93,7 @@ for (const backend of storageBackends()) {
       const { account } = await createTenant(services, 'A');
       const receiver = await startReceiver(t, () => 503);
       const { message } = await services.messages.queueMessage({ accountId: account.id, message: 'doomed' });
-      startDispatcher(t, storage, createWebhookDelivery({ url: receiver.url, timeoutMs: 5000 }), { config: { ...RETRIES, maxAttempts: 3 } });
+      startDispatcher(t, storage, createMessagesUrlDelivery({ url: receiver.url, timeoutMs: 5000 }), { config: { ...RETRIES, maxAttempts: 3 } });
       await eventually(async () => ((await statusOf(storage, account.id, message.id)) === 'failed' ? true : undefined));
       assert.equal(receiver.received.length, 3);
       assert.deepEqual(await storage.messages.claimDue({ claimant: 'probe', now: '9999-12-31T00:00:00.000Z', claimedUntil: '9999-12-31T00:00:00.000Z', limit: 10 }), []);
@@ -112,7 +112,7 @@ for (const backend of storageBackends()) {
       const closedPort = new URL(`http://127.0.0.1:${port}/hook`);
       const { message } = await services.messages.queueMessage({ accountId: account.id, message: 'unreachable' });
       const config = { ...RETRIES, retryBaseMs: 1000, retryMaxMs: 600_000 };
-      const { dispatcher, logs } = startDispatcher(t, storage, createWebhookDelivery({ url: closedPort.toString(), timeoutMs: 5000 }), { clock, config, random: () => 0 });
+      const { dispatcher, logs } = startDispatcher(t, storage, createMessagesUrlDelivery({ url: closedPort.toString(), timeoutMs: 5000 }), { clock, config, random: () => 0 });
       // The clock stands still, so after this one failure nothing is due again until the test moves time.
       await eventually(async () => (logs.join('').includes('will retry') ? true : undefined));
       await dispatcher.stop();
@@ -137,7 +137,7 @@ for (const backend of storageBackends()) {
       const { account } = await createTenant(services, 'A');
       const receiver = await startReceiver(t, () => 'hang');
       const { message } = await services.messages.queueMessage({ accountId: account.id, message: 'interrupted' });
-      const { dispatcher } = startDispatcher(t, storage, createWebhookDelivery({ url: receiver.url, timeoutMs: 60_000 }));
+      const { dispatcher } = startDispatcher(t, storage, createMessagesUrlDelivery({ url: receiver.url, timeoutMs: 60_000 }));
       await receiver.next(1);
       await dispatcher.stop();
       const stored = await storage.messages.findForAccount(account.id, message.id);
@@ -158,7 +158,7 @@ for (const backend of storageBackends()) {
         const connection = openStorage(config);
         // Registered before the dispatcher's own after(), so it runs after the dispatcher stops.
         t.after(() => connection.close());
-        startDispatcher(t, connection, createWebhookDelivery({ url: receiver.url, timeoutMs: 5000 }));
+        startDispatcher(t, connection, createMessagesUrlDelivery({ url: receiver.url, timeoutMs: 5000 }));
       }
       const requests = await receiver.next(60);
       await eventually(async () => {

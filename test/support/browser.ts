@@ -13,7 +13,7 @@ import type { FastifyInstance } from 'fastify';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { buildTestStoreApp } from './app.js';
 import { capturingLogger } from './logs.js';
-import { createTestPortal, type TestPortal } from './portal.js';
+import { createTestPortal, TEST_PASSWORD, type TestPortal } from './portal.js';
 import type { TestBackend } from './storage.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -72,6 +72,16 @@ export async function startBrowserPortal(t: TestContext, backend: TestBackend, {
       return context.newPage();
     },
   };
+}
+
+/** Signs up through the form, as a person would, and lands on the account page. */
+export async function signUp(page: Page, origin: string, email: string, store: string): Promise<void> {
+  await page.goto(`${origin}/sign-up`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(TEST_PASSWORD);
+  await page.getByLabel('Store name').fill(store);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.waitForURL(`${origin}/`);
 }
 
 /** Adds a virtual platform authenticator (user verification on) to the page's browser context (CDP WebAuthn.addVirtualAuthenticator). */

@@ -24,8 +24,7 @@ export function runBin(args: string[], env: Record<string, string>): Promise<{ c
   });
 }
 
-export interface RunningServer {
-  child: ChildProcess;
+export interface RunningServer extends SpawnedBin {
   baseUrl: string;
   /** The quickstart host's address; absent when QUICKSTART_PORT=off. */
   quickstartUrl?: string;
@@ -33,55 +32,62 @@ export interface RunningServer {
   metricsUrl?: string;
   /** The portal's address from the greeting; absent when PORTAL_PORT=off. */
   portalUrl?: string;
+}
+
+/** The built CLI running in a child process (killed if still running when the test ends), with what it printed so far. */
+export interface SpawnedBin {
+  child: ChildProcess;
   stdout: () => string;
   stderr: () => string;
   /** Resolves with the exit code once the process has exited. */
   exited: Promise<number | null>;
 }
 
-/** Starts `store-orders serve` on ephemeral ports (store and quickstart hosts) and waits for its greeting. */
-export async function startServer(t: TestContext, env: Record<string, string>, args: readonly string[] = []): Promise<RunningServer> {
+/** Starts `store-orders <args>` without waiting for it to end. */
+export function spawnBin(t: TestContext, args: readonly string[], env: Record<string, string | undefined>): SpawnedBin {
   assertBuilt();
-  const child = spawn(process.execPath, [BIN, 'serve', ...args], {
-    env: { ...process.env, PORT: '0', QUICKSTART_PORT: '0', METRICS_PORT: '0', PORTAL_PORT: '0', HOST: '127.0.0.1', ...env },
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   t.after(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
+  return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+/** Starts `store-orders serve` on ephemeral ports (store and quickstart hosts) and waits for its greeting. */
+export async function startServer(t: TestContext, env: Record<string, string>, args: readonly string[] = []): Promise<RunningServer> {
+  const { child, stdout, stderr, exited } = spawnBin(t, ['serve', ...args], { PORT: '0', QUICKSTART_PORT: '0', METRICS_PORT: '0', PORTAL_PORT: '0', HOST: '127.0.0.1', ...env });
   const quickstartOff = env.QUICKSTART_PORT?.toLowerCase() === 'off';
   const baseUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in 15 s; stderr: ${err}`)), 15_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start in 15 s; stderr: ${stderr()}`)), 15_000);
     const check = () => {
-      const match = /listening on (http:\/\/[^\s]+)/.exec(err);
-      if (match?.[1] !== undefined && (quickstartOff || /Quickstart host listening on/.test(err))) {
+      const match = /listening on (http:\/\/[^\s]+)/.exec(stderr());
+      if (match?.[1] !== undefined && (quickstartOff || /Quickstart host listening on/.test(stderr()))) {
         clearTimeout(timer);
         resolve(match[1]);
       }
     };
-    child.stderr.on('data', check);
+    child.stderr?.on('data', check);
     child.on('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`server exited with ${code}; stderr: ${err}`));
+      reject(new Error(`server exited with ${code}; stderr: ${stderr()}`));
     });
   });
-  const quickstartUrl = /Quickstart host listening on (http:\/\/[^\s]+)/.exec(err)?.[1];
-  const metricsUrl = /Prometheus metrics at (http:\/\/[^\s]+)/.exec(err)?.[1];
-  const portalUrl = /Self-service portal at (http:\/\/[^\s]+)/.exec(err)?.[1];
+  const quickstartUrl = /Quickstart host listening on (http:\/\/[^\s]+)/.exec(stderr())?.[1];
+  const metricsUrl = /Prometheus metrics at (http:\/\/[^\s]+)/.exec(stderr())?.[1];
+  const portalUrl = /Self-service portal at (http:\/\/[^\s]+)/.exec(stderr())?.[1];
   return {
     child,
     baseUrl,
     ...(quickstartUrl === undefined ? {} : { quickstartUrl }),
     ...(metricsUrl === undefined ? {} : { metricsUrl }),
     ...(portalUrl === undefined ? {} : { portalUrl }),
-    stdout: () => out,
-    stderr: () => err,
+    stdout,
+    stderr,
     exited,
   };
 }

@@ -170,7 +170,7 @@ for (const backend of storageBackends()) {
     const outcomes = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
         h.storage.webhooks.createEndpoint(
-          { id: `we_${String(i).padStart(32, '0')}`, accountId: store.accountId, url: `http://127.0.0.1:9/${i}`, eventTypes: null, description: null, sealedSecret: 'v1.aa.bb', createdAt: '2026-11-27T10:00:00.000Z' },
+          { id: `we_${String(i).padStart(32, '0')}`, accountId: store.accountId, url: `http://127.0.0.1:9/${i}`, eventTypes: null, description: null, rateLimit: null, sealedSecret: 'v1.aa.bb', createdAt: '2026-11-27T10:00:00.000Z' },
           { maxPerAccount: 3 },
         ),
       ),

@@ -46,13 +46,20 @@ for (const backend of httpBackends()) {
         method: 'PATCH',
         url: `/v2/webhook-endpoints/${endpoint.id}`,
         headers: { ...auth, ...JSON_HEADERS },
-        payload: { status: 'disabled', eventTypes: ['order.cancelled'], description: null },
+        payload: { status: 'disabled', eventTypes: ['order.cancelled'], description: null, rateLimit: 50 },
       });
       assert.equal(patched.statusCode, 200, patched.body);
       assert.deepEqual(
         { ...patched.json<Record<string, unknown>>(), createdAt: undefined },
-        { id: endpoint.id, url: receiver.url, eventTypes: ['order.cancelled'], description: null, status: 'disabled', disabledReason: null, createdAt: undefined },
+        { id: endpoint.id, url: receiver.url, eventTypes: ['order.cancelled'], description: null, status: 'disabled', disabledReason: null, rateLimit: 50, pausedUntil: null, createdAt: undefined },
       );
+      for (const rateLimit of [0, 10_001, 1.5, 'fast', false]) {
+        const refused = await h.app.inject({ method: 'PATCH', url: `/v2/webhook-endpoints/${endpoint.id}`, headers: { ...auth, ...JSON_HEADERS }, payload: { rateLimit } });
+        assert.equal(refused.statusCode, 400, `rateLimit ${rateLimit}`);
+        assert.equal(refused.json<{ code: string; status: number }>().status, 400);
+      }
+      const unlimited = await h.app.inject({ method: 'PATCH', url: `/v2/webhook-endpoints/${endpoint.id}`, headers: { ...auth, ...JSON_HEADERS }, payload: { rateLimit: null } });
+      assert.equal(unlimited.json<{ rateLimit: number | null }>().rateLimit, null);
       const deleted = await h.app.inject({ method: 'DELETE', url: `/v2/webhook-endpoints/${endpoint.id}`, headers: auth });
       assert.equal(deleted.statusCode, 204);
       const gone = await h.app.inject({ method: 'GET', url: `/v2/webhook-endpoints/${endpoint.id}`, headers: auth });
@@ -94,8 +101,8 @@ for (const backend of httpBackends()) {
       const h = await webhooksHarness(t, backend, { WEBHOOK_ALLOW_HTTP: 'false' });
       const { auth } = await h.tenant();
       const cases: [string, RegExp][] = [
-        ['http://hooks.example.com/x', /must use https/],
-        ['https://127.0.0.1/x', /loopback/],
+        ['http://hooks.example.com/x', /^url is refused: The URL must use https\.$/],
+        ['https://127.0.0.1/x', /loopback range, which webhooks may not reach\. To receive events on your own machine, run `store-orders listen .*WEBHOOK_ALLOWED_NETWORKS/],
         ['https://localhost/x', /loopback/],
         ['https://169.254.169.254/latest/meta-data', /link-local \(cloud metadata\)/],
         ['https://[fd00:ec2::254]/', /private/],

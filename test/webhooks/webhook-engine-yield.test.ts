@@ -23,7 +23,7 @@ test('when the process is busy serving requests, then the engine asks after each
   const { logger } = capturingLogger();
   const engine = createWebhooksDispatcher({ config: h.config, storage: h.storage, services: h.services }, logger, testOutages(logger, h.storage), undefined, () => {
     asked++;
-    return true;
+    return { busy: true, quiet: false };
   });
   engine.start();
   t.after(() => engine.stop());
@@ -40,7 +40,7 @@ test('when the process is busy and a receiver takes a second to answer, then the
   await h.app.inject({ method: 'POST', url: '/v2/webhook-endpoints', headers: { ...auth, 'content-type': 'application/json' }, payload: { url: receiver.url, eventTypes: ['order.created'] } });
   const { logger } = capturingLogger();
   // Always busy: the engine yields as much as it ever would.
-  const engine = createWebhooksDispatcher({ config: { ...h.config, webhooks: { ...h.config.webhooks, timeoutMs: 1000 } }, storage: h.storage, services: h.services }, logger, testOutages(logger, h.storage), undefined, () => true);
+  const engine = createWebhooksDispatcher({ config: { ...h.config, webhooks: { ...h.config.webhooks, timeoutMs: 1000 } }, storage: h.storage, services: h.services }, logger, testOutages(logger, h.storage), undefined, () => ({ busy: true, quiet: false }));
   engine.start();
   t.after(() => engine.stop());
   // The first delivery times out after a second of waiting (the receiver never answers).

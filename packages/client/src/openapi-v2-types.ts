@@ -430,7 +430,7 @@ export interface components {
              * @description What happened, named after the OWASP Logging Vocabulary where it has a name (authn_token_created, …).
              * @enum {string}
              */
-            action: "authn_login_success" | "authn_login_fail" | "session_expired" | "authn_password_change" | "authn_passkey_added" | "authn_token_created" | "authn_token_rolled" | "authn_token_revoked" | "user_created" | "user_disabled" | "order_cancelled" | "order_shipped" | "webhook_endpoint_disabled" | "webhook_endpoint_created" | "webhook_endpoint_updated" | "webhook_endpoint_enabled" | "webhook_endpoint_deleted" | "webhook_secret_rotated" | "webhook_event_redelivered" | "webhook_deliveries_recovered";
+            action: "authn_login_success" | "authn_login_fail" | "session_expired" | "authn_password_change" | "authn_passkey_added" | "authn_token_created" | "authn_token_rolled" | "authn_token_revoked" | "user_created" | "user_disabled" | "order_cancelled" | "order_shipped" | "webhook_endpoint_disabled" | "webhook_endpoint_created" | "webhook_endpoint_updated" | "webhook_endpoint_enabled" | "webhook_endpoint_deleted" | "webhook_secret_rotated" | "webhook_event_redelivered" | "webhook_deliveries_recovered" | "webhook_endpoint_notice_acknowledged";
             actor: components["schemas"]["AuditActor"];
             /** @description The client's IP address, when the action came from a client. */
             address?: string;
@@ -465,6 +465,11 @@ export interface components {
             eventTypes?: ("order.created" | "order.shipped" | "order.cancelled" | "message.sent" | "message.failed")[];
             /** @description A note for people, shown back as given. */
             description?: string;
+            /**
+             * Format: int32
+             * @description At most this many deliveries a second to this endpoint, 1 to 10000 (every server process together); deliveries beyond it wait their turn, in order.
+             */
+            rateLimit?: number;
         };
         /** Error */
         Error: {
@@ -614,6 +619,11 @@ export interface components {
              * @enum {string}
              */
             status?: "enabled" | "disabled";
+            /**
+             * Format: int32
+             * @description At most this many deliveries a second (1 to 10,000); null removes the limit.
+             */
+            rateLimit?: number | null;
         };
         /** WebhookDeliveriesPage */
         WebhookDeliveriesPage: {
@@ -740,6 +750,10 @@ export interface components {
             status: "enabled" | "disabled";
             /** @description Why the service disabled it, or null. */
             disabledReason: string | null;
+            /** @description At most this many deliveries a second, or null for no limit (the service still paces each endpoint by how fast it answers). */
+            rateLimit: number | null;
+            /** @description The endpoint answered 429 or 503 with Retry-After: nothing is sent to it until then. Null when not paused. */
+            pausedUntil: string | null;
             /**
              * Format: date-time
              * @description When it was created, ISO 8601 in UTC.
@@ -763,6 +777,10 @@ export interface components {
             status: "enabled" | "disabled";
             /** @description Why the service disabled it, or null. */
             disabledReason: string | null;
+            /** @description At most this many deliveries a second, or null for no limit (the service still paces each endpoint by how fast it answers). */
+            rateLimit: number | null;
+            /** @description The endpoint answered 429 or 503 with Retry-After: nothing is sent to it until then. Null when not paused. */
+            pausedUntil: string | null;
             /**
              * Format: date-time
              * @description When it was created, ISO 8601 in UTC.
@@ -2526,6 +2544,8 @@ export interface operations {
                      *           "description": "Fulfilment service",
                      *           "status": "enabled",
                      *           "disabledReason": null,
+                     *           "rateLimit": null,
+                     *           "pausedUntil": null,
                      *           "createdAt": "2026-11-24T10:00:00.000Z"
                      *         }
                      *       ],
@@ -2784,6 +2804,8 @@ export interface operations {
                      *       "description": "Fulfilment service",
                      *       "status": "enabled",
                      *       "disabledReason": null,
+                     *       "rateLimit": null,
+                     *       "pausedUntil": null,
                      *       "createdAt": "2026-11-24T10:00:00.000Z",
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
                      *     }
@@ -3050,6 +3072,8 @@ export interface operations {
                      *       "description": "Fulfilment service",
                      *       "status": "enabled",
                      *       "disabledReason": null,
+                     *       "rateLimit": null,
+                     *       "pausedUntil": null,
                      *       "createdAt": "2026-11-24T10:00:00.000Z"
                      *     }
                      */
@@ -3612,6 +3636,8 @@ export interface operations {
                      *       "description": "Fulfilment service",
                      *       "status": "disabled",
                      *       "disabledReason": null,
+                     *       "rateLimit": null,
+                     *       "pausedUntil": null,
                      *       "createdAt": "2026-11-24T10:00:00.000Z"
                      *     }
                      */
@@ -3902,6 +3928,8 @@ export interface operations {
                      *       "description": "Fulfilment service",
                      *       "status": "enabled",
                      *       "disabledReason": null,
+                     *       "rateLimit": null,
+                     *       "pausedUntil": null,
                      *       "createdAt": "2026-11-24T10:00:00.000Z",
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
                      *     }

@@ -17,6 +17,8 @@ interface CommandDeclaration {
   readonly positionals?: readonly CliPositional[];
   /** Further paragraphs for the command's own --help. */
   readonly details?: readonly string[];
+  /** A typical invocation, shown in its --help (and the first command's at the top of store-orders --help). */
+  readonly example?: string;
 }
 
 interface CommandContext {
@@ -52,4 +54,13 @@ export interface FileCommand extends CommandDeclaration {
   run(context: CommandContext & { readonly print: Printer }): Promise<void>;
 }
 
-export type CliCommand = DatabaseCommand | ServerCommand | FileCommand;
+/**
+ * A command that works against a running server over HTTP, as a store
+ * developer with their API key (listen): the dispatcher opens no database.
+ */
+export interface ClientCommand extends CommandDeclaration {
+  readonly kind: 'client';
+  run(context: CommandContext & { readonly print: Printer }): Promise<void>;
+}
+
+export type CliCommand = DatabaseCommand | ServerCommand | FileCommand | ClientCommand;

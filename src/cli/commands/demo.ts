@@ -1,7 +1,7 @@
 import { OPERATOR_CONTEXT } from '../../audit/audit-context.js';
-import type { Config } from '../../config/config.js';
 import { JSON_OPTION } from '../cli-args.js';
 import { CommandFailed } from '../cli-errors.js';
+import { localBaseUrl } from '../local-server.js';
 import type { DatabaseCommand } from './command.js';
 
 /** Pets and quantities of the demo's orders; the first of each status is the one the curl lines use. */
@@ -20,17 +20,6 @@ const DEMO_ORDERS = {
     { petId: 302n, quantity: 1 },
   ],
 } as const;
-
-/**
- * Where `serve` with this configuration is reached from this machine: an
- * all-interfaces HOST is reached on the loopback address; PORT=0 has no
- * known port, so the lines say <port>.
- */
-function localBaseUrl(config: Pick<Config, 'host' | 'port'>): string {
-  const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host === '::' ? '::1' : config.host;
-  const port = config.port === 0 ? '<port>' : String(config.port);
-  return `http://${host.includes(':') ? `[${host}]` : host}:${port}/v1`;
-}
 
 /** The curl lines to try, in the order to run them; the key is single-quoted for the shell (it is base62). */
 function demoCurlLines(baseUrl: string, key: string, pendingId: bigint, shippedId: bigint): string[] {

@@ -1,14 +1,6 @@
-import { EVENT_TYPES, type EventType } from '../../events/event-types.js';
-import { accountIdOption, JSON_OPTION, optionalString, positiveInteger, UsageError } from '../cli-args.js';
+import { EVENT_TYPES } from '../../events/event-types.js';
+import { accountIdOption, eventTypesOption, JSON_OPTION, optionalString, positiveInteger } from '../cli-args.js';
 import type { DatabaseCommand } from './command.js';
-
-function typesOption(text: string | undefined): EventType[] | undefined {
-  if (text === undefined) return undefined;
-  const types = text.split(/[\s,]+/).filter((name) => name !== '');
-  const unknown = types.find((type) => !(EVENT_TYPES as readonly string[]).includes(type));
-  if (unknown !== undefined) throw new UsageError(`--type: unknown event type "${unknown}"; known: ${EVENT_TYPES.join(', ')}`);
-  return types.length === 0 ? undefined : (types as EventType[]);
-}
 
 export const eventsCommands: readonly DatabaseCommand[] = [
   {
@@ -29,9 +21,9 @@ export const eventsCommands: readonly DatabaseCommand[] = [
       // An empty feed would read as "this account has no events", which is a different fact.
       await container.services.accounts.requireAccount(accountId);
       const limitText = optionalString(values, 'limit');
-      const types = typesOption(optionalString(values, 'type'));
+      const types = eventTypesOption(values, 'type');
       const page = await container.services.events.listEvents(accountId, {
-        filter: types === undefined ? {} : { types },
+        filter: types === undefined || types.length === 0 ? {} : { types },
         limit: limitText === undefined ? 50 : positiveInteger(limitText, '--limit'),
         cursor: optionalString(values, 'cursor'),
       });

@@ -1,7 +1,7 @@
 import { OPERATOR_CONTEXT } from '../../audit/audit-context.js';
 import { EVENT_TYPES } from '../../events/event-types.js';
-import type { WebhookEndpoint } from '../../webhooks/webhooks-repository.js';
-import { accountIdOption, JSON_OPTION, optionalString, requiredString, UsageError } from '../cli-args.js';
+import { WEBHOOK_ENDPOINT_STATUSES, type WebhookEndpoint, type WebhookEndpointStatus } from '../../webhooks/webhooks-repository.js';
+import { accountIdOption, eventTypesOption, JSON_OPTION, optionalString, positiveInteger, requiredString, UsageError, type OptionValues } from '../cli-args.js';
 import type { DatabaseCommand } from './command.js';
 
 /** The operator at the CLI, for the audit trail (and no scope applies). */
@@ -16,12 +16,29 @@ function endpointJson(endpoint: WebhookEndpoint) {
     description: endpoint.description,
     status: endpoint.status,
     disabledReason: endpoint.disabledReason,
+    rateLimit: endpoint.rateLimit,
+    pausedUntil: endpoint.pausedUntil,
     createdAt: endpoint.createdAt,
   };
 }
 
+function isEndpointStatus(text: string): text is WebhookEndpointStatus {
+  return (WEBHOOK_ENDPOINT_STATUSES as readonly string[]).includes(text);
+}
+
+/** --rate-limit: deliveries a second, or `none` (update only) to remove the limit; undefined when not given. */
+function rateLimitOption(values: OptionValues, allowNone: boolean): number | null | undefined {
+  const text = optionalString(values, 'rate-limit');
+  if (text === undefined) return undefined;
+  if (allowNone && text === 'none') return null;
+  return positiveInteger(text, '--rate-limit');
+}
+
+const RATE_LIMIT = { type: 'string', value: '<n>', description: 'At most n deliveries a second to this endpoint (default: no limit)' } as const;
+
 function endpointLine(endpoint: WebhookEndpoint): string {
-  return `${endpoint.id}\t${endpoint.status}\t${endpoint.url}\t${endpoint.eventTypes?.join(',') ?? 'all events'}${endpoint.description === null ? '' : `\t${endpoint.description}`}`;
+  const rate = endpoint.rateLimit === null ? '' : `\t${endpoint.rateLimit}/s`;
+  return `${endpoint.id}\t${endpoint.status}\t${endpoint.url}\t${endpoint.eventTypes?.join(',') ?? 'all events'}${rate}${endpoint.description === null ? '' : `\t${endpoint.description}`}`;
 }
 
 const ACCOUNT = { type: 'string', value: '<id>', description: 'The account the endpoint belongs to', required: true } as const;
@@ -40,18 +57,17 @@ export const webhooksCommands: readonly DatabaseCommand[] = [
       url: { type: 'string', value: '<url>', description: 'Where events are POSTed (https; see docs/webhooks.md for the address rules)', required: true },
       events: { type: 'string', value: '<t1,t2>', description: `Comma-separated event types among ${EVENT_TYPES.join(', ')} (default: every type)` },
       description: { type: 'string', value: '<text>', description: 'A note for people' },
+      'rate-limit': RATE_LIMIT,
       ...JSON_OPTION,
     },
     migrateFirst: true,
     async run({ container, values, print }) {
-      const eventsText = optionalString(values, 'events');
-      const eventTypes = eventsText?.split(/[\s,]+/).filter((type) => type !== '');
-      const unknown = eventTypes?.find((type) => !(EVENT_TYPES as readonly string[]).includes(type));
-      if (unknown !== undefined) throw new UsageError(`--events: unknown event type "${unknown}"; known: ${EVENT_TYPES.join(', ')}`);
+      const eventTypes = eventTypesOption(values, 'events');
       const { endpoint, secret } = await container.services.webhooks.createEndpoint(accountIdOption(values), {
         url: requiredString(values, 'url'),
         ...(eventTypes === undefined ? {} : { eventTypes }),
         description: optionalString(values, 'description') ?? null,
+        rateLimit: rateLimitOption(values, false) ?? null,
       }, OPERATOR);
       print.result({ ...endpointJson(endpoint), secret }, `Created webhook endpoint ${endpoint.id} for account ${endpoint.accountId}.\nSigning secret:\n\n  ${secret}\n\n${SECRET_NOTE}`);
     },
@@ -72,6 +88,40 @@ export const webhooksCommands: readonly DatabaseCommand[] = [
         after = page.next;
       }
       print.result({ endpoints: endpoints.map(endpointJson) }, endpoints.length === 0 ? 'No webhook endpoints.' : endpoints.map(endpointLine).join('\n'));
+    },
+  },
+  {
+    kind: 'database',
+    name: 'webhooks update',
+    summary: 'Change a webhook endpoint: its URL, event types, note, rate limit, or enable/disable it',
+    positionals: [ENDPOINT_ID],
+    options: {
+      account: ACCOUNT,
+      url: { type: 'string', value: '<url>', description: 'A new URL (checked as on create)' },
+      events: { type: 'string', value: '<t1,t2>', description: 'The event types to receive, comma-separated' },
+      description: { type: 'string', value: '<text>', description: 'A new note' },
+      'rate-limit': { ...RATE_LIMIT, value: '<n|none>', description: 'At most n deliveries a second; none removes the limit' },
+      status: { type: 'string', value: '<enabled|disabled>', description: 'Enable (resumes waiting deliveries, in order) or disable it' },
+      ...JSON_OPTION,
+    },
+    migrateFirst: true,
+    async run({ container, values, args, print }) {
+      const status = optionalString(values, 'status');
+      if (status !== undefined && !isEndpointStatus(status)) throw new UsageError('--status must be enabled or disabled');
+      const url = optionalString(values, 'url');
+      const eventTypes = eventTypesOption(values, 'events');
+      const description = optionalString(values, 'description');
+      const rateLimit = rateLimitOption(values, true);
+      const patch = {
+        ...(url === undefined ? {} : { url }),
+        ...(eventTypes === undefined ? {} : { eventTypes }),
+        ...(description === undefined ? {} : { description }),
+        ...(rateLimit === undefined ? {} : { rateLimit }),
+        ...(status === undefined ? {} : { status }),
+      };
+      if (Object.keys(patch).length === 0) throw new UsageError('Nothing to change: give --url, --events, --description, --rate-limit or --status');
+      const endpoint = await container.services.webhooks.updateEndpoint(accountIdOption(values), args[0] ?? '', patch, OPERATOR);
+      print.result(endpointJson(endpoint), `Updated webhook endpoint ${endpoint.id}.\n${endpointLine(endpoint)}`);
     },
   },
   {

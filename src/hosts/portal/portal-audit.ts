@@ -9,7 +9,7 @@ import { signedInUser } from './portal-session.js';
  * a key: the portal takes none) and the client's address, as Fastify's
  * request.ip reads it (X-Forwarded-For only from a proxy in TRUST_PROXY).
  */
-export function portalAuditContext(request: FastifyRequest, user: Pick<User, 'id'> = signedInUser(request).user): AuditContext {
+export function portalAuditContext(request: FastifyRequest, user: Pick<User, 'id'> = signedInUser(request).user): AuditContext & { actor: { kind: 'user'; id: number } } {
   return { actor: { kind: 'user', id: user.id }, address: request.ip };
 }
 

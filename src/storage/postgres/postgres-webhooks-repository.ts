@@ -3,6 +3,7 @@ import type { WebhooksRepository } from '../../webhooks/webhooks-repository.js';
 import type { AttemptRecord, Settlement } from '../../delivery/delivery-queue.js';
 import { insertAuditEntries } from './postgres-audit-repository.js';
 import { CLAIM_DELIVERIES } from './postgres-webhook-claims.js';
+import { startNotice } from './postgres-webhook-notices-repository.js';
 import { isoTimestamp, qualified, type Sql, type Transaction } from './postgres-sql.js';
 import {
   endpointDisabledEntry,
@@ -22,7 +23,7 @@ import {
   type EndpointRow,
 } from '../webhook-rows.js';
 
-const ENDPOINT = `id, account_id, url, event_types, description, status, disabled_reason, ${isoTimestamp('created_at')}`;
+const ENDPOINT = `id, account_id, url, event_types, description, status, disabled_reason, rate_limit, ${isoTimestamp('paused_until')}, ${isoTimestamp('created_at')}`;
 const DELIVERY = [
   'd.seq::text AS seq',
   'd.event_id',
@@ -64,9 +65,9 @@ export function createPostgresWebhooksRepository(sql: Sql, transaction: Transact
         const [taken] = await tx<{ n: number }>('SELECT count(*)::integer AS n FROM webhook_endpoints WHERE account_id = $1', [endpoint.accountId]);
         if ((taken?.n ?? 0) >= maxPerAccount) return 'limit_reached' as const;
         const [row] = await tx<EndpointRow>(
-          `INSERT INTO webhook_endpoints (id, account_id, url, event_types, description, status, secret, created_at)
-           VALUES ($1, $2, $3, $4, $5, 'enabled', $6, $7) RETURNING ${ENDPOINT}`,
-          [endpoint.id, endpoint.accountId, endpoint.url, types, endpoint.description, endpoint.sealedSecret, endpoint.createdAt],
+          `INSERT INTO webhook_endpoints (id, account_id, url, event_types, description, rate_limit, status, secret, created_at)
+           VALUES ($1, $2, $3, $4, $5, $6, 'enabled', $7, $8) RETURNING ${ENDPOINT}`,
+          [endpoint.id, endpoint.accountId, endpoint.url, types, endpoint.description, endpoint.rateLimit, endpoint.sealedSecret, endpoint.createdAt],
         );
         if (row === undefined) throw new Error('INSERT … RETURNING returned no row');
         return toEndpoint(row);
@@ -91,7 +92,8 @@ export function createPostgresWebhooksRepository(sql: Sql, transaction: Transact
            description = CASE WHEN $6::boolean THEN $7::text ELSE description END,
            status = coalesce($8::text, status),
            disabled_reason = CASE WHEN $8 = 'enabled' THEN NULL ELSE disabled_reason END,
-           failing_since = CASE WHEN $8 = 'enabled' THEN NULL ELSE failing_since END
+           failing_since = CASE WHEN $8 = 'enabled' THEN NULL ELSE failing_since END,
+           rate_limit = CASE WHEN $9::boolean THEN $10::integer ELSE rate_limit END
          WHERE account_id = $1 AND id = $2 RETURNING ${ENDPOINT}`,
         [
           accountId,
@@ -102,6 +104,8 @@ export function createPostgresWebhooksRepository(sql: Sql, transaction: Transact
           changes.description !== undefined,
           changes.description ?? null,
           changes.status ?? null,
+          changes.rateLimit !== undefined,
+          changes.rateLimit ?? null,
         ],
       );
       return row && toEndpoint(row);
@@ -233,7 +237,8 @@ export function createPostgresWebhooksRepository(sql: Sql, transaction: Transact
                status = CASE WHEN $9::boolean OR coalesce(w.failing_since, $3::timestamptz) <= $10::timestamptz THEN 'disabled' ELSE w.status END,
                disabled_reason = CASE WHEN $9::boolean THEN $11
                                       WHEN coalesce(w.failing_since, $3::timestamptz) <= $10::timestamptz AND w.status = 'enabled' THEN $12
-                                      ELSE w.disabled_reason END
+                                      ELSE w.disabled_reason END,
+               paused_until = greatest(w.paused_until, $13::timestamptz)
              FROM current c WHERE w.id = c.id RETURNING w.id, w.account_id, c.status AS was, w.status)
            SELECT s.endpoint_id, e.account_id::text, e.was, e.status FROM settled s LEFT JOIN endpoint e ON e.id = s.endpoint_id`,
           [
@@ -249,12 +254,14 @@ export function createPostgresWebhooksRepository(sql: Sql, transaction: Transact
             cutoff,
             GONE_REASON,
             FAILING_REASON,
+            settlement.pauseUntil ?? null,
           ],
         );
         if (row === undefined) return false;
         await recordAttempt(tx, settlement);
         if (row.was === 'enabled' && row.status === 'disabled') {
           const endpoint = { id: row.endpoint_id, accountId: Number(row.account_id) };
+          await startNotice(tx, endpoint.id, at, gone === true ? 'gone' : 'failing');
           await insertAuditEntries(tx, [endpointDisabledEntry(endpoint, at, gone === true ? GONE_REASON : FAILING_REASON)]);
         }
         return true;

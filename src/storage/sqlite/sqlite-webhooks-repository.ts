@@ -5,6 +5,8 @@ import type { NewWebhookEndpoint, WebhookEndpoint, WebhooksRepository } from '..
 import { insertAuditEntries } from './sqlite-audit-repository.js';
 import { sqliteConstraint, statementCache } from './sqlite-util.js';
 import { claimDeliveries } from './sqlite-webhook-claims.js';
+import { systemDisablings } from './sqlite-webhook-notices-repository.js';
+import type { SystemDisableReason } from '../../webhooks/notices/webhook-notices-repository.js';
 import {
   ENDPOINT_COLUMNS,
   endpointDisabledEntry,
@@ -24,8 +26,10 @@ import {
 
 const DELIVERY_COLUMNS = 'seq, event_id, status, created_at, attempts, last_attempt_at, last_status_code, last_error, last_duration_ms, next_attempt_at';
 
-export function createSqliteWebhooksRepository(db: Database.Database): WebhooksRepository {
+/** `endpointDisabled` hears of each endpoint a settlement disabled, after its commit. */
+export function createSqliteWebhooksRepository(db: Database.Database, endpointDisabled: (reason: SystemDisableReason) => void): WebhooksRepository {
   const sql = statementCache(db);
+  const disablings = systemDisablings(sql, endpointDisabled);
 
   // The limit and the duplicate are read and the endpoint written under SQLite's one write lock.
   const createEndpoint = db.transaction((endpoint: NewWebhookEndpoint, maxPerAccount: number): WebhookEndpoint | 'limit_reached' | 'duplicate' => {
@@ -35,9 +39,9 @@ export function createSqliteWebhooksRepository(db: Database.Database): WebhooksR
     const count = sql('SELECT count(*) FROM webhook_endpoints WHERE account_id = ?').pluck().get(endpoint.accountId) as bigint;
     if (Number(count) >= maxPerAccount) return 'limit_reached';
     const row = sql(
-      `INSERT INTO webhook_endpoints (id, account_id, url, event_types, description, status, secret, created_at)
-       VALUES (?, ?, ?, ?, ?, 'enabled', ?, ?) RETURNING ${ENDPOINT_COLUMNS}`,
-    ).get(endpoint.id, endpoint.accountId, endpoint.url, types, endpoint.description, endpoint.sealedSecret, endpoint.createdAt) as EndpointRow;
+      `INSERT INTO webhook_endpoints (id, account_id, url, event_types, description, rate_limit, status, secret, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, 'enabled', ?, ?) RETURNING ${ENDPOINT_COLUMNS}`,
+    ).get(endpoint.id, endpoint.accountId, endpoint.url, types, endpoint.description, endpoint.rateLimit, endpoint.sealedSecret, endpoint.createdAt) as EndpointRow;
     return toEndpoint(row);
   });
 
@@ -54,7 +58,8 @@ export function createSqliteWebhooksRepository(db: Database.Database): WebhooksR
     ).run(BigInt(settlement.id), attempt, settlement.at, settlement.durationMs ?? null, settlement.statusCode ?? null, settlement.error ?? null, requestHeaders, responseHeaders, responseBody);
   };
 
-  const fail = db.transaction((settlement: Settlement & FailedAttempt): boolean => {
+  // Plain functions, run inside one of the transactions below (a transaction function called inside another is a SAVEPOINT each).
+  const failOne = (settlement: Settlement & FailedAttempt): boolean => {
     const { id, claimant, at, error, retryAt } = settlement;
     const statusCode = settlement.statusCode ?? null;
     const durationMs = settlement.durationMs ?? null;
@@ -65,6 +70,9 @@ export function createSqliteWebhooksRepository(db: Database.Database): WebhooksR
          WHERE seq = ? AND claimed_by = ? AND status = 'pending' RETURNING endpoint_id`,
       ).get(retryAt === undefined ? 'failed' : 'pending', retryAt ?? at, at, statusCode, error, durationMs, BigInt(id), claimant) as { endpoint_id: string } | undefined;
       if (settled === undefined) return false;
+      if (settlement.pauseUntil !== undefined) {
+        sql('UPDATE webhook_endpoints SET paused_until = ? WHERE id = ? AND (paused_until IS NULL OR paused_until < ?)').run(settlement.pauseUntil, settled.endpoint_id, settlement.pauseUntil);
+      }
       const before = sql('SELECT account_id, status FROM webhook_endpoints WHERE id = ?').get(settled.endpoint_id) as { account_id: bigint; status: string };
       let after: { status: string };
       if (gone) {
@@ -80,14 +88,15 @@ export function createSqliteWebhooksRepository(db: Database.Database): WebhooksR
       }
       if (before.status === 'enabled' && after.status === 'disabled') {
         const endpoint = { id: settled.endpoint_id, accountId: Number(before.account_id) };
+        disablings.started(endpoint.id, at, gone ? 'gone' : 'failing');
         insertAuditEntries(sql, [endpointDisabledEntry(endpoint, at, gone ? GONE_REASON : FAILING_REASON)]);
       }
       recordAttempt(settlement);
       return true;
     }
-  });
+  };
 
-  const succeed = db.transaction((settlement: Settlement & AttemptRecord): boolean => {
+  const succeedOne = (settlement: Settlement & AttemptRecord): boolean => {
     const { id, claimant, at } = settlement;
     const statusCode = settlement.statusCode ?? null;
     const durationMs = settlement.durationMs ?? null;
@@ -99,14 +108,17 @@ export function createSqliteWebhooksRepository(db: Database.Database): WebhooksR
     sql('UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL').run(settled.endpoint_id);
     recordAttempt(settlement);
     return true;
-  });
+  };
+  const fail = db.transaction(failOne);
+  const succeed = db.transaction(succeedOne);
 
-  const settleMany = db.transaction((outcomes: readonly Outcome[]) => {
+  const settleAll = (outcomes: readonly Outcome[]) => {
     for (const outcome of outcomes) {
-      if (outcome.sent) succeed(outcome.settlement);
-      else fail(outcome.settlement);
+      if (outcome.sent) succeedOne(outcome.settlement);
+      else failOne(outcome.settlement);
     }
-  });
+  };
+  const settleMany = db.transaction(settleAll);
 
   const redeliver = db.transaction((accountId: number, eventId: string, endpointId: string | undefined, now: string): number | undefined => {
     const event = sql('SELECT id, type, subject FROM events WHERE id = ? AND account_id = ?').get(eventId, accountId) as
@@ -129,7 +141,7 @@ export function createSqliteWebhooksRepository(db: Database.Database): WebhooksR
 
   // One commit (one fsync) for what ended and what starts next.
   const settleAndClaim = db.transaction((outcomes: readonly Outcome[], ...request: Parameters<typeof claim>) => {
-    settleMany(outcomes);
+    settleAll(outcomes);
     return claim(...request);
   });
 
@@ -156,6 +168,7 @@ export function createSqliteWebhooksRepository(db: Database.Database): WebhooksR
            url = coalesce(?, url),
            event_types = CASE WHEN ? THEN ? ELSE event_types END,
            description = CASE WHEN ? THEN ? ELSE description END,
+           rate_limit = CASE WHEN ? THEN ? ELSE rate_limit END,
            status = coalesce(?, status),
            disabled_reason = CASE WHEN ? = 'enabled' THEN NULL ELSE disabled_reason END,
            failing_since = CASE WHEN ? = 'enabled' THEN NULL ELSE failing_since END
@@ -166,6 +179,8 @@ export function createSqliteWebhooksRepository(db: Database.Database): WebhooksR
         changes.eventTypes === undefined ? null : storedEventTypes(changes.eventTypes),
         changes.description === undefined ? 0 : 1,
         changes.description ?? null,
+        changes.rateLimit === undefined ? 0 : 1,
+        changes.rateLimit ?? null,
         changes.status ?? null,
         changes.status ?? null,
         changes.status ?? null,
@@ -241,13 +256,13 @@ export function createSqliteWebhooksRepository(db: Database.Database): WebhooksR
       return succeed.immediate(settlement);
     },
     async markAttemptFailed(settlement) {
-      return fail.immediate(settlement);
+      return disablings.committed(() => fail.immediate(settlement));
     },
     async settleMany(outcomes) {
-      settleMany.immediate(outcomes);
+      disablings.committed(() => settleMany.immediate(outcomes));
     },
     async settleAndClaim(outcomes, { claimant, now, claimedUntil, limit, inFlight = new Map(), windows = new Map(), perDestination = limit }) {
-      return settleAndClaim.immediate(outcomes, claimant, now, claimedUntil, limit, inFlight, windows, perDestination);
+      return disablings.committed(() => settleAndClaim.immediate(outcomes, claimant, now, claimedUntil, limit, inFlight, windows, perDestination));
     },
     async release({ id, claimant, at }) {
       const result = sql(

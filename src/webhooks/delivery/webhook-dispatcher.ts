@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { WebhooksConfig } from '../../config/config.js';
 import { createDeliveryEngine, type Sender } from '../../delivery/delivery-engine.js';
+import type { HostLoad } from '../../delivery/engine-pacing.js';
 import type { Clock } from '../../shared/clock.js';
 import type { OutageLog } from '../../shared/outage-log.js';
 import type { ClaimedWebhookDelivery, WebhooksRepository } from '../webhooks-repository.js';
@@ -27,7 +28,7 @@ export function createWebhookDispatcher({
   outages,
   config,
   random = Math.random,
-  busy,
+  load,
 }: {
   webhooksRepository: WebhooksRepository;
   sender: Sender<ClaimedWebhookDelivery>;
@@ -36,8 +37,8 @@ export function createWebhookDispatcher({
   outages: Pick<OutageLog, 'databaseUnreachable'>;
   config: Pick<WebhooksConfig, 'retryScheduleMs' | 'timeoutMs' | 'pollIntervalMs' | 'claimMarginMs' | 'maxInFlight' | 'maxInFlightPerEndpoint'>;
   random?: () => number;
-  /** Whether the process served requests since the last call; undefined: never yield. */
-  busy?: () => boolean;
+  /** What the host did since the last call (the engine yields while it is busy); undefined: never yield. */
+  load?: () => HostLoad;
 }) {
   return createDeliveryEngine({
     name: 'webhooks',
@@ -55,6 +56,6 @@ export function createWebhookDispatcher({
     },
     retryDelayMs: (attempts, jitter) => scheduledRetryDelayMs(config.retryScheduleMs, attempts, jitter),
     random,
-    ...(busy === undefined ? {} : { yieldTo: { busy, share: SHARE_WHILE_BUSY } }),
+    ...(load === undefined ? {} : { yieldTo: { load, share: SHARE_WHILE_BUSY } }),
   });
 }

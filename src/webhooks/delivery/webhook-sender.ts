@@ -4,20 +4,28 @@ import { DeliveryError, describeRequestFailure, parseRetryAfter } from '../../de
 import { RECORDED_BODY_LIMIT, type AttemptExchange } from '../../delivery/delivery-queue.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Sender } from '../../delivery/delivery-engine.js';
-import { createOutboundClient, type OutboundTarget } from '../../delivery/outbound-http.js';
+import { createOutboundClient } from '../../delivery/outbound-http.js';
 import type { Clock } from '../../shared/clock.js';
 import type { SecretBox } from '../security/webhook-secrets.js';
-import { RefusedUrlError, type CheckedTarget, type UrlPolicy } from '../security/webhook-url-policy.js';
+import type { UrlPolicy } from '../../delivery/url-policy.js';
 import type { ClaimedWebhookDelivery } from '../webhooks-repository.js';
 
 const WEBHOOK_USER_AGENT = 'store-orders-webhooks/1 (+https://github.com/store-orders)';
 
-/** The Standard Webhooks headers of one delivery: one `v1,` signature per secret, space-separated. */
-function signedHeaders(eventId: string, payload: string, secrets: readonly string[], at: Date): Record<string, string> {
+/**
+ * The headers of one delivery of `payload` (the Event JSON, sent as is):
+ * Standard Webhooks' `webhook-id`, `webhook-timestamp` and
+ * `webhook-signature` (one `v1,` signature per secret, space-separated), the
+ * content type and our user agent. `store-orders listen` signs what it
+ * forwards with the same function, so a receiver sees what an endpoint gets.
+ */
+export function webhookRequestHeaders(eventId: string, payload: string, secrets: readonly string[], at: Date): Record<string, string> {
   return {
     'webhook-id': eventId,
     'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
     'webhook-signature': secrets.map((secret) => new Webhook(secret).sign(eventId, at, payload)).join(' '),
+    'content-type': 'application/json',
+    'user-agent': WEBHOOK_USER_AGENT,
   };
 }
 
@@ -35,7 +43,8 @@ function headerText(headers: IncomingHttpHeaders): Record<string, string> {
  * included (never followed), a timeout or no connection is a failed attempt.
  */
 export function createWebhookSender({ policy, secretBox, clock, timeoutMs }: { policy: UrlPolicy; secretBox: SecretBox; clock: Clock; timeoutMs: number }): Sender<ClaimedWebhookDelivery> & { close(): void } {
-  const client = createOutboundClient({ timeoutMs });
+  // The SSRF rules checked in the client, inside each attempt's deadline, just before connecting to the address they checked.
+  const client = createOutboundClient({ timeoutMs, policy });
   const opened = new Map<string, string>();
 
   async function open(sealed: string): Promise<string> {
@@ -48,18 +57,6 @@ export function createWebhookSender({ policy, secretBox, clock, timeoutMs }: { p
     return secret;
   }
 
-  /** The endpoint's address, checked by the SSRF policy just before sending (inside the attempt's deadline). */
-  async function checkedTarget(url: string): Promise<OutboundTarget> {
-    let target: CheckedTarget;
-    try {
-      target = await policy.check(url);
-    } catch (error) {
-      if (error instanceof RefusedUrlError) throw new DeliveryError(error.message);
-      throw error;
-    }
-    return { url: target.url, address: { address: target.address, family: target.family } };
-  }
-
   return {
     async deliver(delivery, signal) {
       const now = clock.now();
@@ -69,13 +66,9 @@ export function createWebhookSender({ policy, secretBox, clock, timeoutMs }: { p
       }
       const body = Buffer.from(delivery.payload, 'utf8');
       // traceparent too while tracing is on (the active span's context; nothing when off).
-      const headers = injectTraceContext({
-        ...signedHeaders(delivery.eventId, delivery.payload, secrets, now),
-        'content-type': 'application/json',
-        'user-agent': WEBHOOK_USER_AGENT,
-      });
+      const headers = injectTraceContext(webhookRequestHeaders(delivery.eventId, delivery.payload, secrets, now));
       const sent: AttemptExchange = { requestHeaders: headers };
-      const answer = await client.post(() => checkedTarget(delivery.url), { headers, body }, signal).catch((error: unknown) => {
+      const answer = await client.post(delivery.url, { headers, body }, signal).catch((error: unknown) => {
         throw new DeliveryError(describeRequestFailure(error, signal, 'endpoint'), { exchange: sent });
       });
       const { statusCode, headers: answered } = answer;

@@ -42,7 +42,7 @@ async function orderCreatedEndpoint(t: TestContext, backend: TestBackend) {
   const receiver = await startHookReceiver(t);
   const created = await h.app.inject({ method: 'POST', url: '/v2/webhook-endpoints', headers: { ...auth, 'content-type': 'application/json' }, payload: { url: receiver.url, eventTypes: ['order.created'] } });
   const { id: endpointId } = created.json<{ id: string }>();
-  return { h, accountId, endpointId };
+  return { h, accountId, auth, endpointId };
 }
 
 /** The account's webhook_endpoint_disabled audit entries, oldest first, without their ids. */
@@ -233,16 +233,57 @@ for (const backend of storageBackends({ postgresDirect: true })) {
       assert.deepEqual(again.map((d) => d.eventId), [late.eventId]);
     });
 
+    test('when an endpoint has a rate limit, then claims offer only the starts its rate allows within a second, spaced, and every claimant shares the one rate', async (t) => {
+      const { h, accountId, endpointId } = await orderCreatedEndpoint(t, backend);
+      assert.equal((await h.storage.webhooks.updateEndpoint(accountId, endpointId, { rateLimit: 4 }))?.rateLimit, 4);
+      for (let i = 0; i < 10; i++) await h.services.orderOperations.createOrder({ accountId });
+      const t0 = Date.now() + 1000;
+      const at = (ms: number) => new Date(t0 + ms).toISOString();
+      const first = await h.storage.webhooks.claimDue({ claimant: 'c', now: at(0), claimedUntil: at(60_000), limit: 10 });
+      // 4 a second: starts at 0, 250, 500, 750 and 1000 ms fit within the second ahead.
+      assert.deepEqual(first.map((d) => d.notBefore), [at(0), at(250), at(500), at(750), at(1000)]);
+      assert.deepEqual(await h.storage.webhooks.claimDue({ claimant: 'd', now: at(0), claimedUntil: at(60_000), limit: 10 }), [], 'another claimant: the second is taken');
+      const next = await h.storage.webhooks.claimDue({ claimant: 'd', now: at(300), claimedUntil: at(60_000), limit: 10 });
+      assert.deepEqual(next.map((d) => d.notBefore), [at(1250)]);
+      // Without a limit a claim takes every due one, with no start time.
+      await h.storage.webhooks.updateEndpoint(accountId, endpointId, { rateLimit: null });
+      const rest = await h.storage.webhooks.claimDue({ claimant: 'c', now: at(400), claimedUntil: at(60_000), limit: 10 });
+      assert.equal(rest.length, 4);
+      assert.ok(rest.every((d) => d.notBefore === undefined));
+    });
+
+    test("when an attempt fails with a pause (Retry-After), then nothing of that endpoint is offered until the pause ends, and another endpoint's deliveries go on", async (t) => {
+      const { h, accountId, auth, endpointId } = await orderCreatedEndpoint(t, backend);
+      const other = await h.app.inject({ method: 'POST', url: '/v2/webhook-endpoints', headers: { ...auth, 'content-type': 'application/json' }, payload: { url: 'http://127.0.0.1:9/other', eventTypes: ['order.created'] } });
+      const otherId = other.json<{ id: string }>().id;
+      for (let i = 0; i < 2; i++) await h.services.orderOperations.createOrder({ accountId });
+      const t0 = Date.now() + 1000;
+      const at = (ms: number) => new Date(t0 + ms).toISOString();
+      const claimed = await h.storage.webhooks.claimDue({ claimant: 'c', now: at(0), claimedUntil: at(60_000), limit: 10 });
+      const mine = claimed.filter((d) => d.destination === endpointId);
+      assert.equal(mine.length, 2);
+      const [busy, fine] = mine as [(typeof mine)[0], (typeof mine)[0]];
+      await h.storage.webhooks.markAttemptFailed({ id: busy.id, claimant: 'c', at: at(10), statusCode: 429, error: 'The endpoint answered HTTP 429.', retryAt: at(5000), pauseUntil: at(5000) });
+      await h.storage.webhooks.markAttemptFailed({ id: fine.id, claimant: 'c', at: at(10), statusCode: 500, error: 'The endpoint answered HTTP 500.', retryAt: at(20) });
+      for (const d of claimed.filter((d) => d.destination === otherId)) await h.storage.webhooks.markAttemptFailed({ id: d.id, claimant: 'c', at: at(10), error: 'refused', retryAt: at(20) });
+      assert.equal((await h.storage.webhooks.findEndpoint(accountId, endpointId))?.pausedUntil, at(5000));
+      const retried = await h.storage.webhooks.claimDue({ claimant: 'c', now: at(30), claimedUntil: at(60_000), limit: 10 });
+      assert.deepEqual(new Set(retried.map((d) => d.destination)), new Set([otherId]));
+      // Once it ends, the endpoint's deliveries go again (one at a time, since it is failing: the earliest due first).
+      const after = await h.storage.webhooks.claimDue({ claimant: 'c', now: at(5000), claimedUntil: at(60_000), limit: 10 });
+      assert.deepEqual(after.filter((d) => d.destination === endpointId).map((d) => d.id), [fine.id]);
+    });
+
     test('when endpoints are created, read, listed, updated, rotated and deleted, then each is seen by its own account only', async (t) => {
       const h = await webhooksHarness(t, backend);
       const { accountId } = await h.tenant();
       const other = await h.tenant();
       const at = '2026-11-24T10:00:00.000Z';
-      const base = { accountId, url: 'https://hooks.example.com/a', eventTypes: null, description: null, sealedSecret: 'v1.aa.bb', createdAt: at };
+      const base = { accountId, url: 'https://hooks.example.com/a', eventTypes: null, description: null, rateLimit: null, sealedSecret: 'v1.aa.bb', createdAt: at };
       const first = await h.storage.webhooks.createEndpoint({ ...base, id: 'we_00000000000000000000000000000001' }, { maxPerAccount: 20 });
       assert.ok(typeof first === 'object');
       await h.storage.webhooks.createEndpoint({ ...base, id: 'we_00000000000000000000000000000002', eventTypes: ['order.created', 'order.cancelled'], description: 'two' }, { maxPerAccount: 20 });
-      assert.deepEqual(first, { id: 'we_00000000000000000000000000000001', accountId, url: base.url, eventTypes: null, description: null, status: 'enabled', disabledReason: null, createdAt: at });
+      assert.deepEqual(first, { id: 'we_00000000000000000000000000000001', accountId, url: base.url, eventTypes: null, description: null, status: 'enabled', disabledReason: null, rateLimit: null, pausedUntil: null, createdAt: at });
       assert.equal(await h.storage.webhooks.findEndpoint(other.accountId, first.id), undefined);
       assert.deepEqual((await h.storage.webhooks.listEndpoints(accountId, undefined, 1)).map((e) => e.id), [first.id]);
       const [second] = await h.storage.webhooks.listEndpoints(accountId, first.id, 10);

@@ -32,7 +32,7 @@ for (const backend of httpBackends()) {
       const { client, email } = await signUp(portal);
       const page = await client.get('/webhooks');
       assert.equal(page.statusCode, 200);
-      assert.match(page.body, /<a href="\/webhooks">Webhooks<\/a>/, 'in the navigation');
+      assert.match(page.body, /<a href="\/webhooks" aria-current="page">Webhooks<\/a>/, 'in the navigation, marked as the current page');
       for (const label of ['Endpoint URL', 'Event types', 'Description', 'Add endpoint']) assert.ok(pageText(page.body).includes(label), label);
       assert.equal((page.body.match(/type="checkbox" name="eventType" value="[^"]+" checked/g) ?? []).length, ALL_TYPES.length, 'every type is checked by default');
 
@@ -245,5 +245,36 @@ for (const backend of httpBackends()) {
       const endpoints = (await portal.services.webhooks.listEndpoints(accountId, undefined, 10)).items;
       assert.deepEqual(endpoints.map((endpoint) => [endpoint.id, endpoint.status]), [[id, 'enabled']]);
     });
+  });
+}
+
+for (const backend of httpBackends()) {
+  test(`when a user sets, changes and removes an endpoint's rate limit, then the endpoint has it, the page shows it, and a bad value is a form error (${backend.name})`, async (t) => {
+    const portal = await webhooksPortal(t, backend);
+    const { client, email } = await signUp(portal);
+    const created = await createEndpoint(client, { rateLimit: '10' });
+    assert.equal(created.response.statusCode, 201, created.response.body);
+    const accountId = await accountOf(portal, email);
+    assert.equal((await portal.services.webhooks.getEndpoint(accountId, created.id)).rateLimit, 10);
+    const page = await client.get(`/webhooks/${created.id}`);
+    assert.match(page.body, /id="rate-limit" name="rateLimit" type="number"[^>]*value="10"/);
+
+    const lowered = await client.post(`/webhooks/${created.id}/rate-limit`, { rateLimit: '3' }, {}, `/webhooks/${created.id}`);
+    assert.equal(lowered.statusCode, 200, lowered.body);
+    assert.ok(pageText(lowered.body).includes('At most 3 deliveries a second now go to this endpoint.'));
+    assert.equal((await portal.services.webhooks.getEndpoint(accountId, created.id)).rateLimit, 3);
+
+    const tooMany = await client.post(`/webhooks/${created.id}/rate-limit`, { rateLimit: '20000' }, {}, `/webhooks/${created.id}`);
+    assert.equal(tooMany.statusCode, 400);
+    assert.match(pageText(tooMany.body), /rateLimit must be a whole number of deliveries a second, 1 to 10000\./);
+    const words = await client.post(`/webhooks/${created.id}/rate-limit`, { rateLimit: 'fast' }, {}, `/webhooks/${created.id}`);
+    assert.equal(words.statusCode, 400);
+    assert.match(pageText(words.body), /Rate limit must be a whole number of deliveries a second, or empty for none\./);
+    assert.equal((await portal.services.webhooks.getEndpoint(accountId, created.id)).rateLimit, 3, 'unchanged by a refused value');
+
+    const removed = await client.post(`/webhooks/${created.id}/rate-limit`, { rateLimit: '' }, {}, `/webhooks/${created.id}`);
+    assert.equal(removed.statusCode, 200);
+    assert.ok(pageText(removed.body).includes('The rate limit was removed.'));
+    assert.equal((await portal.services.webhooks.getEndpoint(accountId, created.id)).rateLimit, null);
   });
 }

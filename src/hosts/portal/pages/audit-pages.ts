@@ -32,6 +32,7 @@ const ACTION_LABELS: Readonly<Record<AuditAction, string>> = {
   webhook_secret_rotated: 'Webhook signing secret rotated',
   webhook_event_redelivered: 'Event redelivered',
   webhook_deliveries_recovered: 'Failed deliveries recovered',
+  webhook_endpoint_notice_acknowledged: 'Notice of a disabled webhook endpoint acknowledged',
 };
 
 const AuditQuery = Type.Object({ cursor: Type.Optional(Type.String({ maxLength: 1000 })) });

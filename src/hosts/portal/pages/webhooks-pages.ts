@@ -18,7 +18,8 @@ const URL_MAX_LENGTH = 2048;
 const DESCRIPTION_MAX_LENGTH = 500;
 
 const ENDPOINT_ID = '^we_[0-9a-f]{32}$';
-const EndpointParams = Type.Object({ endpointId: Type.String({ pattern: ENDPOINT_ID }) });
+/** An endpoint's pages and forms (`/webhooks/<id>/…`). */
+export const EndpointParams = Type.Object({ endpointId: Type.String({ pattern: ENDPOINT_ID }) });
 const ListQuery = Type.Object({
   after: Type.Optional(Type.String({ pattern: ENDPOINT_ID })),
   done: Type.Optional(Type.String({ maxLength: 20 })),
@@ -36,7 +37,9 @@ const CreateForm = Type.Object({
   url: formField(),
   eventType: Type.Optional(Type.Union([formField(), Type.Array(formField(), { maxItems: 20 })])),
   description: Type.Optional(formField()),
+  rateLimit: Type.Optional(formField()),
 });
+const RateLimitForm = Type.Object({ _csrf: csrfField, rateLimit: formField() });
 const DeliveryParams = Type.Object({ endpointId: Type.String({ pattern: ENDPOINT_ID }), deliveryId: Type.String({ pattern: '^[1-9][0-9]{0,18}$' }) });
 const RedeliverForm = Type.Object({ _csrf: csrfField, eventId: Type.String({ pattern: '^evt_[0-9a-f]{32}$' }) });
 const EmptyForm = Type.Object({ _csrf: csrfField });
@@ -58,8 +61,18 @@ function endpointRow(endpoint: WebhookEndpoint) {
     status: endpoint.status,
     disabledReason: endpoint.disabledReason ?? '',
     enabled: endpoint.status === 'enabled',
+    rateLimit: endpoint.rateLimit === null ? '' : String(endpoint.rateLimit),
+    pausedUntil: endpoint.pausedUntil === null ? '' : formatInstant(endpoint.pausedUntil),
     created: formatInstant(endpoint.createdAt),
   };
+}
+
+/** A rate limit field: empty for none, else a whole number (the service checks its range). */
+function rateLimitOf(field: string | undefined): number | null {
+  const text = (field ?? '').trim();
+  if (text === '') return null;
+  if (!/^[0-9]{1,6}$/.test(text)) throw new ValidationError('Rate limit must be a whole number of deliveries a second, or empty for none.');
+  return Number(text);
 }
 
 function deliveryRow(delivery: WebhookDelivery) {
@@ -99,13 +112,13 @@ function chosenTypes(field: string | string[] | undefined): string[] | null {
   return types.length === EVENT_TYPES.length ? null : types;
 }
 
-function checkedForm({ url, eventType, description }: CreateForm) {
+function checkedForm({ url, eventType, description, rateLimit }: CreateForm) {
   const trimmed = url.trim();
   if (trimmed === '') throw new ValidationError('Endpoint URL is required.');
   if (trimmed.length > URL_MAX_LENGTH) throw new ValidationError(`Endpoint URL must be at most ${URL_MAX_LENGTH} characters.`);
   const note = (description ?? '').trim();
   if (note.length > DESCRIPTION_MAX_LENGTH) throw new ValidationError(`Description must be at most ${DESCRIPTION_MAX_LENGTH} characters.`);
-  return { url: trimmed, eventTypes: chosenTypes(eventType), description: note === '' ? null : note };
+  return { url: trimmed, eventTypes: chosenTypes(eventType), description: note === '' ? null : note, rateLimit: rateLimitOf(rateLimit) };
 }
 
 /**
@@ -133,7 +146,7 @@ export function registerWebhooksPages(scope: FastifyInstance, { render, services
         next: page.next === undefined ? undefined : `/webhooks?after=${page.next}`,
         paged: after !== undefined,
         eventTypes: EVENT_TYPES,
-        form: { url: '', eventTypes: EVENT_TYPES, description: '' },
+        form: { url: '', eventTypes: EVENT_TYPES, description: '', rateLimit: '' },
         ...extra,
       },
       status,
@@ -152,14 +165,14 @@ export function registerWebhooksPages(scope: FastifyInstance, { render, services
     } catch (error) {
       // A refused URL (the SSRF rules) or a bad field: the service's reason, on the form.
       if (!(error instanceof ValidationError)) throw error;
-      const { url, eventType, description } = request.body;
+      const { url, eventType, description, rateLimit } = request.body;
       const names = eventType === undefined ? [] : Array.isArray(eventType) ? eventType : [eventType];
-      return showEndpoints(request, reply, { error: error.message, form: { url, eventTypes: names, description: description ?? '' } }, 400);
+      return showEndpoints(request, reply, { error: error.message, form: { url, eventTypes: names, description: description ?? '', rateLimit: rateLimit ?? '' } }, 400);
     }
   });
 
   /** An endpoint's page: its facts and a page of its deliveries, newest first (before `before`), with what `extra` adds. */
-  async function showDeliveries(request: FastifyRequest, reply: FastifyReply, endpointId: string, before: string | undefined, extra: Record<string, unknown> = {}) {
+  async function showDeliveries(request: FastifyRequest, reply: FastifyReply, endpointId: string, before: string | undefined, extra: Record<string, unknown> = {}, status = 200) {
     const accountId = accountOf(request);
     const endpoint = await webhooks.getEndpoint(accountId, endpointId);
     const page = await webhooks.listDeliveries(accountId, endpoint.id, before, DELIVERIES_PAGE_SIZE);
@@ -170,7 +183,7 @@ export function registerWebhooksPages(scope: FastifyInstance, { render, services
       next: page.next === undefined ? undefined : `/webhooks/${endpoint.id}?before=${page.next}`,
       paged: before !== undefined,
       ...extra,
-    });
+    }, status);
   }
 
   app.get('/webhooks/:endpointId', { schema: { params: EndpointParams, querystring: DeliveriesQuery } }, async (request, reply) => {
@@ -210,6 +223,19 @@ export function registerWebhooksPages(scope: FastifyInstance, { render, services
     return showDeliveries(request, reply, request.params.endpointId, undefined, {
       testResult: { eventId: result.eventId, delivered: result.delivered, outcome: attempt.outcome, duration: attempt.duration },
     });
+  });
+
+  app.post('/webhooks/:endpointId/rate-limit', { schema: { params: EndpointParams, body: RateLimitForm } }, async (request, reply) => {
+    const { user } = signedInUser(request);
+    try {
+      const rateLimit = rateLimitOf(request.body.rateLimit);
+      await webhooks.updateEndpoint(user.accountId, request.params.endpointId, { rateLimit }, { context: portalAuditContext(request, user) });
+      const notice = rateLimit === null ? 'The rate limit was removed.' : `At most ${rateLimit} deliveries a second now go to this endpoint.`;
+      return await showDeliveries(request, reply, request.params.endpointId, undefined, { notice });
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      return showDeliveries(request, reply, request.params.endpointId, undefined, { error: error.message }, 400);
+    }
   });
 
   for (const status of ['disabled', 'enabled'] as const) {

@@ -12,13 +12,40 @@ export interface UrlPolicyConfig {
   allowedNetworks: readonly string[];
 }
 
-/** A URL refused by the SSRF rules; the message says why and is safe to show (it names no address the URL did not). */
+/**
+ * A URL refused by the SSRF rules; the message says why and is safe to show
+ * (it names no address the URL did not). A URL of the caller's own machine or
+ * network also gets `hint`, in the message: what to use instead.
+ */
 export class RefusedUrlError extends Error {
-  constructor(message: string) {
-    super(message);
+  /** Why, without the hint: what a delivery attempt records. */
+  readonly reason: string;
+
+  constructor(reason: string, hint?: string) {
+    super(hint === undefined ? reason : `${reason} ${hint}`);
     this.name = 'RefusedUrlError';
+    this.reason = reason;
   }
 }
+
+/**
+ * What a developer pointing an endpoint at their own machine should do
+ * instead (docs/webhooks.md opens with it), and what the operator can allow.
+ * `http` adds WEBHOOK_ALLOW_HTTP, for an http URL refused for its scheme.
+ */
+function localReceiverHint(http: boolean): string {
+  const allow = http ? 'allow http with WEBHOOK_ALLOW_HTTP=true and the range with WEBHOOK_ALLOWED_NETWORKS' : 'allow its range with WEBHOOK_ALLOWED_NETWORKS';
+  return (
+    'To receive events on your own machine, run `store-orders listen --forward-to <your URL>` with your API key instead: it needs no endpoint (docs/webhooks.md). ' +
+    `For a receiver on a private network, the server's operator can ${allow}.`
+  );
+}
+
+/** The URL's host without the brackets of an IPv6 literal. */
+const bareHost = (url: URL) => (url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname);
+
+/** Ranges where a developer's own receiver lives: the refusals that get the local-receiver hint. */
+const isLocalRange = (why: string) => why.startsWith('loopback') || why.startsWith('private');
 
 /** A checked destination: connect to `address`, never to a fresh resolution of the name. */
 export interface CheckedTarget {
@@ -104,6 +131,13 @@ export function createUrlPolicy(config: UrlPolicyConfig, resolve: Resolver) {
     return refused.find(({ list }) => list.check(plain, type))?.why;
   }
 
+  /** A host that is the caller's own machine or network by its name alone: localhost (RFC 6761) or a loopback or private address. */
+  function isLocalHost(host: string): boolean {
+    if (host === 'localhost' || host.endsWith('.localhost')) return true;
+    const why = isIP(host) === 0 ? undefined : refusal(host);
+    return why !== undefined && isLocalRange(why);
+  }
+
   /** Checks the URL's form alone (no DNS): what can be refused before anything is resolved. */
   function parse(text: string): URL {
     let url: URL;
@@ -113,7 +147,8 @@ export function createUrlPolicy(config: UrlPolicyConfig, resolve: Resolver) {
       throw new RefusedUrlError('The URL is not an absolute URL.');
     }
     if (url.protocol !== 'https:' && !(config.allowHttp && url.protocol === 'http:')) {
-      throw new RefusedUrlError(config.allowHttp ? 'The URL must use https or http.' : 'The URL must use https.');
+      const local = url.protocol === 'http:' && isLocalHost(bareHost(url));
+      throw new RefusedUrlError(config.allowHttp ? 'The URL must use https or http.' : 'The URL must use https.', local ? localReceiverHint(true) : undefined);
     }
     if (url.username !== '' || url.password !== '') throw new RefusedUrlError('The URL must not contain credentials.');
     if (url.hostname === '') throw new RefusedUrlError('The URL must name a host.');
@@ -125,7 +160,7 @@ export function createUrlPolicy(config: UrlPolicyConfig, resolve: Resolver) {
     /** Parses, resolves and checks every address; throws RefusedUrlError naming the first refusal. */
     async check(text: string): Promise<CheckedTarget> {
       const url = parse(text);
-      const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+      const host = bareHost(url);
       let addresses: readonly { address: string; family: number }[];
       if (isIP(host) !== 0) addresses = [{ address: host, family: isIP(host) }];
       else {
@@ -140,7 +175,7 @@ export function createUrlPolicy(config: UrlPolicyConfig, resolve: Resolver) {
         const why = refusal(address);
         if (why !== undefined) {
           const shown = address === host ? address : `${host} (${address})`;
-          throw new RefusedUrlError(`The URL's host ${shown} is in a ${why} range, which webhooks may not reach.`);
+          throw new RefusedUrlError(`The URL's host ${shown} is in a ${why} range, which webhooks may not reach.`, isLocalRange(why) ? localReceiverHint(false) : undefined);
         }
       }
       const [first] = addresses;

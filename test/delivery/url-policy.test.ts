@@ -3,11 +3,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createWebhooksDispatcher } from '../../src/composition.js';
 import { scheduledRetryDelayMs } from '../../src/webhooks/delivery/webhook-dispatcher.js';
-import { createUrlPolicy, RefusedUrlError, type Resolver } from '../../src/webhooks/security/webhook-url-policy.js';
+import { createUrlPolicy, RefusedUrlError, type Resolver } from '../../src/delivery/url-policy.js';
 import { sqliteBackend } from '../support/storage.js';
 import { capturingLogger } from '../support/logs.js';
 import { eventually } from '../support/quickstart.js';
-import { startHookReceiver, webhooksHarness } from './support.js';
+import { startHookReceiver, webhooksHarness } from '../webhooks/support.js';
 
 /** DNS is outside our code: a fake zone stands in for it. */
 function zone(records: Record<string, string[]>): Resolver {
@@ -43,6 +43,25 @@ test('when WEBHOOK_ALLOWED_NETWORKS lists a range, then addresses in it are allo
   assert.equal((await policy.check('http://127.0.0.1:8080/x')).address, '127.0.0.1');
   await assert.rejects(policy.check('http://127.0.0.2/x'), /loopback/);
   await assert.rejects(policy.check('http://10.0.1.5/x'), /private/);
+});
+
+test('when a URL is refused for being on the caller\'s own machine or network, then the message points to store-orders listen and to what the operator can allow; other refusals get no such hint', async () => {
+  const strict = createUrlPolicy({ allowHttp: false, allowedNetworks: [] }, ZONE);
+  const listen = /run `store-orders listen --forward-to <your URL>` with your API key instead/;
+  for (const url of ['https://127.0.0.1:8443/webhooks', 'https://internal.example/hook', 'https://[::1]/x']) {
+    const error = await strict.check(url).then(() => assert.fail(url), (refused: unknown) => refused);
+    assert.ok(error instanceof RefusedUrlError, url);
+    assert.match(error.message, listen, url);
+    assert.match(error.message, /allow its range with WEBHOOK_ALLOWED_NETWORKS\.$/, url);
+    assert.match(error.reason, /range, which webhooks may not reach\.$/, 'the reason alone, for the delivery log');
+  }
+  // http to a local host: the scheme is refused first, and the hint names WEBHOOK_ALLOW_HTTP too.
+  for (const url of ['http://localhost:8080/webhooks', 'http://127.0.0.1:8080/webhooks', 'http://[::1]:8080/', 'http://192.168.1.20/hook', 'http://app.localhost/hook']) {
+    await assert.rejects(strict.check(url), /^RefusedUrlError: The URL must use https\. To receive events on your own machine, run `store-orders listen.*WEBHOOK_ALLOW_HTTP=true and the range with WEBHOOK_ALLOWED_NETWORKS\.$/, url);
+  }
+  for (const url of ['http://public.example/hook', 'https://metadata.example/hook', 'https://nowhere.example/hook', 'ftp://127.0.0.1/x', 'https://user:pw@localhost/x']) {
+    await assert.rejects(strict.check(url), (error: unknown) => error instanceof RefusedUrlError && !/store-orders listen/.test(error.message), url);
+  }
 });
 
 test('when an IPv6 address embeds or reaches IPv4 or site-local space (IPv4-compatible, IPv4-mapped in any spelling, IPv4-translated, 6to4, Teredo, local NAT64, site-local), then it is refused unless an allowed network lists it', async () => {
