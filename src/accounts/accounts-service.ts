@@ -1,17 +1,17 @@
-import { NotFoundError, ValidationError } from '../errors/errors.js';
+import { NotFoundError } from '../errors/errors.js';
 import type { Clock } from '../shared/clock.js';
+import { checkText } from '../shared/user-text.js';
 import type { Account, AccountsRepository } from './accounts-repository.js';
 
-const ACCOUNT_NAME_MAX = 200;
+/** The longest account (store) name; the portal's sign-up applies the same bound. */
+export const ACCOUNT_NAME_MAX = 200;
 
 export function createAccountsService({ accountsRepository, clock }: { accountsRepository: AccountsRepository; clock: Clock }) {
   return {
     /** Creates an account: one store's owner, the tenant of keys and orders. */
     async createAccount(input: { name: string }): Promise<Account> {
       const name = input.name.trim();
-      if (name.length === 0 || name.length > ACCOUNT_NAME_MAX || /\p{Cc}/u.test(name)) {
-        throw new ValidationError(`Account name must be 1 to ${ACCOUNT_NAME_MAX} characters with no control characters.`);
-      }
+      checkText('Account name', name, { min: 1, max: ACCOUNT_NAME_MAX });
       return accountsRepository.create({ name, createdAt: clock.now().toISOString() });
     },
 

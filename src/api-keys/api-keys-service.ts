@@ -5,6 +5,7 @@ import type { AuditRecorder } from '../audit/audit-service.js';
 import type { DeploymentEnvironment } from '../config/config.js';
 import { NotFoundError, UnavailableError, ValidationError } from '../errors/errors.js';
 import type { Clock } from '../shared/clock.js';
+import { checkText } from '../shared/user-text.js';
 import { checkApiKey, generateApiKey } from './api-key-format.js';
 import { API_KEY_SCOPES, type ApiKeyScope } from './api-key-scopes.js';
 import type { ApiKey, ApiKeyPrincipal, ApiKeysRepository } from './api-keys-repository.js';
@@ -53,9 +54,7 @@ export function createApiKeysService({ apiKeysRepository, accountsRepository, cl
       context: AuditContext = SYSTEM_CONTEXT,
     ): Promise<{ apiKey: ApiKey; secret: string }> {
       const name = input.name?.trim();
-      if (name !== undefined && (name.length === 0 || name.length > API_KEY_NAME_MAX || /\p{Cc}/u.test(name))) {
-        throw new ValidationError(`Key name must be 1 to ${API_KEY_NAME_MAX} characters with no control characters.`);
-      }
+      if (name !== undefined) checkText('Key name', name, { min: 1, max: API_KEY_NAME_MAX });
       const now = clock.now().toISOString();
       const generated = generateApiKey(environment);
       const apiKey = await apiKeysRepository.create({

@@ -1,6 +1,7 @@
 import { AppError, NotFoundError, ValidationError } from '../errors/errors.js';
 import type { Clock } from '../shared/clock.js';
 import { isInt64 } from '../shared/int64.js';
+import { checkText } from '../shared/user-text.js';
 import type { Pet, PetsRepository } from './pets-repository.js';
 
 const PET_NAME_MAX = 200;
@@ -46,9 +47,7 @@ export function createPetsService({
     /** Registers a pet for an account (operator interface). */
     async createPet(input: { accountId: number; name: string; id?: bigint }): Promise<Pet> {
       const name = input.name.trim();
-      if (name.length === 0 || name.length > PET_NAME_MAX || /\p{Cc}/u.test(name)) {
-        throw new ValidationError(`Pet name must be 1 to ${PET_NAME_MAX} characters with no control characters.`);
-      }
+      checkText('Pet name', name, { min: 1, max: PET_NAME_MAX });
       if (input.id !== undefined && !isInt64(input.id)) throw new ValidationError('Pet id must be an int64.');
       return petsRepository.create({ id: input.id, accountId: input.accountId, name, createdAt: clock.now().toISOString() });
     },

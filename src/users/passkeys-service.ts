@@ -8,6 +8,7 @@ import type {
 } from '@simplewebauthn/server';
 import { ValidationError } from '../errors/errors.js';
 import type { Clock } from '../shared/clock.js';
+import { checkText } from '../shared/user-text.js';
 import type { ChallengePurpose, Passkey, PasskeysRepository } from './passkeys-repository.js';
 import { withoutPassword, type User, type UsersRepository } from './users-repository.js';
 
@@ -99,7 +100,7 @@ export function createPasskeysService({
     /** Checks the browser's answer and stores the passkey; a ValidationError says what went wrong. */
     async register(user: Pick<User, 'id'>, response: RegistrationResponseJSON, name: string, rp: RelyingParty): Promise<Passkey> {
       const label = name.trim() === '' ? 'Passkey' : name.trim();
-      if (label.length > PASSKEY_NAME_MAX || /\p{Cc}/u.test(label)) throw new ValidationError(`Passkey name must be up to ${PASSKEY_NAME_MAX} characters with no control characters.`);
+      checkText('Passkey name', label, { max: PASSKEY_NAME_MAX });
       const grant = await consume(response.response.clientDataJSON, 'register');
       if (grant === undefined || grant.userId !== user.id) throw new ValidationError('This passkey request has expired. Try again.');
       if ((await passkeysRepository.listByUser(user.id)).length >= PASSKEYS_PER_USER_MAX) throw new ValidationError(`An account holder may have at most ${PASSKEYS_PER_USER_MAX} passkeys.`);

@@ -1,8 +1,60 @@
 import { hash, verify, type Algorithm, type Options } from '@node-rs/argon2';
 
-/** NIST SP 800-63B and OWASP ASVS 2.1: at least 12 characters, long passphrases allowed, no composition rules. */
+/**
+ * OWASP ASVS 5.0 6.2.1 and 6.2.9, NIST SP 800-63B: at least 12 characters,
+ * up to 128, counted in code points; any Unicode; no composition rules (6.2.5).
+ */
 const PASSWORD_MIN_LENGTH = 12;
-const PASSWORD_MAX_LENGTH = 1024;
+const PASSWORD_MAX_LENGTH = 128;
+
+/** How many of the ranked common passwords are refused (ASVS 5.0 6.2.4: at least the top 3000). */
+export const COMMON_PASSWORDS_COUNT = 10_000;
+
+/** Whose password it is: it must not be their email, its local part or their store's name (ASVS 5.0 6.2.11). */
+export interface PasswordOwner {
+  email: string;
+  /** Absent when there is no store name to compare with. */
+  storeName?: string;
+}
+
+/** How a password is compared with the list and the owner's words: Unicode compatibility form (NFKC), lower case, no whitespace. */
+function comparable(text: string): string {
+  return text.normalize('NFKC').toLowerCase().replace(/\s+/gu, '');
+}
+
+let commonPasswords: Promise<ReadonlySet<string>> | undefined;
+
+/**
+ * The 10,000 most common passwords: the first of the frequency-ranked list
+ * that zxcvbn-ts ships (`@zxcvbn-ts/language-common`, MIT), drawn from the
+ * 10 million leaked passwords Mark Burnett published (xato.net). Loaded
+ * once, on first use, so that processes that never set a password (the CLI,
+ * the store host) do not pay for it.
+ */
+function loadCommonPasswords(): Promise<ReadonlySet<string>> {
+  commonPasswords ??= import('@zxcvbn-ts/language-common').then(({ dictionary }) => new Set(dictionary['passwords-common'].slice(0, COMMON_PASSWORDS_COUNT).map(comparable)));
+  return commonPasswords;
+}
+
+/**
+ * Why a new password is refused, or undefined: its length (code points, as a
+ * person counts characters), one of the 10,000 most common passwords, or
+ * the owner's own email, its local part or store name, compared without
+ * regard to case, whitespace or Unicode compatibility forms. Nothing else is
+ * asked: no digit, capital or symbol.
+ */
+export async function passwordProblem(password: string, owner: PasswordOwner): Promise<string | undefined> {
+  const length = [...password].length;
+  if (length < PASSWORD_MIN_LENGTH) return `Use at least ${PASSWORD_MIN_LENGTH} characters.`;
+  if (length > PASSWORD_MAX_LENGTH) return `Use at most ${PASSWORD_MAX_LENGTH} characters.`;
+  const candidate = comparable(password);
+  const email = comparable(owner.email);
+  const at = email.lastIndexOf('@');
+  if (candidate === email || (at > 0 && candidate === email.slice(0, at))) return 'Your password cannot be your email address.';
+  if (owner.storeName !== undefined && candidate === comparable(owner.storeName)) return 'Your password cannot be your store name.';
+  if ((await loadCommonPasswords()).has(candidate)) return 'This password is one of the 10,000 most common passwords. Choose one that is harder to guess.';
+  return undefined;
+}
 
 /**
  * Argon2id at OWASP's minimum (Password Storage Cheat Sheet): 19 MiB of
@@ -16,14 +68,6 @@ const ARGON2_OPTIONS: Readonly<Options> = {
   timeCost: 2,
   parallelism: 1,
 };
-
-/** Why a password is refused, or undefined. Counted in code points, as a person counts characters. */
-export function passwordProblem(password: string): string | undefined {
-  const length = [...password].length;
-  if (length < PASSWORD_MIN_LENGTH) return `Use at least ${PASSWORD_MIN_LENGTH} characters.`;
-  if (length > PASSWORD_MAX_LENGTH) return `Use at most ${PASSWORD_MAX_LENGTH} characters.`;
-  return undefined;
-}
 
 export async function hashPassword(password: string): Promise<string> {
   return hash(password, ARGON2_OPTIONS);

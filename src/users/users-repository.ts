@@ -52,7 +52,11 @@ export interface UsersRepository {
   findById(id: number): Promise<UserWithPassword | undefined>;
   /** Every user, by id. */
   list(): Promise<User[]>;
-  /** false when there is no such user. */
+  /**
+   * Sets the user's password hash and deletes every outstanding (unused)
+   * reset token of the user, in one transaction: a link handed out before a
+   * password change no longer works. false when there is no such user.
+   */
   setPasswordHash(userId: number, passwordHash: string): Promise<boolean>;
   /** Marks the user disabled (once: a second call keeps the first time) and ends all their sessions, in one transaction. */
   disable(userId: number, at: string): Promise<boolean>;
@@ -61,6 +65,14 @@ export interface UsersRepository {
   peekToken(hash: string, kind: OneTimeTokenKind, now: string): Promise<OneTimeTokenGrant | undefined>;
   /** Marks the token used, atomically: of two concurrent callers, one gets the grant. */
   consumeToken(hash: string, kind: OneTimeTokenKind, now: string): Promise<OneTimeTokenGrant | undefined>;
+  /**
+   * Uses a reset token, in one transaction: marks it used, sets its user's
+   * password hash and deletes every other outstanding reset token of that
+   * user. The user's id, or undefined (nothing changed) when the token is not
+   * an unused, unexpired reset token at `now`. Uses of one user's tokens are
+   * serialised on the user: of two links used at once, one sets the password.
+   */
+  usePasswordReset(hash: string, passwordHash: string, now: string): Promise<number | undefined>;
 }
 
 /** The user without their password hash: what leaves the users service. */

@@ -1,6 +1,7 @@
-import type { AccountsService } from '../accounts/accounts-service.js';
+import { ACCOUNT_NAME_MAX, type AccountsService } from '../accounts/accounts-service.js';
 import type { Clock } from '../shared/clock.js';
-import { createDummyHash, hashPassword, passwordProblem, verifyPassword } from './passwords.js';
+import { hasControlCharacter, textProblem } from '../shared/user-text.js';
+import { createDummyHash, hashPassword, passwordProblem, verifyPassword, type PasswordOwner } from './passwords.js';
 import { isSecretTokenShape, newSecretToken, tokenHash } from './secret-tokens.js';
 import type { SessionsService } from './sessions-service.js';
 import { withoutPassword, type User, type UsersRepository } from './users-repository.js';
@@ -26,6 +27,7 @@ export interface Refusal {
  * like a sign-in (docs/portal.md, "Enumeration").
  */
 const SIGN_UP_REFUSED = 'An account could not be created with these details. If you already have one, sign in.';
+const RESET_INVALID: Refusal = { ok: false, field: 'form', message: 'This reset link is not valid any more; ask your operator for a new one.' };
 
 /** Trimmed, lower case: one person, one spelling. */
 export function normaliseEmail(email: string): string {
@@ -33,6 +35,8 @@ export function normaliseEmail(email: string): string {
 }
 
 function emailProblem(email: string): string | undefined {
+  // Checked first: an escape sequence is not whitespace, so the shape alone would let it through.
+  if (hasControlCharacter(email)) return 'An email address cannot contain control characters.';
   if (email.length > EMAIL_MAX_LENGTH || !/^[^\s@]+@[^\s@]+$/.test(email)) return 'Enter an email address like name@example.com.';
   return undefined;
 }
@@ -65,14 +69,15 @@ export function createUsersService({
       const email = normaliseEmail(input.email);
       const badEmail = emailProblem(email);
       if (badEmail !== undefined) return { ok: false, field: 'email', message: badEmail };
-      const badPassword = passwordProblem(input.password);
-      if (badPassword !== undefined) return { ok: false, field: 'password', message: badPassword };
       const invited = input.inviteToken !== undefined && input.inviteToken !== '';
       if (!invited && signUpPolicy === 'closed') return { ok: false, field: 'form', message: 'Sign-up is by invitation only; ask your operator for a link.' };
       const storeName = input.storeName.trim();
-      if (!invited && (storeName.length === 0 || storeName.length > 200 || /\p{Cc}/u.test(storeName))) {
-        return { ok: false, field: 'storeName', message: 'Enter a store name of 1 to 200 characters.' };
-      }
+      const badStoreName = invited ? undefined : textProblem('Store name', storeName, { min: 1, max: ACCOUNT_NAME_MAX });
+      if (badStoreName !== undefined) return { ok: false, field: 'storeName', message: badStoreName };
+      // An invitation joins a store that already has a name: the password must not be that one either.
+      const joins = invited ? await peekInvite(input.inviteToken ?? '') : undefined;
+      const badPassword = await passwordProblem(input.password, { email, storeName: joins === undefined ? storeName : (await accounts.requireAccount(joins)).name });
+      if (badPassword !== undefined) return { ok: false, field: 'password', message: badPassword };
       const passwordHash = await hashPassword(input.password);
       if ((await usersRepository.findByEmail(email)) !== undefined) return { ok: false, field: 'form', message: SIGN_UP_REFUSED };
       let accountId: number;
@@ -112,8 +117,9 @@ export function createUsersService({
       if (user === undefined || !(await verifyPassword(user.passwordHash, input.current))) {
         return { ok: false, field: 'currentPassword', message: 'The current password is incorrect.' };
       }
-      const badPassword = passwordProblem(input.next);
+      const badPassword = await passwordProblem(input.next, await passwordOwner(user));
       if (badPassword !== undefined) return { ok: false, field: 'password', message: badPassword };
+      // Also ends every outstanding reset link of the user (in the same transaction).
       await usersRepository.setPasswordHash(user.id, await hashPassword(input.next));
       await sessions.endAll(user.id, input.keepSession);
       return { ok: true };
@@ -138,11 +144,7 @@ export function createUsersService({
       return issueToken({ kind: 'invite', accountId }, INVITE_VALID_MS);
     },
 
-    /** The account an invitation joins, if the token is still valid (without using it). */
-    async peekInvite(token: string): Promise<number | undefined> {
-      if (!isSecretTokenShape(token)) return undefined;
-      return (await usersRepository.peekToken(tokenHash(token), 'invite', nowIso()))?.accountId;
-    },
+    peekInvite,
 
     /** A one-time password-reset token for the user, valid 1 hour; undefined when no user has that email. */
     async createPasswordReset(email: string): Promise<{ token: string; expiresAt: string; user: User } | undefined> {
@@ -155,21 +157,35 @@ export function createUsersService({
       return isSecretTokenShape(token) && (await usersRepository.peekToken(tokenHash(token), 'reset', nowIso())) !== undefined;
     },
 
-    /** Sets the password a reset token was issued for, once; every session of the user ends. */
+    /**
+     * Sets the password a reset token was issued for, once; every session of
+     * the user ends, and every other reset link of theirs dies with this one
+     * (in storage, in one transaction: of two links used at once, one wins).
+     * A refused password leaves the link usable.
+     */
     async resetPassword(input: { token: string; password: string }): Promise<{ ok: true; user: User } | Refusal> {
-      const badPassword = passwordProblem(input.password);
+      const hash = isSecretTokenShape(input.token) ? tokenHash(input.token) : undefined;
+      const grant = hash === undefined ? undefined : await usersRepository.peekToken(hash, 'reset', nowIso());
+      const user = grant?.userId === undefined ? undefined : await usersRepository.findById(grant.userId);
+      if (hash === undefined || user === undefined) return RESET_INVALID;
+      const badPassword = await passwordProblem(input.password, await passwordOwner(user));
       if (badPassword !== undefined) return { ok: false, field: 'password', message: badPassword };
-      const passwordHash = await hashPassword(input.password);
-      const grant = isSecretTokenShape(input.token) ? await usersRepository.consumeToken(tokenHash(input.token), 'reset', nowIso()) : undefined;
-      if (grant?.userId === undefined || !(await usersRepository.setPasswordHash(grant.userId, passwordHash))) {
-        return { ok: false, field: 'form', message: 'This reset link is not valid any more; ask your operator for a new one.' };
-      }
-      await sessions.endAll(grant.userId);
-      const user = await usersRepository.findById(grant.userId);
-      if (user === undefined) return { ok: false, field: 'form', message: 'This reset link is not valid any more; ask your operator for a new one.' };
+      if ((await usersRepository.usePasswordReset(hash, await hashPassword(input.password), nowIso())) !== user.id) return RESET_INVALID;
+      await sessions.endAll(user.id);
       return { ok: true, user: withoutPassword(user) };
     },
   };
+
+  /** The account an invitation joins, if the token is still valid (without using it). */
+  async function peekInvite(token: string): Promise<number | undefined> {
+    if (!isSecretTokenShape(token)) return undefined;
+    return (await usersRepository.peekToken(tokenHash(token), 'invite', nowIso()))?.accountId;
+  }
+
+  /** Whose password is being set: their email and their store's name, which it must not be. */
+  async function passwordOwner(user: User): Promise<PasswordOwner> {
+    return { email: user.email, storeName: (await accounts.requireAccount(user.accountId)).name };
+  }
 
   async function issueToken(grant: { kind: 'invite'; accountId: number } | { kind: 'reset'; userId: number }, validMs: number) {
     const token = newSecretToken();

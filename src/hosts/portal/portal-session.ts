@@ -1,14 +1,40 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SessionsService, SignedIn } from '../../users/sessions-service.js';
 import type { CookieNames } from './portal-security.js';
+import { hasControlCharacter } from '../../shared/user-text.js';
 
-/** Where a signed-out visitor may be sent back to after signing in: a path of this site only (no `//host`, no `/\host`, no scheme). */
+/** The longest `next` followed; a longer one goes to `/`. */
+const NEXT_MAX_LENGTH = 2000;
+
+/** A stand-in origin to resolve `next` against: whatever does not stay on it is not a path of the portal. */
+const NEXT_BASE = 'http://portal.invalid';
+
+/**
+ * Where a signed-out visitor may be sent back to after signing in: a path of
+ * the portal itself, or `/` (OWASP ASVS 5.0 3.7.2: no redirect off the site).
+ * The path is checked after the WHATWG URL parser has normalised it, as a
+ * browser would (ASVS 5.0 1.1.1): `/.//host`, `/a/..//host` and `/%2e//host`
+ * only become `//host` (another host) once dot segments are resolved. A
+ * backslash (a slash to browsers), a control character (dropped by them)
+ * and a path holding `//` or a backslash once percent-decoded are refused
+ * too, so that no later decoding can turn the answer into another host.
+ */
 export function safeNext(next: unknown): string {
-  if (typeof next !== 'string' || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\') || next.length > 2000) return '/';
-  const base = 'http://portal.invalid';
-  if (!URL.canParse(next, base)) return '/';
-  const url = new URL(next, base);
-  return url.origin === base ? `${url.pathname}${url.search}` : '/';
+  if (typeof next !== 'string' || next.length > NEXT_MAX_LENGTH || !next.startsWith('/') || next.startsWith('//')) return '/';
+  if (next.includes('\\') || hasControlCharacter(next) || !URL.canParse(next, NEXT_BASE)) return '/';
+  const url = new URL(next, NEXT_BASE);
+  const decoded = decodedPath(url.pathname);
+  if (url.origin !== NEXT_BASE || decoded === undefined || decoded.includes('//') || decoded.includes('\\') || hasControlCharacter(decoded)) return '/';
+  return `${url.pathname}${url.search}`;
+}
+
+/** The path with its percent-escapes decoded, or undefined when they are malformed. */
+function decodedPath(pathname: string): string | undefined {
+  try {
+    return decodeURIComponent(pathname);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Starting, reading and ending the session cookie; one per portal host. */

@@ -18,6 +18,13 @@ const toGrant = (row: GrantRow) => ({
   ...(row.user_id === null ? {} : { userId: Number(row.user_id) }),
 });
 
+/** The new hash, and no outstanding reset link of the user any more; run inside a transaction. */
+async function setPassword(tx: Sql, userId: number, passwordHash: string): Promise<boolean> {
+  const found = await tx('UPDATE users SET password_hash = $1 WHERE id = $2 RETURNING id', [passwordHash, userId]);
+  await tx("DELETE FROM user_tokens WHERE user_id = $1 AND kind = 'reset' AND used_at IS NULL", [userId]);
+  return found.length > 0;
+}
+
 export function createPostgresUsersRepository(sql: Sql, transaction: Transaction): UsersRepository {
   return {
     async create(user) {
@@ -49,7 +56,7 @@ export function createPostgresUsersRepository(sql: Sql, transaction: Transaction
       return rows.map((row) => withoutPassword(toUser(row)));
     },
     async setPasswordHash(userId, passwordHash) {
-      return (await sql('UPDATE users SET password_hash = $1 WHERE id = $2 RETURNING id', [passwordHash, userId])).length > 0;
+      return transaction((tx) => setPassword(tx, userId, passwordHash));
     },
     async disable(userId, at) {
       return transaction(async (tx) => {
@@ -82,6 +89,19 @@ export function createPostgresUsersRepository(sql: Sql, transaction: Transaction
         [hash, kind, now],
       );
       return row && toGrant(row);
+    },
+    async usePasswordReset(hash, passwordHash, now) {
+      return transaction(async (tx) => {
+        // The user's row first, as a password change takes it: uses of two links of one user (or a use and a change) wait for each other instead of deadlocking on the token rows.
+        await tx("SELECT id FROM users WHERE id = (SELECT user_id FROM user_tokens WHERE hash = $1 AND kind = 'reset') FOR UPDATE", [hash]);
+        const [row] = await tx<{ user_id: bigint }>(
+          "UPDATE user_tokens SET used_at = $2 WHERE hash = $1 AND kind = 'reset' AND used_at IS NULL AND expires_at > $2 RETURNING user_id",
+          [hash, now],
+        );
+        if (row === undefined) return undefined;
+        const userId = Number(row.user_id);
+        return (await setPassword(tx, userId, passwordHash)) ? userId : undefined;
+      });
     },
   };
 }

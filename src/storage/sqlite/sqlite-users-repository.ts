@@ -21,6 +21,22 @@ const toGrant = (row: GrantRow) => ({
 export function createSqliteUsersRepository(db: Database.Database): UsersRepository {
   const sql = statementCache(db);
 
+  /** The new hash, and no outstanding reset link of the user any more; run inside a transaction. */
+  const setPassword = (userId: number, passwordHash: string): boolean => {
+    const found = sql('UPDATE users SET password_hash = ? WHERE id = ?').run(passwordHash, userId).changes > 0;
+    sql("DELETE FROM user_tokens WHERE user_id = ? AND kind = 'reset' AND used_at IS NULL").run(userId);
+    return found;
+  };
+  const setPasswordHash = db.transaction(setPassword);
+  const usePasswordReset = db.transaction((hash: string, passwordHash: string, now: string): number | undefined => {
+    const row = sql("UPDATE user_tokens SET used_at = ? WHERE hash = ? AND kind = 'reset' AND used_at IS NULL AND expires_at > ? RETURNING user_id").get(now, hash, now) as
+      | { user_id: bigint }
+      | undefined;
+    if (row === undefined) return undefined;
+    const userId = Number(row.user_id);
+    return setPassword(userId, passwordHash) ? userId : undefined;
+  });
+
   const disable = db.transaction((userId: number, at: string): boolean => {
     const found = sql('UPDATE users SET disabled_at = coalesce(disabled_at, ?) WHERE id = ?').run(at, userId);
     sql('DELETE FROM user_sessions WHERE user_id = ?').run(userId);
@@ -57,7 +73,7 @@ export function createSqliteUsersRepository(db: Database.Database): UsersReposit
       return rows.map((row) => withoutPassword(toUser(row)));
     },
     async setPasswordHash(userId, passwordHash) {
-      return sql('UPDATE users SET password_hash = ? WHERE id = ?').run(passwordHash, userId).changes > 0;
+      return setPasswordHash.immediate(userId, passwordHash);
     },
     async disable(userId, at) {
       return disable.immediate(userId, at);
@@ -83,6 +99,9 @@ export function createSqliteUsersRepository(db: Database.Database): UsersReposit
         'UPDATE user_tokens SET used_at = ? WHERE hash = ? AND kind = ? AND used_at IS NULL AND expires_at > ? RETURNING kind, account_id, user_id',
       ).get(now, hash, kind, now) as GrantRow | undefined;
       return row && toGrant(row);
+    },
+    async usePasswordReset(hash, passwordHash, now) {
+      return usePasswordReset.immediate(hash, passwordHash, now);
     },
   };
 }

@@ -6,7 +6,7 @@ import { isoPlus, rejectsWithCode, type ContractCoverage } from '../../support/s
 import { storageBackends } from '../../support/storage.js';
 
 export const CONTRACT_COVERS = {
-  users: ['create', 'findByEmail', 'findById', 'list', 'setPasswordHash', 'disable', 'createToken', 'peekToken', 'consumeToken'],
+  users: ['create', 'findByEmail', 'findById', 'list', 'setPasswordHash', 'disable', 'createToken', 'peekToken', 'consumeToken', 'usePasswordReset'],
   sessions: ['create', 'find', 'touch', 'delete', 'deleteForUser'],
 } as const satisfies ContractCoverage;
 
@@ -76,6 +76,43 @@ for (const backend of storageBackends({ postgresDirect: true })) {
         'of two concurrent uses, one is granted',
       );
       assert.equal(await storage.users.consumeToken(hashOf(12), 'reset', AT), undefined);
+    });
+
+    test('when a reset token is used or a password set, then it happens once, atomically, and every other outstanding reset token of that user is dead, not another user\'s', async (t) => {
+      const { storage, accountId } = await setUp(t);
+      const ann = await storage.users.create({ accountId, email: 'ann@example.com', passwordHash: 'old', createdAt: AT });
+      const bob = await storage.users.create({ accountId, email: 'bob@example.com', passwordHash: 'bob', createdAt: AT });
+      if (ann === 'email_taken' || bob === 'email_taken') throw new Error('unexpected');
+      const later = isoPlus(AT, 3_600_000);
+      const reset = (n: number, userId: number) => storage.users.createToken({ hash: hashOf(n), kind: 'reset', userId, createdAt: AT, expiresAt: later });
+      for (const n of [20, 21, 22]) await reset(n, ann.id);
+      await reset(30, bob.id);
+      await storage.users.createToken({ hash: hashOf(40), kind: 'invite', accountId, createdAt: AT, expiresAt: later });
+
+      assert.equal(await storage.users.usePasswordReset(hashOf(40), 'x', AT), undefined, 'an invitation is not a reset');
+      assert.equal(await storage.users.usePasswordReset(hashOf(21), 'x', later), undefined, 'expired');
+      assert.equal((await storage.users.findById(ann.id))?.passwordHash, 'old', 'a refused use changes nothing');
+      assert.equal(await storage.users.usePasswordReset(hashOf(22), 'newer', AT), ann.id);
+      assert.equal((await storage.users.findById(ann.id))?.passwordHash, 'newer');
+      for (const n of [20, 21, 22]) assert.equal(await storage.users.peekToken(hashOf(n), 'reset', AT), undefined, `ann's link ${n}`);
+      assert.equal(await storage.users.usePasswordReset(hashOf(20), 'older', AT), undefined, 'an older link is dead once a newer one was used');
+      assert.equal((await storage.users.findById(ann.id))?.passwordHash, 'newer');
+      assert.deepEqual(await storage.users.peekToken(hashOf(30), 'reset', AT), { kind: 'reset', userId: bob.id }, 'another user\'s link lives');
+      assert.deepEqual(await storage.users.peekToken(hashOf(40), 'invite', AT), { kind: 'invite', accountId }, 'invitations are untouched');
+
+      // A password set any other way (the settings page) kills the outstanding links too.
+      await reset(23, ann.id);
+      assert.equal(await storage.users.setPasswordHash(ann.id, 'changed'), true);
+      assert.equal(await storage.users.peekToken(hashOf(23), 'reset', AT), undefined);
+      assert.notEqual(await storage.users.peekToken(hashOf(30), 'reset', AT), undefined);
+
+      // Two links of one user used at once: exactly one sets the password.
+      for (const n of [24, 25]) await reset(n, ann.id);
+      const both = await Promise.all([storage.users.usePasswordReset(hashOf(24), 'first', AT), storage.users.usePasswordReset(hashOf(25), 'second', AT)]);
+      assert.deepEqual(both.filter((userId) => userId !== undefined), [ann.id], 'of two concurrent uses, one wins');
+      const winner = both[0] === undefined ? 'second' : 'first';
+      assert.equal((await storage.users.findById(ann.id))?.passwordHash, winner);
+      assert.equal(await storage.users.usePasswordReset(hashOf(30), 'bob2', AT), bob.id);
     });
 
     test('when sessions are created, touched and deleted, then find returns the session with its user and account name until it is deleted', async (t) => {

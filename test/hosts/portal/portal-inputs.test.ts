@@ -9,8 +9,10 @@ import { sqliteBackend } from '../../support/storage.js';
 describe('portal inputs', () => {
   test('when next is any text, then safeNext gives a path of this site only', () => {
     const base = 'http://portal.example';
+    // Paths that only name another host once dot segments are resolved (issue 27): /.//evil.example, /a/..//evil.example, /%2e//evil.example.
+    const dotSegments = fc.array(fc.constantFrom('', '.', '..', '%2e', '%2E%2e', 'evil.example', 'a', '%5C', '\\'), { maxLength: 6 }).map((segments) => `/${segments.join('/')}`);
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.webUrl(), fc.constantFrom('//evil.example', '/\\evil.example', '/%2F%2Fevil', '\\\\evil', '/\t/evil', 'javascript:x')), (next) => {
+      fc.property(fc.oneof(fc.string(), fc.webUrl(), dotSegments, fc.constantFrom('//evil.example', '/\\evil.example', '/%2F%2Fevil', '\\\\evil', '/\t/evil', 'javascript:x', '/.//evil.example', '/a/..//evil.example', '/%2e//evil.example')), (next) => {
         const path = safeNext(next);
         assert.ok(path.startsWith('/') && !path.startsWith('//') && !path.startsWith('/\\'), path);
         assert.equal(new URL(path, base).origin, base, path);

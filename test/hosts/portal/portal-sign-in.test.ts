@@ -3,7 +3,15 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parseExposition, total } from '../../metrics/scrape.js';
 import { httpBackends } from '../../support/storage.js';
-import { createTestPortal, pageText, signUp, TEST_PASSWORD } from '../../support/portal.js';
+import { createTestPortal, pageText, signUp, TEST_PASSWORD, type PortalClient, type TestPortal } from '../../support/portal.js';
+
+/** Signs in through the form and returns the signed-in client. */
+async function signIn(portal: TestPortal, email: string, password: string): Promise<PortalClient> {
+  const client = portal.client();
+  const response = await client.post('/sign-in', { email, password }, {}, '/sign-in');
+  assert.equal(response.statusCode, 303);
+  return client;
+}
 
 for (const backend of httpBackends()) {
   describe(`portal sign-up and sign-in: ${backend.name}`, () => {
@@ -26,25 +34,57 @@ for (const backend of httpBackends()) {
       assert.match(home.body, /<button type="submit" class="button secondary">Sign out<\/button>/);
     });
 
-    test('when the sign-up form is wrong, then it says what to fix and creates nothing; passwords of 12 to 1024 characters of any kind are accepted', async (t) => {
+    test('when the sign-up form is wrong, then it says what to fix and creates nothing; passwords of 12 to 128 characters of any kind are accepted', async (t) => {
       const portal = await createTestPortal(t, backend);
       const cases: [Record<string, string>, RegExp][] = [
         [{ email: 'not-an-email', password: TEST_PASSWORD, storeName: 'S' }, /Enter an email address/],
+        [{ email: 'a\u001b[31m@example.com', password: TEST_PASSWORD, storeName: 'S' }, /An email address cannot contain control characters/],
+        [{ email: 'a@example.com\u0085', password: TEST_PASSWORD, storeName: 'S' }, /An email address cannot contain control characters/],
         [{ email: 'a@example.com', password: 'short pass', storeName: 'S' }, /at least 12 characters/],
-        [{ email: 'a@example.com', password: 'x'.repeat(1025), storeName: 'S' }, /at most 1024 characters/],
-        [{ email: 'a@example.com', password: TEST_PASSWORD, storeName: '  ' }, /store name/],
+        [{ email: 'a@example.com', password: 'x'.repeat(129), storeName: 'S' }, /at most 128 characters/],
+        [{ email: 'a@example.com', password: 'Qwerty123456', storeName: 'S' }, /one of the 10,000 most common passwords/],
+        [{ email: 'ann.longname@example.com', password: 'Ann.Longname@example.com', storeName: 'S' }, /cannot be your email address/],
+        [{ email: 'ann.longname@example.com', password: 'ANN.LONGNAME', storeName: 'S' }, /cannot be your email address/],
+        [{ email: 'a@example.com', password: 'Main Street Pets', storeName: 'Main Street Pets' }, /cannot be your store name/],
+        [{ email: 'a@example.com', password: TEST_PASSWORD, storeName: '  ' }, /Store name must be 1 to 200 characters/],
+        [{ email: 'a@example.com', password: TEST_PASSWORD, storeName: 'Pets\u001b]0;owned\u0007' }, /Store name must not contain control characters/],
       ];
       for (const [fields, message] of cases) {
         const response = await portal.client().post('/sign-up', fields, {}, '/sign-up');
-        assert.equal(response.statusCode, 400);
+        assert.equal(response.statusCode, 400, JSON.stringify(fields));
         assert.match(pageText(response.body), message);
       }
       assert.equal((await portal.services.users.listUsers()).length, 0);
       assert.equal((await portal.services.accounts.listAccounts()).length, 0);
-      for (const password of ['aaaaaaaaaaaa', 'x'.repeat(1024), 'пароль пароль 🐶']) {
+      for (const password of ['aaaaaaaaaaaa', 'x'.repeat(128), '🐶'.repeat(128), 'пароль пароль 🐶']) {
         await signUp(portal, { password });
       }
-      assert.equal((await portal.services.users.listUsers()).length, 3);
+      assert.equal((await portal.services.users.listUsers()).length, 4);
+    });
+
+    test('when an invited user or a reset picks a common password, their email or the store\u2019s name, then it is refused with the reason', async (t) => {
+      const portal = await createTestPortal(t, backend);
+      const account = await portal.services.accounts.createAccount({ name: 'Harbour Pets' });
+      const { token } = await portal.services.users.invite(account.id);
+      const invited = await portal.client().post('/sign-up', { email: 'b@example.com', password: 'harbour pets', invite: token }, {}, `/sign-up?invite=${token}`);
+      assert.equal(invited.statusCode, 400);
+      assert.match(pageText(invited.body), /cannot be your store name/, 'the store an invitation joins counts');
+      assert.equal((await portal.services.users.listUsers()).length, 0);
+      assert.ok(await portal.services.users.peekInvite(token), 'the invitation is still usable');
+
+      const { email } = await signUp(portal, { email: 'owner@example.com', storeName: 'Main Street Pets' });
+      const reset = await portal.services.users.createPasswordReset(email);
+      for (const [password, message] of [
+        ['qwerty123456', /one of the 10,000 most common passwords/],
+        ['OWNER@example.com', /cannot be your email address/],
+        ['mainstreetpets', /cannot be your store name/],
+      ] as const) {
+        const refused = await portal.client().post('/reset-password', { token: reset?.token ?? '', password }, {}, `/reset-password?token=${reset?.token ?? ''}`);
+        assert.equal(refused.statusCode, 400);
+        assert.match(pageText(refused.body), message);
+        assert.match(refused.body, /name="token" value="[^"]+"/, 'the form stays usable');
+      }
+      assert.equal(await portal.services.users.isResetValid(reset?.token ?? ''), true, 'a refused password does not use the link');
     });
 
     test('when sign-in fails for an unknown email, a wrong password or a disabled user, then the page and status are the same', async (t) => {
@@ -165,6 +205,31 @@ for (const backend of httpBackends()) {
       const expiring = await portal.services.users.createPasswordReset(email);
       portal.clock.advance(3_600_000);
       assert.equal((await portal.client().get(`/reset-password?token=${expiring?.token ?? ''}`)).statusCode, 400, 'expired after 1 hour');
+    });
+
+    test('when a newer reset link is used, or the password is changed on /settings, then every older outstanding reset link of that user is dead', async (t) => {
+      const portal = await createTestPortal(t, backend);
+      const { client, email } = await signUp(portal);
+      const older = await portal.services.users.createPasswordReset(email);
+      const newer = await portal.services.users.createPasswordReset(email);
+      assert.ok(older !== undefined && newer !== undefined);
+      assert.equal((await portal.client().post('/reset-password', { token: newer.token, password: 'the newer passphrase' }, {}, `/reset-password?token=${newer.token}`)).statusCode, 303);
+      assert.equal((await portal.client().get(`/reset-password?token=${older.token}`)).statusCode, 400, 'the older link no longer opens');
+      const late = await portal.client().post('/reset-password', { token: older.token, password: 'the older passphrase' }, {}, '/sign-in');
+      assert.equal(late.statusCode, 400);
+      assert.match(pageText(late.body), /not valid any more/);
+      assert.equal((await portal.client().post('/sign-in', { email, password: 'the newer passphrase' }, {}, '/sign-in')).statusCode, 303, 'the newer password stands');
+
+      const signedIn = await signIn(portal, email, 'the newer passphrase');
+      const pending = await portal.services.users.createPasswordReset(email);
+      const common = await signedIn.post('/settings/password', { currentPassword: 'the newer passphrase', newPassword: '1q2w3e4r5t6y' }, {}, '/settings');
+      assert.equal(common.statusCode, 400);
+      assert.match(pageText(common.body), /one of the 10,000 most common passwords/);
+      assert.equal(await portal.services.users.isResetValid(pending?.token ?? ''), true, 'a refused change changes nothing');
+      const changed = await signedIn.post('/settings/password', { currentPassword: 'the newer passphrase', newPassword: 'changed on settings' }, {}, '/settings');
+      assert.equal(changed.statusCode, 200);
+      assert.equal((await portal.client().get(`/reset-password?token=${pending?.token ?? ''}`)).statusCode, 400, 'a password change kills the outstanding link');
+      assert.equal((await client.get('/')).statusCode, 303);
     });
   });
 }
