@@ -60,6 +60,9 @@ const env = {
   QUICKSTART_PORT: 'off',
   METRICS_PORT: 'off',
   LOG_LEVEL: 'warn',
+  // A webhook endpoint on loopback, as the tests add one (nothing listens there; the pages only show it).
+  WEBHOOK_ALLOW_HTTP: 'true',
+  WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
 };
 const portal = `http://localhost:${portalPort}`;
 const server = spawn(process.execPath, [...CLI, 'serve'], { env, stdio: ['ignore', 'ignore', 'inherit'], cwd: ROOT });
@@ -97,13 +100,23 @@ try {
     await shoot(page, 'orders', size.name);
     await page.goto(`${portal}/audit`);
     await shoot(page, 'audit', size.name);
+    await page.goto(`${portal}/webhooks`);
+    await page.getByLabel('Endpoint URL').fill('http://127.0.0.1:9/store-orders/hooks');
+    await page.getByLabel('Description').fill('Fulfilment');
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await page.getByLabel('Signing secret').waitFor();
+    await page.goto(`${portal}/webhooks`);
+    await shoot(page, 'webhooks', size.name);
+    await page.getByRole('link', { name: /^Deliveries to / }).click();
+    await page.getByRole('button', { name: 'Send test event' }).waitFor();
+    await shoot(page, 'webhook-endpoint', size.name);
     await page.goto(`${portal}/settings`);
     await shoot(page, 'settings', size.name);
     await page.getByRole('button', { name: 'Sign out', exact: true }).click();
-    await page.waitForURL(`${portal}/sign-in`);
+    await page.waitForURL(`${portal}/sign-in?signed-out=1`);
     await shoot(page, 'sign-in', size.name);
   }
-  process.stdout.write(`wrote ${SIZES.length * 7} screenshots to docs/portal/\n`);
+  process.stdout.write(`wrote ${SIZES.length * 9} screenshots to docs/portal/\n`);
 } finally {
   await browser.close();
   server.kill('SIGTERM');

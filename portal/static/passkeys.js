@@ -1,5 +1,5 @@
-// Store Orders portal: passkeys (WebAuthn) through @simplewebauthn/browser, served by the portal itself.
-import { browserSupportsWebAuthn, startAuthentication, startRegistration } from '/assets/simplewebauthn/index.js';
+// Store Orders portal: passkeys (WebAuthn) through @simplewebauthn/browser, bundled with portal.js into the portal's one script.
+import { browserSupportsWebAuthn, startAuthentication, startRegistration } from '@simplewebauthn/browser';
 
 const message = document.getElementById('passkey-message');
 

@@ -143,14 +143,14 @@ for (const backend of storageBackends()) {
 
       // Sign out; sign in with the password; sign out; sign in with the passkey.
       await page.getByRole('button', { name: 'Sign out', exact: true }).click();
-      await page.waitForURL(`${portalUrl}/sign-in`);
+      await page.waitForURL(`${portalUrl}/sign-in?signed-out=1`);
       await assertAccessible(page, '/sign-in');
       await page.getByLabel('Email').fill(email);
       await page.getByLabel('Password').fill(TEST_PASSWORD);
       await page.getByRole('button', { name: 'Sign in', exact: true }).click();
       await page.waitForURL(`${portalUrl}/`);
       await page.getByRole('button', { name: 'Sign out', exact: true }).click();
-      await page.waitForURL(`${portalUrl}/sign-in`);
+      await page.waitForURL(`${portalUrl}/sign-in?signed-out=1`);
       await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
       await page.waitForURL(`${portalUrl}/`);
       await page.getByRole('link', { name: 'Main Street Pets' }).waitFor();

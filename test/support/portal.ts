@@ -190,6 +190,14 @@ export async function signUp(
   return { client, email, password, response };
 }
 
+/** The script and the style sheet a portal page links (their content-hashed /assets/ paths); throws when either is missing. */
+export function assetLinks(html: string): { script: string; style: string } {
+  const style = /<link rel="stylesheet" href="(\/assets\/[^"]+)">/.exec(html)?.[1];
+  const script = /<script src="(\/assets\/[^"]+)" defer><\/script>/.exec(html)?.[1];
+  if (style === undefined || script === undefined) throw new Error('the page does not link its script and style sheet');
+  return { script, style };
+}
+
 /** The visible text of an HTML page's element content, tags removed and entities of the templates decoded: for message assertions. */
 export function pageText(html: string): string {
   return html

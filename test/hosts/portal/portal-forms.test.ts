@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { httpBackends } from '../../support/storage.js';
 import { createTestApp } from '../../support/app.js';
-import { createTestPortal, pageText, signUp, TEST_PASSWORD, TEST_PORTAL_ORIGIN } from '../../support/portal.js';
+import { assetLinks, createTestPortal, pageText, signUp, TEST_PASSWORD, TEST_PORTAL_ORIGIN } from '../../support/portal.js';
 
 const NEW_PASSWORD = 'another long passphrase';
 
@@ -73,10 +73,11 @@ for (const backend of httpBackends()) {
         assert.equal(response.headers['cache-control'], 'no-store', path);
         assert.doesNotMatch(response.body, /<script>|<style>|\sstyle="|\son[a-z]+="/i, `${path}: no inline script or style`);
       }
-      const css = await client.get('/assets/portal.css');
+      const { script, style } = assetLinks((await client.get('/')).body);
+      const css = await client.get(style);
       assert.equal(css.statusCode, 200);
       assert.match(String(css.headers['content-type']), /^text\/css/);
-      const js = await client.get('/assets/portal.js');
+      const js = await client.get(script);
       assert.equal(js.statusCode, 200);
       assert.match(String(js.headers['content-type']), /^text\/javascript/);
     });

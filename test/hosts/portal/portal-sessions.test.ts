@@ -93,7 +93,7 @@ for (const backend of httpBackends()) {
       await client.get('/');
       const out = await client.post('/sign-out', {});
       assert.equal(out.statusCode, 303);
-      assert.equal(out.headers.location, '/sign-in');
+      assert.equal(out.headers.location, '/sign-in?signed-out=1');
       assert.equal(client.sessionCookie(), undefined, 'the cookie is cleared');
       assert.equal(await portal.storage.sessions.find(sha256(cookie)), undefined);
       const replay = portal.client();

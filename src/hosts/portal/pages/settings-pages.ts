@@ -40,12 +40,12 @@ export function registerSettingsPages(scope: FastifyInstance, { render, services
     await services.sessions.endAll(user.id);
     await sessions.end(request, reply);
     await recordPortalAction(services.audit, request, user, 'session_expired', { details: { reason: 'revoked' } });
-    return reply.redirect('/sign-in', 303);
+    return reply.redirect('/sign-in?signed-out=everywhere', 303);
   });
 
   app.post('/sign-out', { schema: { body: EmptyForm } }, async (request, reply) => {
     await sessions.end(request, reply);
     await recordPortalAction(services.audit, request, signedInUser(request).user, 'session_expired', { details: { reason: 'logout' } });
-    return reply.redirect('/sign-in', 303);
+    return reply.redirect('/sign-in?signed-out=1', 303);
   });
 }

@@ -13,7 +13,19 @@ import { safeNext } from '../portal-session.js';
 /** The one message for every failed sign-in: unknown email, wrong password, disabled user. */
 const SIGN_IN_FAILED = 'Email or password is incorrect.';
 
-const SignInQuery = Type.Object({ next: Type.Optional(Type.String({ maxLength: 2000 })), reset: Type.Optional(Type.String({ maxLength: 10 })) });
+const SignInQuery = Type.Object({
+  next: Type.Optional(Type.String({ maxLength: 2000 })),
+  reset: Type.Optional(Type.String({ maxLength: 10 })),
+  'signed-out': Type.Optional(Type.String({ maxLength: 10 })),
+});
+
+/** What the sign-in page says after a redirect here: a password reset (`?reset=1`) or a sign-out (`?signed-out=1`, `=everywhere` from /settings). */
+function signInNotice(query: { reset?: string; 'signed-out'?: string }): string | undefined {
+  if (query.reset === '1') return 'Your password was changed. Sign in with the new one.';
+  if (query['signed-out'] === 'everywhere') return 'You have signed out in every browser.';
+  return query['signed-out'] === '1' ? 'You have signed out.' : undefined;
+}
+
 const SignInForm = Type.Object({ _csrf: csrfField, email: formField(), password: formField(), next: Type.Optional(formField()) });
 
 /**
@@ -40,8 +52,7 @@ export function registerSignInPages(scope: FastifyInstance, context: PortalConte
   app.get('/sign-in', { schema: { querystring: SignInQuery } }, async (request, reply) => {
     if ((await sessions.read(request)) !== undefined) return reply.redirect(safeNext(request.query.next), 303);
     reply.header('cache-control', 'no-store');
-    const notice = request.query.reset === '1' ? 'Your password was changed. Sign in with the new one.' : undefined;
-    return render(request, reply, 'sign-in', { title: 'Sign in', next: safeNext(request.query.next), email: '', notice });
+    return render(request, reply, 'sign-in', { title: 'Sign in', next: safeNext(request.query.next), email: '', notice: signInNotice(request.query) });
   });
 
   app.post('/sign-in', { schema: { body: SignInForm } }, async (request, reply) => {
