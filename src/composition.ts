@@ -5,10 +5,7 @@ import { createAuditService } from './audit/audit-service.js';
 import { createKeyUsageRecorder } from './api-keys/api-key-usage.js';
 import type { Config } from './config/config.js';
 import { createCursorCodec } from './api/cursors.js';
-import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { createWebhookDelivery, recordOnlyDelivery } from './messages/messages-delivery.js';
-import { createMessageDispatcher, type MessageDispatcher } from './messages/messages-dispatcher.js';
 import { createMessagesService } from './messages/messages-service.js';
 import { createVersionReads } from './orders/listing/version-reads.js';
 import { createGroupedStatusChanges } from './orders/order-status-changes.js';
@@ -17,22 +14,26 @@ import { createOrdersService } from './orders/v1/orders-service.js';
 import { createOrdersV2Service } from './orders/v2/orders-v2-service.js';
 import { createPetsService } from './pets/pets-service.js';
 import { createEventsService } from './events/events-service.js';
-import { createEventsPruner, type EventsPruner } from './events/events-pruner.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { openStorage } from './storage/open-storage.js';
 import type { Services } from './services.js';
 import { createServiceMetrics, UNCOUNTED_SERVICE_METRICS, type ServiceMetrics } from './observability/service-metrics.js';
-import { createServiceTracing, tracedDelivery, tracedWebhookSender, type ServiceTracing } from './observability/service-tracing.js';
+import { createServiceTracing, type ServiceTracing } from './observability/service-tracing.js';
 import { createSessionsService } from './users/sessions-service.js';
 import { createUsersService } from './users/users-service.js';
 import { createPasskeysService } from './users/passkeys-service.js';
 import type { Storage } from './storage/storage.js';
 import { createOutageLog, type OutageLog, type OutageLogger } from './shared/outage-log.js';
-import { createWebhookDispatcher } from './webhooks/delivery/webhook-dispatcher.js';
-import { createSecretBox } from './webhooks/security/webhook-secrets.js';
+import { createWebhookSecretBox } from './webhooks/security/webhook-secrets.js';
+import { createSecretBox } from './secrets/secret-box.js';
+import { createMailService, MAIL_BOX_PURPOSE } from './mail/mail-service.js';
 import { createWebhookSender } from './webhooks/delivery/webhook-sender.js';
-import { createUrlPolicy, systemResolver } from './webhooks/security/webhook-url-policy.js';
+import { createUrlPolicy, systemResolver } from './delivery/url-policy.js';
 import { createWebhooksService } from './webhooks/webhooks-service.js';
+import { createWebhookNoticesService } from './webhooks/notices/webhook-notices-service.js';
+
+// The background work's wiring lives beside this root (background-work.ts); these names are where the server and tests found them.
+export { createBackgroundEventsPruner, createBackgroundWork, createWebhooksDispatcher } from './background-work.js';
 
 export interface Container {
   readonly config: Config;
@@ -48,18 +49,18 @@ export interface Container {
  */
 export function createServices(
   storage: Storage,
-  config: Pick<Config, 'environment' | 'cursorSecrets' | 'pets' | 'portal' | 'audit' | 'tracing' | 'events' | 'webhooks'>,
+  config: Pick<Config, 'environment' | 'cursorSecrets' | 'pets' | 'portal' | 'audit' | 'tracing' | 'events' | 'webhooks' | 'mail'>,
   clock: Clock,
   metrics: ServiceMetrics,
 ): Services {
   metrics.pool(storage);
-  metrics.oldestUndelivered({ messages: storage.messages, webhooks: storage.webhooks }, clock);
+  metrics.oldestUndelivered({ messages: storage.messages, webhooks: storage.webhooks, mail: storage.mail }, clock);
   return config.tracing === null ? buildServices(storage, config, clock, metrics) : buildServices(storage, config, clock, metrics, createServiceTracing(storage.kind));
 }
 
 function buildServices(
   untraced: Storage,
-  config: Pick<Config, 'environment' | 'cursorSecrets' | 'pets' | 'portal' | 'audit' | 'events' | 'webhooks'>,
+  config: Pick<Config, 'environment' | 'cursorSecrets' | 'pets' | 'portal' | 'audit' | 'events' | 'webhooks' | 'mail'>,
   clock: Clock,
   metrics: ServiceMetrics,
   tracing?: ServiceTracing,
@@ -76,7 +77,7 @@ function buildServices(
   const cursors = createCursorCodec({ secrets: config.cursorSecrets, secretsRepository: storage.secrets, clock });
   const audit = createAuditService({ auditRepository: storage.audit, cursors, clock, retentionDays: config.audit.retentionDays });
   const webhookPolicy = createUrlPolicy(config.webhooks, systemResolver);
-  const webhookSecrets = createSecretBox({ configuredKey: config.webhooks.secretsKey, secretsRepository: storage.secrets, clock });
+  const webhookSecrets = createWebhookSecretBox({ configuredKey: config.webhooks.secretsKey, secretsRepository: storage.secrets, clock });
   return {
     accounts,
     apiKeys: createApiKeysService({
@@ -114,6 +115,12 @@ function buildServices(
       cursors,
       maxEndpointsPerAccount: config.webhooks.maxEndpointsPerAccount,
     }),
+    webhookNotices: createWebhookNoticesService({ webhookNoticesRepository: storage.webhookNotices, clock, audit }),
+    mail: createMailService({
+      mailRepository: storage.mail,
+      box: createSecretBox(MAIL_BOX_PURPOSE, { configuredKey: config.mail.secretsKey, secretsRepository: storage.secrets, clock }),
+      clock,
+    }),
   };
 }
 
@@ -135,132 +142,6 @@ export function createContainer(config: Config, { clock = systemClock, registry 
       await services.audit.stopPruning();
       services.webhooks.close();
       await storage.close();
-    },
-  };
-}
-
-/**
- * The background dispatcher of quickstart messages over the container's
- * storage, woken whenever this process queues a message.
- */
-function createMessagesDispatcher(
-  container: Pick<Container, 'config' | 'storage' | 'services' | 'metrics'>,
-  logger: Logger,
-  outages: OutageLog,
-  clock: Clock = systemClock,
-): MessageDispatcher {
-  const { messages } = container.config;
-  const delivery =
-    messages.webhookUrl === undefined ? recordOnlyDelivery : createWebhookDelivery({ url: messages.webhookUrl, timeoutMs: messages.webhookTimeoutMs });
-  const dispatcher = createMessageDispatcher({
-    messagesRepository: container.metrics.deliveryQueue('messages', container.storage.messages),
-    delivery: container.metrics.deliveries(container.config.tracing === null ? delivery : tracedDelivery(delivery)),
-    clock,
-    logger,
-    outages,
-    config: messages,
-  });
-  container.services.messages.onQueued(() => dispatcher.wake());
-  return dispatcher;
-}
-
-/** The background pruning of events past their retention (EVENTS_RETENTION_DAYS), every EVENTS_PRUNE_INTERVAL_MS. */
-export function createBackgroundEventsPruner(container: Pick<Container, 'config' | 'services'>, logger: Logger): EventsPruner {
-  return createEventsPruner({
-    eventsService: container.services.events,
-    intervalMs: container.config.events.pruneIntervalMs,
-    onError: (err) => logger.warn({ err }, 'could not prune expired events'),
-  });
-}
-
-/**
- * The background engine delivering webhooks over the container's storage,
- * woken whenever this process makes deliveries due (a commit that queues
- * them, a redelivery, an endpoint enabled again) and, on PostgreSQL, when
- * another process does; otherwise it polls.
- */
-export function createWebhooksDispatcher(
-  container: Pick<Container, 'config' | 'storage' | 'services'> & { metrics?: ServiceMetrics },
-  logger: Logger,
-  outages: Pick<OutageLog, 'databaseUnreachable'>,
-  clock: Clock = systemClock,
-  busy?: () => boolean,
-): { start(): void; wake(): void; stop(): Promise<void> } {
-  const { webhooks } = container.config;
-  const sender = createWebhookSender({
-    policy: createUrlPolicy(webhooks, systemResolver),
-    secretBox: createSecretBox({ configuredKey: webhooks.secretsKey, secretsRepository: container.storage.secrets, clock }),
-    clock,
-    timeoutMs: webhooks.timeoutMs,
-  });
-  const webhooksRepository = (container.metrics ?? UNCOUNTED_SERVICE_METRICS).deliveryQueue('webhooks', container.storage.webhooks);
-  const traced = container.config.tracing === null ? sender : tracedWebhookSender(sender);
-  const engine = createWebhookDispatcher({ webhooksRepository, sender: traced, clock, logger, outages, config: webhooks, ...(busy === undefined ? {} : { busy }) });
-  // Handed over at once: this process's commits that queue deliveries, a redelivery, an endpoint enabled again.
-  const unsubscribe = [container.storage.onDeliveriesQueued(() => engine.wake()), container.services.webhooks.onQueued(() => engine.wake())];
-  const log = logger.child({ component: 'webhooks-delivery' });
-  let stopped = false;
-  return {
-    start() {
-      engine.start();
-      // Other processes' commits (the CLI, another server) through the database where it can tell; else the poll.
-      container.storage
-        .watchOtherProcesses()
-        .then(({ watching, how }) => {
-          if (stopped) return;
-          if (watching) log.info({ how }, "other processes' deliveries reach this engine at once");
-          else log.info({ how, pollIntervalMs: webhooks.pollIntervalMs }, "other processes' deliveries are found by polling");
-        })
-        .catch((error: unknown) => log.warn({ err: error }, "could not watch for other processes' deliveries; polling"));
-    },
-    wake: engine.wake,
-    async stop() {
-      stopped = true;
-      for (const off of unsubscribe) off();
-      await engine.stop();
-      sender.close();
-    },
-  };
-}
-
-/** The background work of a serving process, started together and stopped together. */
-export interface BackgroundWork {
-  start(): void;
-  /** Stops the engines (queued deliveries stay queued for the next start) and the periodic jobs. */
-  stop(): Promise<void>;
-}
-
-/**
- * Everything a serving process runs besides its hosts: the messages and
- * webhooks delivery engines, the pruning of events and of the audit trail,
- * the flushing of API keys' last-used times, and the logging of audit
- * entries that could not be written. `busy` says whether the process served
- * requests since it was last asked (the webhook engine then yields: see
- * docs/webhooks.md).
- */
-export function createBackgroundWork(
-  container: Pick<Container, 'config' | 'storage' | 'services' | 'metrics'>,
-  logger: Logger,
-  outages: OutageLog,
-  busy: () => boolean,
-): BackgroundWork {
-  const { config, services } = container;
-  const messages = createMessagesDispatcher(container, logger, outages);
-  const eventsPruner = createBackgroundEventsPruner(container, logger);
-  const webhooks = createWebhooksDispatcher(container, logger, outages, undefined, busy);
-  return {
-    start() {
-      services.keyUsage.start(config.limits.keyUsageFlushMs, (err) => logger.warn({ err }, 'could not record API key usage'));
-      // The change an entry describes has committed already: a lost entry is logged, with what it said.
-      services.audit.onRecordFailed((err, entry) => logger.error({ err, audit: entry }, 'could not write an audit trail entry'));
-      services.audit.startPruning(config.audit.pruneIntervalMs, (err) => logger.warn({ err }, 'could not prune the audit trail'));
-      messages.start();
-      eventsPruner.start();
-      webhooks.start();
-    },
-    async stop() {
-      await Promise.all([messages.stop(), webhooks.stop()]);
-      await eventsPruner.stop();
     },
   };
 }

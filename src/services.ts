@@ -12,6 +12,8 @@ import type { SessionsService } from './users/sessions-service.js';
 import type { UsersService } from './users/users-service.js';
 import type { EventsService } from './events/events-service.js';
 import type { WebhooksService } from './webhooks/webhooks-service.js';
+import type { WebhookNoticesService } from './webhooks/notices/webhook-notices-service.js';
+import type { MailService } from './mail/mail-service.js';
 
 /**
  * Every service of one process, as the composition root builds them and the
@@ -37,4 +39,8 @@ export interface Services {
   passkeys: PasskeysService;
   events: EventsService;
   webhooks: WebhooksService;
+  /** The notices of webhook endpoints the service disabled, until a user acknowledges them. */
+  webhookNotices: WebhookNoticesService;
+  /** Outgoing mail: composed, sealed and queued here, sent by the mail engine (background-work.ts). */
+  mail: MailService;
 }

@@ -24,9 +24,11 @@ function commandList(commands: readonly CliCommand[]): string[] {
   return commands.flatMap((command) => [`  ${synopsis(command)}`, `      ${command.summary}`]);
 }
 
-/** The usage line and every command with its summary, as both top-level usages begin. */
+/** The usage line, the first command's example, and every command with its summary, as both top-level usages begin. */
 function topUsage(commands: readonly CliCommand[]): string[] {
-  return ['Usage: store-orders <command> [options]', '', 'Commands:', ...commandList(commands), ''];
+  const [first] = commands;
+  const opener = first?.example === undefined ? [] : [`${first.summary}.`, `  ${first.example}`, ''];
+  return ['Usage: store-orders <command> [options]', '', ...opener, 'Commands:', ...commandList(commands), ''];
 }
 
 /** `store-orders` without a command: the commands only (on stderr, exit 2). */
@@ -61,12 +63,13 @@ export function commandUsage(command: CliCommand): string {
   const rows: [string, string][] = [
     ...Object.entries(command.options).map(([name, option]): [string, string] => [
       flag(name, option),
-      `${option.description}${option.required === true ? ' (required)' : ''}`,
+      `${option.description}${option.required === true ? ' (required)' : ''}${option.env === undefined ? '' : `; or set ${option.env}`}`,
     ]),
     ['-h, --help', 'Print this help'],
   ];
   const width = Math.max(...rows.map(([left]) => left.length)) + 2;
   const lines = [`Usage: store-orders ${synopsis(command)}`, '', `${command.summary}.`];
+  if (command.example !== undefined) lines.push('', 'Example:', `  ${command.example}`);
   if (command.positionals !== undefined && command.positionals.length > 0) {
     lines.push('', 'Arguments:', ...command.positionals.map((p) => `  <${p.name}>  ${p.description}`));
   }

@@ -124,3 +124,49 @@ export function parseDatabaseUrl(url: string): DatabaseUrl {
 
 /** Visible ASCII: a secret pasted with a space or a newline in it is refused rather than silently trimmed inside. */
 export const PRINTABLE = '^[\\x21-\\x7e]+$';
+
+/** The SMTP server of SMTP_URL, in parts: the transport is built from these, never from the URL text (which holds the password). */
+export interface SmtpServer {
+  /** smtps://: TLS from the first byte (implicit TLS); smtp://: STARTTLS when the server offers it. */
+  readonly secure: boolean;
+  readonly host: string;
+  readonly port: number;
+  readonly user?: string;
+  /** Never logged or echoed. */
+  readonly password?: string;
+}
+
+/**
+ * `smtp://[user[:password]@]host[:port]` or `smtps://…` (percent-encoded
+ * credentials), with no path, query or fragment; the port defaults to 587
+ * (smtp) or 465 (smtps). Undefined for anything else; a problem never
+ * quotes the URL.
+ */
+export function parseSmtpUrl(text: string): SmtpServer | undefined {
+  if (!URL.canParse(text)) return undefined;
+  const url = new URL(text);
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') return undefined;
+  if (url.hostname === '' || (url.pathname !== '' && url.pathname !== '/') || url.search !== '' || url.hash !== '') return undefined;
+  if (url.password !== '' && url.username === '') return undefined;
+  const secure = url.protocol === 'smtps:';
+  let user: string;
+  let password: string;
+  try {
+    user = decodeURIComponent(url.username);
+    password = decodeURIComponent(url.password);
+  } catch {
+    return undefined;
+  }
+  return {
+    secure,
+    host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+    port: url.port === '' ? (secure ? 465 : 587) : Number(url.port),
+    ...(user === '' ? {} : { user }),
+    ...(password === '' ? {} : { password }),
+  };
+}
+
+/** `no-reply@store.example.com` or `Store Orders <no-reply@store.example.com>`: one mailbox, no control characters (a header injection). */
+export function isMailbox(text: string): boolean {
+  return /^(?:[^<>"\p{Cc}]*<[^\s<>@"]+@[^\s<>@"]+>|[^\s<>@"]+@[^\s<>@"]+)$/u.test(text.trim());
+}

@@ -4,6 +4,7 @@ import { audit } from './sections/audit.js';
 import { database } from './sections/database.js';
 import { messages, webhooks } from './sections/delivery.js';
 import { limits } from './sections/limits.js';
+import { mail } from './sections/mail.js';
 import { metrics, tracing } from './sections/observability.js';
 import { portal } from './sections/portal.js';
 import { quickstart, server } from './sections/server.js';
@@ -24,7 +25,7 @@ import { quickstart, server } from './sections/server.js';
  */
 
 /** The whole environment: one object per section, one property per variable, in the order problems are reported. */
-export const CONFIG_SCHEMA = Type.Object({ server, database, api, quickstart, metrics, messages, limits, portal, audit, tracing, webhooks });
+export const CONFIG_SCHEMA = Type.Object({ server, database, api, quickstart, metrics, messages, limits, portal, audit, tracing, webhooks, mail });
 
 /** The environment as read: every value typed and within its bounds (or its default, when it was refused). */
 export type EnvironmentValues = Static<typeof CONFIG_SCHEMA>;

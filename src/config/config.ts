@@ -6,9 +6,11 @@ import { readEnvironment, type Env, type EnvironmentReading } from './env-reader
 import { limitsFrom, type Limits } from './limits.js';
 import { portalFrom, type PortalConfig } from './portal-config.js';
 import { messagesFrom, webhooksFrom, type MessagesConfig, type WebhooksConfig } from './delivery-config.js';
+import { mailFrom, type MailConfig } from './mail-config.js';
 
 export type { PortalConfig } from './portal-config.js';
 export type { MessagesConfig, WebhooksConfig } from './delivery-config.js';
+export type { MailConfig } from './mail-config.js';
 
 export type LogLevel = EnvironmentValues['server']['LOG_LEVEL'];
 export type DeploymentEnvironment = EnvironmentValues['api']['STORE_ENVIRONMENT'];
@@ -71,6 +73,8 @@ export interface Config {
   /** OpenTelemetry tracing; null (the default) when off. */
   readonly tracing: TracingConfig | null;
   readonly webhooks: WebhooksConfig;
+  /** Outgoing mail: SMTP_URL's server, or the local outbox when unset (docs/mail.md). */
+  readonly mail: MailConfig;
   /** Rate limits, timeouts, connection and load bounds (limits.ts). */
   readonly limits: Limits;
   /**
@@ -144,8 +148,8 @@ export class ConfigError extends Error {
  * Parses and validates the whole configuration once, from the one schema in
  * config-schema.ts, and returns it deeply frozen. Every problem is collected
  * so that one start tells the operator everything that is wrong. Values that
- * may hold secrets (DATABASE_URL, the cursor keys, the webhook URL) are
- * never echoed.
+ * may hold secrets (DATABASE_URL, the cursor keys, the webhook URL,
+ * SMTP_URL) are never echoed.
  */
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
   const reading = readEnvironment(env);
@@ -217,7 +221,7 @@ function crossVariableProblems({ values, problems, given }: EnvironmentReading):
 }
 
 /** The Config shape the rest of the program reads, from values the schema has accepted. */
-function assemble({ server, database, api, quickstart, metrics, messages, limits, portal, audit, tracing, webhooks }: EnvironmentValues, cwd: string): Config {
+function assemble({ server, database, api, quickstart, metrics, messages, limits, portal, audit, tracing, webhooks, mail }: EnvironmentValues, cwd: string): Config {
   const url = parseDatabaseUrl(database.DATABASE_URL);
   if (url.kind === 'invalid') throw new Error('DATABASE_URL was accepted by the schema but cannot be parsed.');
   const cursorSecret = api.CURSOR_SECRET;
@@ -241,6 +245,7 @@ function assemble({ server, database, api, quickstart, metrics, messages, limits
     limits: limitsFrom(limits),
     tracing: tracingFrom(tracing),
     webhooks: webhooksFrom(webhooks),
+    mail: mailFrom(mail),
     // Spec section 1: the base address carries the version prefix /v1; the v2 document's servers are the same URLs with /v2.
     ...(api.PUBLIC_BASE_URL === undefined ? {} : { publicBaseUrl: checked(parseVersionedBaseUrl(api.PUBLIC_BASE_URL)) }),
     ...(api.STAGING_BASE_URL === undefined ? {} : { stagingBaseUrl: checked(parseVersionedBaseUrl(api.STAGING_BASE_URL)) }),

@@ -7,6 +7,7 @@ import type { MessageDelivery } from '../messages/messages-delivery.js';
 import type { ChangeStatus } from '../orders/order-status-changes.js';
 import type { OrdersRepository } from '../orders/orders-repository.js';
 import type { Storage } from '../storage/storage.js';
+import { SYSTEM_DISABLE_REASONS, type SystemDisableReason } from '../webhooks/notices/webhook-notices-repository.js';
 
 /**
  * The service's own metrics, recorded at the composition root by wrapping
@@ -34,10 +35,12 @@ export interface ServiceMetrics {
   pool(storage: Pick<Storage, 'connections'>): void;
   /** `store_database_up`: 1 while the database answers, 0 during an outage (set by the outage log). */
   databaseUp(): (up: boolean) => void;
+  /** `store_webhook_endpoints_disabled_total`: endpoints this process's settlements disabled (Storage.onEndpointDisabled), by reason. */
+  endpointDisabled(reason: SystemDisableReason): void;
 }
 
-export type DeliveryKind = 'messages' | 'webhooks';
-const DELIVERY_KINDS: readonly DeliveryKind[] = ['messages', 'webhooks'];
+export type DeliveryKind = 'messages' | 'webhooks' | 'mail';
+const DELIVERY_KINDS: readonly DeliveryKind[] = ['messages', 'webhooks', 'mail'];
 
 /**
  * A counter with one label whose values are known up front, counted in plain
@@ -96,6 +99,14 @@ export function createServiceMetrics(registry: Registry): ServiceMetrics {
     labelNames: ['kind', 'outcome'] as const,
     registers,
   });
+  // Both reasons exported from the start: an alert on an increase needs the zero.
+  const disabledEndpoints = new Counter({
+    name: 'store_webhook_endpoints_disabled_total',
+    help: 'Webhook endpoints the service disabled, by reason (gone: the receiver answered 410; failing: every attempt failed for 5 days).',
+    labelNames: ['reason'] as const,
+    registers,
+  });
+  for (const reason of SYSTEM_DISABLE_REASONS) disabledEndpoints.labels({ reason }).inc(0);
   const lag = new Histogram({
     name: 'store_delivery_lag_seconds',
     help: 'Time from a delivery becoming due (queued, its retry time, or a lapsed claim) until an engine claims it for an attempt, by kind.',
@@ -219,6 +230,9 @@ export function createServiceMetrics(registry: Registry): ServiceMetrics {
         },
       });
     },
+    endpointDisabled(reason) {
+      disabledEndpoints.labels({ reason }).inc();
+    },
     databaseUp() {
       const gauge = new Gauge({ name: 'store_database_up', help: 'Whether the database answers (1) or an outage is under way (0).', registers });
       gauge.set(1);
@@ -256,4 +270,5 @@ export const UNCOUNTED_SERVICE_METRICS: ServiceMetrics = {
   oldestUndelivered: () => undefined,
   pool: () => undefined,
   databaseUp: () => () => undefined,
+  endpointDisabled: () => undefined,
 };

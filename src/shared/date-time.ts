@@ -24,3 +24,8 @@ export function normalizeDateTime(text: string): string | undefined {
   const date = new Date(millis);
   return date.getUTCFullYear() >= 1 && date.getUTCFullYear() <= 9999 ? date.toISOString() : undefined;
 }
+
+/** An ISO 8601 UTC instant as people read it on a page or in a mail: `2026-11-24 19:05 UTC` (the reader's zone is not known). */
+export function readableInstant(iso: string): string {
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+}

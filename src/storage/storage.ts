@@ -11,6 +11,8 @@ import type { AuditRepository } from '../audit/audit-repository.js';
 import type { PasskeysRepository } from '../users/passkeys-repository.js';
 import type { EventsRepository } from '../events/events-repository.js';
 import type { WebhooksRepository } from '../webhooks/webhooks-repository.js';
+import type { SystemDisableReason, WebhookNoticesRepository } from '../webhooks/notices/webhook-notices-repository.js';
+import type { MailRepository } from '../mail/mail-repository.js';
 
 export interface MigrationReport {
   /** Migrations applied by this call, e.g. ["0001-initial"]. */
@@ -35,6 +37,10 @@ export interface Storage {
   /** The outbox of order and message events, read by the feed; written only inside the orders and messages adapters' transactions. */
   readonly events: EventsRepository;
   readonly webhooks: WebhooksRepository;
+  /** The notices of endpoints the service disabled (written by the webhooks settlements that disable them). */
+  readonly webhookNotices: WebhookNoticesRepository;
+  /** Outgoing mail and its delivery queue (written on its own, or by a change in its transaction: the adapters' `insertMail`). */
+  readonly mail: MailRepository;
   /**
    * Registers `listener` for the commits that queue webhook deliveries: this
    * process's at once (after the commit); on PostgreSQL, once
@@ -42,6 +48,18 @@ export interface Storage {
    * unregisters it.
    */
   onDeliveriesQueued(listener: () => void): () => void;
+  /**
+   * Registers `listener` for this process's settlements that disable a
+   * webhook endpoint (a 410, or failing for 5 days), told once each after
+   * its commit; returns what unregisters it.
+   */
+  onEndpointDisabled(listener: (reason: SystemDisableReason) => void): () => void;
+  /**
+   * Registers `listener` for this process's commits that queue mail, told
+   * after the commit (the mail engine's hand-off; other processes' mail is
+   * found by its poll). Returns what unregisters it.
+   */
+  onMailQueued(listener: () => void): () => void;
   /**
    * Learns of other processes' commits that queue deliveries, where the
    * database can tell (PostgreSQL's LISTEN on a connection of its own);

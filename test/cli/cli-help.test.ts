@@ -17,6 +17,23 @@ describe('operator CLI help', () => {
     }
   });
 
+  test('when --help is asked, then it opens with the store developer\'s local webhook loop, and listen --help names the variables its flags fall back on', async (t) => {
+    const cli = cliOn(t);
+    for (const argv of [['--help'], []]) {
+      const result = await cli.run(...argv);
+      const shown = argv.length === 0 ? result.stderr : result.stdout;
+      assert.match(
+        shown,
+        /^Usage: store-orders <command> \[options\]\n\nForward your account's events to a local receiver, signed as webhooks are, with your API key: no endpoint, no public URL\.\n {2}STORE_ORDERS_API_KEY=so_… store-orders listen --forward-to http:\/\/localhost:8080\/webhooks\n\nCommands:\n {2}listen --forward-to <url> /,
+        argv.join(' '),
+      );
+    }
+    const listen = await cli.run('listen', '--help');
+    assert.match(listen.stdout, /^ {2}--base-url <url> .*; or set STORE_ORDERS_URL$/m);
+    assert.match(listen.stdout, /^ {2}--api-key <key> .*; or set STORE_ORDERS_API_KEY$/m);
+    assert.match(listen.stdout, /^Example:\n {2}STORE_ORDERS_API_KEY=so_… store-orders listen --forward-to /m);
+  });
+
   test('when a command is given --help or -h, then it prints that command\'s usage with every flag and exits 0, even with an invalid configuration', async (t) => {
     const cli = cliOn(t, { PORT: 'eighty' });
     for (const command of COMMANDS) {

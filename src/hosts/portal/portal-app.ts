@@ -15,23 +15,24 @@ import { portalOrigin } from './portal-origin.js';
 import { createPageRenderer, htmlErrorPresenter } from './portal-render.js';
 import { cookieNames, installFormProtection, installPortalHeaders } from './portal-security.js';
 import { createSessionCookies, requireSignedIn } from './portal-session.js';
-import { registerPortalAssets } from './portal-static.js';
+import { loadPortalAssets, registerPortalAssets } from './assets/portal-assets.js';
 import { registerAuditPages } from './pages/audit-pages.js';
 import { registerHomePage } from './pages/home-page.js';
 import { registerKeysPages } from './pages/keys-pages.js';
 import { registerPasskeySettingsPages, registerPasskeySignInPages } from './pages/passkey-pages.js';
-import { registerWebAuthnAssets } from './portal-webauthn-assets.js';
 import { registerOrdersPages } from './pages/orders-pages.js';
 import { registerResetPasswordPages } from './pages/reset-password-pages.js';
 import { registerSettingsPages } from './pages/settings-pages.js';
 import { registerSignInPages } from './pages/sign-in-pages.js';
 import { registerSignUpPages } from './pages/sign-up-pages.js';
 import { registerWebhooksPages } from './pages/webhooks-pages.js';
+import { registerWebhookNoticePages } from './pages/webhook-notice-pages.js';
+import { devMailboxAvailable, registerDevMailboxPages } from './pages/dev-mailbox-pages.js';
 
 export interface PortalAppDependencies {
   logger: FastifyBaseLogger;
   services: Services;
-  config: Pick<Config, 'host' | 'port' | 'limits' | 'publicBaseUrl' | 'stagingBaseUrl'> & { portal: PortalConfig };
+  config: Pick<Config, 'host' | 'port' | 'limits' | 'publicBaseUrl' | 'stagingBaseUrl' | 'mail'> & { portal: PortalConfig };
   /** The store host's address once it listens (`http://127.0.0.1:3000`): the API's URL when PUBLIC_BASE_URL is unset. */
   storeAddress: () => string | undefined;
   /** Shared with the API hosts: one budget per client address and process. */
@@ -58,7 +59,9 @@ const BODY_LIMIT_BYTES = 64 * 1024;
  * never read the session cookie). It never listens; server.ts does.
  */
 export async function buildPortalApp({ logger, services, config, storeAddress, rateLimiter, httpMetrics, signInMetrics, clock, outages, tracing }: PortalAppDependencies): Promise<FastifyInstance> {
-  const render = createPageRenderer({ cache: true });
+  const assets = await loadPortalAssets();
+  const devMailbox = devMailboxAvailable(config);
+  const render = createPageRenderer({ cache: true, assets, devMailbox });
   const app = await createHttpApp({
     logger: logger.child({ host: 'portal' }),
     bodyLimit: BODY_LIMIT_BYTES,
@@ -70,6 +73,7 @@ export async function buildPortalApp({ logger, services, config, storeAddress, r
     tracing,
   });
   app.decorateRequest('signedIn', undefined);
+  app.decorateRequest('webhookNotices', undefined);
   const origin = () => portalOrigin(config.portal, config.host, app.server);
   // Decided once: the cookie names depend on the scheme, which a derived origin (always http) cannot change.
   const cookies = cookieNames(origin());
@@ -77,8 +81,7 @@ export async function buildPortalApp({ logger, services, config, storeAddress, r
   await app.register(cookie);
   await app.register(formbody, { bodyLimit: BODY_LIMIT_BYTES });
   await installFormProtection(app, { origin, cookies });
-  registerPortalAssets(app);
-  registerWebAuthnAssets(app);
+  registerPortalAssets(app, assets);
 
   const context: PortalContext = {
     services,
@@ -100,6 +103,8 @@ export async function buildPortalApp({ logger, services, config, storeAddress, r
   // Every page below needs a signed-in user (portal-session.ts); add new signed-in pages here.
   await app.register(async (signedIn) => {
     requireSignedIn(signedIn, context.sessions);
+    // First after the guard: the failure notices every page below shows.
+    registerWebhookNoticePages(signedIn, context);
     registerHomePage(signedIn, context);
     registerSettingsPages(signedIn, context);
     registerKeysPages(signedIn, context);
@@ -107,6 +112,7 @@ export async function buildPortalApp({ logger, services, config, storeAddress, r
     registerAuditPages(signedIn, context);
     registerPasskeySettingsPages(signedIn, context);
     registerWebhooksPages(signedIn, context);
+    if (devMailbox) registerDevMailboxPages(signedIn, context);
   });
   return app;
 }

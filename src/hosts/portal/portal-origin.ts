@@ -1,11 +1,7 @@
 import { isIP } from 'node:net';
 import type { Server } from 'node:http';
 import type { PortalConfig } from '../../config/config.js';
-
-/** Loopback HOST values: the portal's default origin then says `localhost` (WebAuthn refuses an IP address as a site's identity). */
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
-}
+import { isLoopbackHost } from '../../shared/loopback.js';
 
 /**
  * The portal's public origin: PORTAL_PUBLIC_URL when set; otherwise
@@ -17,6 +13,7 @@ export function portalOrigin(config: Pick<PortalConfig, 'publicUrl' | 'port'>, h
   if (config.publicUrl !== undefined) return config.publicUrl;
   const address = server?.address() ?? null;
   const port = address !== null && typeof address !== 'string' ? address.port : (config.port ?? 0);
-  const name = isLoopback(host) ? 'localhost' : isIP(host) === 6 ? `[${host}]` : host;
+  // On a loopback HOST the origin says `localhost`: WebAuthn refuses an IP address as a site's identity.
+  const name = isLoopbackHost(host) ? 'localhost' : isIP(host) === 6 ? `[${host}]` : host;
   return `http://${name}:${port}`;
 }

@@ -15,6 +15,38 @@ export interface PageData {
   [name: string]: unknown;
 }
 
+/** The URLs of the portal's one script and one style sheet (content-hashed: assets/portal-assets.ts), which the layout links. */
+export interface AssetLinks {
+  script: string;
+  style: string;
+}
+
+/** The signed-in pages' navigation, in the header's order. */
+const NAVIGATION = [
+  { href: '/', label: 'Account' },
+  { href: '/keys', label: 'API keys' },
+  { href: '/orders', label: 'Orders' },
+  { href: '/webhooks', label: 'Webhooks' },
+  { href: '/audit', label: 'Audit trail' },
+  { href: '/settings', label: 'Settings' },
+] as const;
+
+/** Last in the navigation while the development mailbox exists (pages/dev-mailbox-pages.ts). */
+const DEV_MAILBOX_LINK = { href: '/dev/mailbox', label: 'Dev mailbox' } as const;
+
+/**
+ * The navigation as the page at `path` shows it: `aria-current="page"` on
+ * the link to that very page, `"true"` on the section a deeper page belongs
+ * to (`/webhooks/7` is within Webhooks), so that the current place is said
+ * to screen readers and marked for the eye.
+ */
+function navigation(path: string, links: readonly { href: string; label: string }[]): { href: string; label: string; current?: 'page' | 'true' }[] {
+  return links.map((link) => {
+    if (path === link.href) return { ...link, current: 'page' };
+    return link.href !== '/' && path.startsWith(`${link.href}/`) ? { ...link, current: 'true' } : link;
+  });
+}
+
 /** Renders `view` (portal/views/<view>.eta) inside the layout and sends it. */
 export type PageRenderer = (request: FastifyRequest, reply: FastifyReply, view: string, data: PageData, status?: number) => FastifyReply;
 
@@ -29,14 +61,20 @@ declare module 'fastify' {
  * The portal's renderer: Eta templates with auto-escaping on (`<%= %>`
  * escapes HTML; `<%~ %>`, which does not, is only for the output of
  * `include`). Every page gets `it.csrfToken` for its forms (the layout's
- * Sign out form uses it too) and `it.signedIn` for the header.
+ * Sign out form uses it too), `it.signedIn` for the header and
+ * `it.webhookNotices` for the failure notices above the page
+ * (pages/webhook-notice-pages.ts); the layout gets `it.assets` and
+ * `it.nav` (the navigation with the current page marked; with
+ * `devMailbox`, the development mailbox's link last).
  */
-export function createPageRenderer({ cache }: { cache: boolean }): PageRenderer {
+export function createPageRenderer({ cache, assets, devMailbox = false }: { cache: boolean; assets: AssetLinks; devMailbox?: boolean }): PageRenderer {
   const eta = new Eta({ views: `${PORTAL_FILES}views`, autoEscape: true, cache });
+  const links = devMailbox ? [...NAVIGATION, DEV_MAILBOX_LINK] : NAVIGATION;
   return (request, reply, view, data, status = 200) => {
     // An error page can be rendered before the cookies were parsed (a refusal in the first hooks): it then has no forms to protect.
     const csrfToken = (request.cookies as FastifyRequest['cookies'] | null) === null ? '' : reply.generateCsrf();
-    const html = eta.render(view, { ...data, csrfToken, signedIn: request.signedIn });
+    const nav = navigation(request.url.split('?', 1)[0] ?? '/', links);
+    const html = eta.render(view, { ...data, csrfToken, signedIn: request.signedIn, webhookNotices: request.webhookNotices, assets, nav });
     return reply.code(status).type('text/html; charset=utf-8').send(html);
   };
 }

@@ -26,6 +26,9 @@ import { createPostgresWebhooksRepository } from './postgres-webhooks-repository
 import { listenForDeliveries } from './postgres-notifications.js';
 import { queuedDeliveries } from './postgres-events.js';
 import { createDeliveriesQueued } from '../../delivery/deliveries-queued.js';
+import { createEndpointsDisabled } from '../../webhooks/notices/endpoints-disabled.js';
+import { createPostgresWebhookNoticesRepository, endpointsDisabledIn } from './postgres-webhook-notices-repository.js';
+import { createPostgresMailRepository, queuedMail } from './postgres-mail-repository.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations/postgres/', import.meta.url));
 
@@ -46,11 +49,15 @@ export function openPostgresStorage(
   { statementTimeoutMs = STATEMENT_TIMEOUT_MS }: { statementTimeoutMs?: number } = {},
 ): Storage {
   const deliveriesQueued = createDeliveriesQueued();
+  const endpointsDisabled = createEndpointsDisabled();
+  const mailQueued = createDeliveriesQueued();
   const { sql, transaction, connections, end } = createPostgresPool({
     ...config,
     statementTimeoutMs,
     afterCommit: (tx) => {
       if (queuedDeliveries(tx)) deliveriesQueued.announce();
+      for (const reason of endpointsDisabledIn(tx)) endpointsDisabled.tell(reason);
+      if (queuedMail(tx)) mailQueued.announce();
     },
   });
   let listening: { close(): Promise<void> } | undefined;
@@ -59,6 +66,8 @@ export function openPostgresStorage(
   return {
     kind: 'postgres',
     onDeliveriesQueued: deliveriesQueued.subscribe,
+    onEndpointDisabled: endpointsDisabled.subscribe,
+    onMailQueued: mailQueued.subscribe,
     watchOtherProcesses: async () => {
       if (listening !== undefined) return { watching: true, how: 'already listening' };
       const result = await listenForDeliveries(config.url, (text) => sql(text), () => deliveriesQueued.announce());
@@ -78,6 +87,8 @@ export function openPostgresStorage(
     messages: createPostgresMessagesRepository(sql, transaction),
     events: createPostgresEventsRepository(sql),
     webhooks: createPostgresWebhooksRepository(sql, transaction),
+    webhookNotices: createPostgresWebhookNoticesRepository(sql),
+    mail: createPostgresMailRepository(sql, transaction),
     migrate: async () => {
       // Its own connection, without the request timeouts: it may wait for
       // another process's migrations and a migration may run long.

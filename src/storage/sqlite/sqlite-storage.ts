@@ -21,6 +21,9 @@ import { createSqlitePasskeysRepository } from './sqlite-passkeys-repository.js'
 import { createSqliteWebhooksRepository } from './sqlite-webhooks-repository.js';
 import { announceDeliveriesOf } from './sqlite-webhook-fan-out.js';
 import { createDeliveriesQueued } from '../../delivery/deliveries-queued.js';
+import { createEndpointsDisabled } from '../../webhooks/notices/endpoints-disabled.js';
+import { createSqliteWebhookNoticesRepository } from './sqlite-webhook-notices-repository.js';
+import { announceMailOf, createSqliteMailRepository } from './sqlite-mail-repository.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations/sqlite/', import.meta.url));
 /*
@@ -42,10 +45,15 @@ export function openSqliteStorage(file: string, { synchronous = 'full' }: { sync
   const db = openConnection(file, synchronous, BUSY_TIMEOUT_MS);
   const deliveriesQueued = createDeliveriesQueued();
   announceDeliveriesOf(db, deliveriesQueued);
+  const endpointsDisabled = createEndpointsDisabled();
+  const mailQueued = createDeliveriesQueued();
+  announceMailOf(db, mailQueued);
 
   return {
     kind: 'sqlite',
     onDeliveriesQueued: deliveriesQueued.subscribe,
+    onEndpointDisabled: endpointsDisabled.subscribe,
+    onMailQueued: mailQueued.subscribe,
     // SQLite cannot tell one process of another's commits.
     watchOtherProcesses: async () => ({ watching: false, how: 'SQLite cannot notify other processes' }),
     // One connection, no pool.
@@ -62,7 +70,9 @@ export function openSqliteStorage(file: string, { synchronous = 'full' }: { sync
     audit: mapUnavailable(createSqliteAuditRepository(db)),
     passkeys: mapUnavailable(createSqlitePasskeysRepository(db)),
     events: mapUnavailable(createSqliteEventsRepository(db)),
-    webhooks: mapUnavailable(createSqliteWebhooksRepository(db)),
+    webhooks: mapUnavailable(createSqliteWebhooksRepository(db, endpointsDisabled.tell)),
+    webhookNotices: mapUnavailable(createSqliteWebhookNoticesRepository(db)),
+    mail: mapUnavailable(createSqliteMailRepository(db)),
     migrate: async () => {
       db.pragma(`busy_timeout = ${MIGRATION_BUSY_TIMEOUT_MS}`);
       try {

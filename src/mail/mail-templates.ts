@@ -1,0 +1,93 @@
+import { readableInstant } from '../shared/date-time.js';
+import type { MailKind } from './mail-repository.js';
+
+/** A mail as composed, before it is sealed and queued: every mail has a plain-text part and a simple HTML part. */
+export interface MailMessage {
+  kind: MailKind;
+  /** One address, as the users service stores it (normalised). */
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+}
+
+/** What a mail says: paragraphs around the one link it is about. */
+interface MailContent {
+  kind: MailKind;
+  to: string;
+  subject: string;
+  /** Before the link: what happened. */
+  lead: readonly string[];
+  /** The absolute link (mail-links.ts) and what following it does. */
+  action: { label: string; url: string };
+  /** After it: how long it works, what to do if this was not you. */
+  after: readonly string[];
+}
+
+const SIGNATURE = 'Store Orders';
+
+const ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Text as HTML text or attribute value: nothing a recipient or a link holds can open a tag. */
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (character) => ENTITIES[character] ?? character);
+}
+
+/**
+ * The text and HTML parts of a mail from its paragraphs and its link. The
+ * HTML is deliberately plain (no styles, no images, no scripts): every
+ * value is escaped, and the link is also written out for clients that show
+ * no link.
+ */
+export function composeMail({ kind, to, subject, lead, action, after }: MailContent): MailMessage {
+  const text = `${[...lead, `${action.label}:\n${action.url}`, ...after, `-- \n${SIGNATURE}`].join('\n\n')}\n`;
+  const paragraph = (words: string) => `<p>${escapeHtml(words)}</p>`;
+  const html = [
+    '<!doctype html>',
+    `<html><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head><body>`,
+    ...lead.map(paragraph),
+    `<p><a href="${escapeHtml(action.url)}">${escapeHtml(action.label)}</a></p>`,
+    paragraph(`If the link does not open, copy this address into your browser: ${action.url}`),
+    ...after.map(paragraph),
+    paragraph(SIGNATURE),
+    '</body></html>',
+    '',
+  ].join('\n');
+  return { kind, to, subject, text, html };
+}
+
+/** The mail a password reset sends: the one-time link to /reset-password. */
+export function passwordResetMail({ to, link, expiresAt }: { to: string; link: string; expiresAt: string }): MailMessage {
+  return composeMail({
+    kind: 'password-reset',
+    to,
+    subject: 'Reset your Store Orders password',
+    lead: [`Someone asked to reset the password of the Store Orders portal user ${to}.`],
+    action: { label: 'Choose a new password', url: link },
+    after: [`The link works once, until ${readableInstant(expiresAt)}.`, 'If you did not ask for this, ignore this mail: your password stays as it is.'],
+  });
+}
+
+/** The mail that confirms a user's address: the one-time verification link. */
+export function emailVerificationMail({ to, link, expiresAt }: { to: string; link: string; expiresAt: string }): MailMessage {
+  return composeMail({
+    kind: 'email-verification',
+    to,
+    subject: 'Confirm your email address for Store Orders',
+    lead: [`Confirm that ${to} is your address for the Store Orders portal.`],
+    action: { label: 'Confirm this address', url: link },
+    after: [`The link works once, until ${readableInstant(expiresAt)}.`, 'If you did not sign up, ignore this mail.'],
+  });
+}
+
+/** The mail an invitation sends: the one-time sign-up link that joins `storeName`. */
+export function invitationMail({ to, link, storeName, expiresAt }: { to: string; link: string; storeName: string; expiresAt: string }): MailMessage {
+  return composeMail({
+    kind: 'invitation',
+    to,
+    subject: `You are invited to ${storeName} on Store Orders`,
+    lead: [`You are invited to join ${storeName} on the Store Orders portal.`],
+    action: { label: 'Accept the invitation', url: link },
+    after: [`The link works once, until ${readableInstant(expiresAt)}.`, 'If you do not know this store, ignore this mail.'],
+  });
+}
