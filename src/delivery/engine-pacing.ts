@@ -1,7 +1,7 @@
 /* How a delivery engine paces itself (delivery-engine.ts). */
 
 /** The engine's own event-loop time after which it asks whether the process is busy (and rests in proportion if so). */
-export const SLICE_MS = 10;
+export const SLICE_MS = 5;
 
 /**
  * How long an ended attempt's outcome may wait for others to end before it

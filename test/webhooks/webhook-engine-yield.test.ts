@@ -29,7 +29,7 @@ test('when the process is busy serving requests, then the engine asks after each
   t.after(() => engine.stop());
   const requests = await receiver.next(300);
   assert.equal(new Set(requests.map((r) => r.headers['webhook-id'])).size, 300);
-  // 300 signed deliveries, their claims and settlements take the engine more than one 10 ms slice.
+  // 300 signed deliveries, their claims and settlements take the engine more than one 5 ms slice.
   await eventually(async () => (asked >= 1 ? true : undefined));
 });
 

@@ -7,7 +7,7 @@ import type { OutageLog } from '../../shared/outage-log.js';
 import type { ClaimedWebhookDelivery, WebhooksRepository } from '../webhooks-repository.js';
 
 /** The engine's share of the process while it serves requests (see yieldTo). */
-const SHARE_WHILE_BUSY = 0.1;
+const SHARE_WHILE_BUSY = 0.05;
 
 /**
  * The delay before the retry after `attempts` failed attempts: the
