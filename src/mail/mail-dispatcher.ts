@@ -3,7 +3,7 @@ import type { MailConfig } from '../config/config.js';
 import { createDeliveryEngine } from '../delivery/delivery-engine.js';
 import type { Clock } from '../shared/clock.js';
 import type { OutageLog } from '../shared/outage-log.js';
-import { scheduledRetryDelayMs } from '../webhooks/delivery/webhook-dispatcher.js';
+import { scheduledRetryDelayMs } from '../delivery/retry-schedule.js';
 import type { MailRepository } from './mail-repository.js';
 import type { MailSender } from './mail-senders.js';
 

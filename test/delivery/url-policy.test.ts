@@ -2,7 +2,7 @@ import { testOutages } from '../support/app.js';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createWebhooksDispatcher } from '../../src/composition.js';
-import { scheduledRetryDelayMs } from '../../src/webhooks/delivery/webhook-dispatcher.js';
+import { scheduledRetryDelayMs } from '../../src/delivery/retry-schedule.js';
 import { createUrlPolicy, RefusedUrlError, type Resolver } from '../../src/delivery/url-policy.js';
 import { sqliteBackend } from '../support/storage.js';
 import { capturingLogger } from '../support/logs.js';

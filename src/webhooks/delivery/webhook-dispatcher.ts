@@ -2,22 +2,13 @@ import type { Logger } from 'pino';
 import type { WebhooksConfig } from '../../config/config.js';
 import { createDeliveryEngine, type Sender } from '../../delivery/delivery-engine.js';
 import type { HostLoad } from '../../delivery/engine-pacing.js';
+import { scheduledRetryDelayMs } from '../../delivery/retry-schedule.js';
 import type { Clock } from '../../shared/clock.js';
 import type { OutageLog } from '../../shared/outage-log.js';
 import type { ClaimedWebhookDelivery, WebhooksRepository } from '../webhooks-repository.js';
 
 /** The engine's share of the process while it serves requests (see yieldTo). */
 const SHARE_WHILE_BUSY = 0.05;
-
-/**
- * The delay before the retry after `attempts` failed attempts: the
- * schedule's entry ±20 % jitter, so endpoints that failed together do not
- * come back together; undefined once the schedule is spent (given up).
- */
-export function scheduledRetryDelayMs(schedule: readonly number[], attempts: number, random: number): number | undefined {
-  const delay = schedule[attempts - 1];
-  return delay === undefined ? undefined : Math.round(delay * (0.8 + 0.4 * random));
-}
 
 /** Webhook deliveries on the shared delivery engine. */
 export function createWebhookDispatcher({
