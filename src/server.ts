@@ -14,11 +14,9 @@ import { buildQuickstartApp } from './hosts/quickstart/quickstart-app.js';
 import { buildPortalApp } from './hosts/portal/portal-app.js';
 import { systemClock } from './shared/clock.js';
 import { listenOn } from './server-listen.js';
+import { createHostLoad } from './delivery/engine-pacing.js';
 import { portalOrigin } from './hosts/portal/portal-origin.js';
 import type { ProcessTracing } from './observability/process-tracing.js';
-
-/** The event loop's utilisation since the last check above which a process serving requests counts as busy. */
-const BUSY_LOOP_UTILIZATION = 0.7;
 
 /**
  * Runs the store host, the quickstart host (unless QUICKSTART_PORT=off) and
@@ -91,21 +89,10 @@ export async function runServer(
   }
   // Requests come first: while the store host is answering and the event
   // loop is nearly full, webhook delivery takes a bounded share of the
-  // process. A few requests on an idle process are not a reason to hold
-  // deliveries back.
-  let requestsSinceCheck = 0;
-  app.server.on('request', () => {
-    requestsSinceCheck++;
-  });
-  let loopSince = performance.eventLoopUtilization();
-  const background = createBackgroundWork(container, logger, outages, () => {
-    const loopNow = performance.eventLoopUtilization();
-    const busy = requestsSinceCheck > 0 && performance.eventLoopUtilization(loopNow, loopSince).utilization > BUSY_LOOP_UTILIZATION;
-    const quiet = requestsSinceCheck === 0;
-    loopSince = loopNow;
-    requestsSinceCheck = 0;
-    return { busy, quiet };
-  });
+  // process (engine-pacing.ts).
+  const hostLoad = createHostLoad();
+  app.server.on('request', hostLoad.request);
+  const background = createBackgroundWork(container, logger, outages, hostLoad.load);
   // Registered only once listening: close-with-grace also acts on a normal exit.
   const skip = signals === undefined ? [] : (['SIGINT', 'SIGTERM'] as const).filter((signal) => !signals.includes(signal));
   closeWithGrace({ delay: config.shutdownGraceMs, logger, skip }, async ({ signal, err }) => {

@@ -34,3 +34,43 @@ export interface HostLoad {
   /** It served no requests at all (so the process's CPU time was the engine's and the background's). */
   quiet: boolean;
 }
+
+/** The event loop's utilisation above which a process serving requests counts as busy. */
+const BUSY_LOOP_UTILIZATION = 0.7;
+/**
+ * The shortest stretch the utilisation is measured over. The engine asks
+ * after every SLICE_MS of its own work, which on an idle server can be a
+ * few ms of one delivery's commit: over so short a stretch the loop looks
+ * full, and a lone delivery would rest 95 ms for nothing. A shorter stretch
+ * than this goes by the last full one's verdict.
+ */
+const LOAD_WINDOW_MS = 100;
+
+/**
+ * What a serving process tells its delivery engine: `request` counts each
+ * request the host answers; `load` says, since it was last asked, whether
+ * the host served requests with its event loop over BUSY_LOOP_UTILIZATION
+ * (busy) or served none (quiet).
+ */
+export function createHostLoad() {
+  let requests = 0;
+  let since = performance.now();
+  let loopSince = performance.eventLoopUtilization();
+  let busy = false;
+  return {
+    request(): void {
+      requests++;
+    },
+    load(): HostLoad {
+      const quiet = requests === 0;
+      const now = performance.now();
+      if (now - since < LOAD_WINDOW_MS) return { busy: busy && !quiet, quiet };
+      const loopNow = performance.eventLoopUtilization();
+      busy = !quiet && performance.eventLoopUtilization(loopNow, loopSince).utilization > BUSY_LOOP_UTILIZATION;
+      loopSince = loopNow;
+      since = now;
+      requests = 0;
+      return { busy, quiet };
+    },
+  };
+}
