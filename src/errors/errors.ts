@@ -31,6 +31,7 @@ export const ERROR_STATUS = {
   pet_id_taken: 409,
   webhook_endpoint_exists: 409,
   webhook_endpoint_limit_reached: 409,
+  idempotency_key_in_use: 409,
   endpoint_sunset: 410,
   payload_too_large: 413,
   idempotency_key_reused: 422,

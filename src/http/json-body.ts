@@ -25,8 +25,8 @@ export function requireJsonContentType(request: FastifyRequest): void {
   }
 }
 
-/** Parses a JSON object body strictly (`example` shows the caller a good body): valid UTF-8, valid JSON, an object (not null, an array or a scalar). */
-export function parseJsonObject(body: Buffer, example: string): unknown {
+/** Parses a JSON object body strictly (`example` shows the caller a good body; `prepare` may rewrite the text first, e.g. to keep int64 digits): valid UTF-8, valid JSON, an object (not null, an array or a scalar). */
+export function parseJsonObject(body: Buffer, example: string, prepare: (text: string) => string = (text) => text): unknown {
   if (body.length === 0) throw new AppError('malformed_request', `The request body is empty; send a JSON object such as ${example}.`);
   let text: string;
   try {
@@ -36,7 +36,7 @@ export function parseJsonObject(body: Buffer, example: string): unknown {
   }
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = JSON.parse(prepare(text));
   } catch {
     throw new AppError('malformed_request', 'The request body is not valid JSON.');
   }

@@ -118,6 +118,7 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
           ...schema,
           params: documentParameters(schema.params),
           querystring: documentParameters(schema.querystring),
+          ...(schema.body !== undefined && { body: documentParameters(schema.body) }),
           response: documentResponses(schema.response, { method, bodyLimit, rateLimited: route.config?.scope !== undefined }),
         },
         url,
@@ -158,10 +159,7 @@ function assertDocumented(schema: FastifySchema, url: string): void {
   }
 }
 
-/**
- * Parameters are documented as what they are on the wire: int64 decimal
- * strings as int64 integers, and what documentedAs() says for the rest.
- */
+/** Parameters and body fields as on the wire: int64 decimal strings as int64 integers, documentedAs() for the rest. */
 function documentParameters(parameters: unknown): unknown {
   if (!isObject(parameters) || !isObject(parameters.properties)) return parameters;
   const properties: Json = {};

@@ -1,4 +1,5 @@
 import type { AuditContext } from '../audit/audit-repository.js';
+import type { IdempotencyCompletion } from '../idempotency/idempotency-repository.js';
 export const ORDER_STATUSES = ['pending', 'shipped', 'cancelled'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
@@ -83,9 +84,13 @@ export interface OrderPageQuery {
 export interface OrdersRepository {
   /**
    * Throws NotFoundError('account_not_found') for an unknown account and
-   * ConflictError('order_id_taken') when `id` is already used.
+   * ConflictError('order_id_taken') when `id` is already used. With
+   * `completion`, the Idempotency-Key claim is completed with the response
+   * made of the order in the order's own transaction, so neither commits
+   * without the other; a lost claim rolls the order back and throws
+   * IdempotencyClaimLost.
    */
-  create(order: NewOrder): Promise<Order>;
+  create(order: NewOrder, completion?: IdempotencyCompletion<Order>): Promise<Order>;
   /** All of the account's orders in any status, by id. */
   listAll(accountId: number): Promise<Order[]>;
   findById(id: bigint): Promise<Order | undefined>;

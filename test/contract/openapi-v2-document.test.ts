@@ -118,6 +118,7 @@ describe('the committed OpenAPI document of v2 (beta)', () => {
       operations.map(({ path, method, op }) => [method, path, op.operationId, op['x-stability'], op.tags]),
       [
         ['get', '/store/orders', 'listOrdersV2', 'beta', ['orders']],
+        ['post', '/store/orders', 'placeOrder', 'beta', ['orders']],
         ['get', '/store/orders/{orderId}', 'getOrderV2', 'beta', ['orders']],
         ['delete', '/store/orders/{orderId}', 'cancelOrderV2', 'beta', ['orders']],
         ['get', '/audit-events', 'listAuditEvents', 'beta', ['audit']],
@@ -146,6 +147,7 @@ describe('the committed OpenAPI document of v2 (beta)', () => {
   test('when read, then each operation documents every status it can answer, each with an example of the Error record', () => {
     assert.deepEqual(Object.keys(operation('listOrdersV2').op.responses), ['200', '304', '400', '401', '403', '408', '429', '431', '500', '503']);
     assert.deepEqual(Object.keys(operation('getOrderV2').op.responses), ['200', '400', '401', '403', '404', '408', '429', '431', '500', '503']);
+    assert.deepEqual(Object.keys(operation('placeOrder').op.responses), ['201', '400', '401', '403', '408', '409', '413', '422', '429', '431', '500', '503']);
     assert.deepEqual(Object.keys(operation('cancelOrderV2').op.responses), ['204', '400', '401', '403', '404', '408', '409', '413', '429', '431', '500', '503']);
     for (const { op } of operations) {
       for (const [status, response] of Object.entries(op.responses)) {

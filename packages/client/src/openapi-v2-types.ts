@@ -13,7 +13,11 @@ export interface paths {
          */
         get: operations["listOrdersV2"];
         put?: never;
-        post?: never;
+        /**
+         * Place an order (beta)
+         * @description Places a pending order and writes its order.created event in the same transaction. Requires Content-Type: application/json. Send an Idempotency-Key to retry safely: a repeat never places a second order.
+         */
+        post: operations["placeOrder"];
         delete?: never;
         options?: never;
         head?: never;
@@ -477,7 +481,7 @@ export interface components {
              * @description Machine-readable error code, one of a closed set.
              * @enum {string}
              */
-            code: "validation_failed" | "malformed_request" | "invalid_cursor" | "content_type_not_json" | "missing_api_key" | "invalid_api_key" | "expired_api_key" | "insufficient_scope" | "route_not_found" | "order_not_found" | "account_not_found" | "api_key_not_found" | "pet_not_found" | "message_not_found" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "event_not_found" | "method_not_allowed" | "request_timeout" | "expectation_failed" | "order_already_shipped" | "order_not_pending" | "order_already_cancelled" | "order_id_taken" | "pet_id_taken" | "webhook_endpoint_exists" | "webhook_endpoint_limit_reached" | "endpoint_sunset" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable" | "overloaded";
+            code: "validation_failed" | "malformed_request" | "invalid_cursor" | "content_type_not_json" | "missing_api_key" | "invalid_api_key" | "expired_api_key" | "insufficient_scope" | "route_not_found" | "order_not_found" | "account_not_found" | "api_key_not_found" | "pet_not_found" | "message_not_found" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "event_not_found" | "method_not_allowed" | "request_timeout" | "expectation_failed" | "order_already_shipped" | "order_not_pending" | "order_already_cancelled" | "order_id_taken" | "pet_id_taken" | "webhook_endpoint_exists" | "webhook_endpoint_limit_reached" | "idempotency_key_in_use" | "endpoint_sunset" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable" | "overloaded";
             /** @description Human-readable description. */
             message: string;
             /**
@@ -584,6 +588,24 @@ export interface components {
             data: components["schemas"]["OrderV2"][];
             /** @description Opaque cursor of the next page, or null when this page is the last. */
             nextCursor: string | null;
+        };
+        /** PlaceOrderRequest */
+        PlaceOrderRequest: {
+            /**
+             * Format: int64
+             * @description The pet ordered: an int64, sent as a JSON number with every digit. int64: may exceed 2^53 (9007199254740992); parse it exactly (as a bigint or a string), never through a double.
+             */
+            petId: bigint;
+            /**
+             * Format: int32
+             * @description Number of units ordered.
+             */
+            quantity: number;
+            /**
+             * Format: date-time
+             * @description When to ship: an ISO 8601 date-time with a time zone, e.g. 2026-12-01T10:00:00Z.
+             */
+            shipDate?: string;
         };
         /** RecoverWebhookDeliveriesRequest */
         RecoverWebhookDeliveriesRequest: {
@@ -835,8 +857,12 @@ export interface components {
         "Content-Security-Policy": string;
         /** @description Strong entity tag of this listing, always sent; send it back in If-None-Match to get 304 while the listing is unchanged. */
         ETag: string;
+        /** @description Present when this is the replayed first response to an earlier request with the same Idempotency-Key. */
+        "Idempotent-Replayed": "true";
         /** @description Sent when nextCursor is not null: <path-absolute URL of the next page, with the same filters and limit>; rel="next". */
         Link: string;
+        /** @description The order: /v2/store/orders/{orderId}. */
+        Location: string;
         /** @description r requests left in the current window, which resets in t seconds. */
         RateLimit: string;
         /** @description The quota policy: q requests per w seconds, per API key (or per client address without a valid key). */
@@ -1031,6 +1057,332 @@ export interface operations {
                      *       "code": "request_timeout",
                      *       "message": "The request was not received in time (headers or body too slow).",
                      *       "status": 408
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key (or, without a valid key, the client address) has spent its quota for the window (rate_limited). */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests: the limit is 100 per 60 s. Retry after 17 s.",
+                     *       "status": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers are too large (headers_too_large); the connection is closed. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "The request headers are too large.",
+                     *       "status": 431
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal error; details are logged, never returned. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal_error",
+                     *       "message": "An internal error occurred. It has been logged; retrying may help.",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down, overloaded (load shedding) or its database is unreachable; retry after the given delay (service_unavailable, overloaded). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "The server is shutting down; retry the request.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    placeOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Optional, 1 to 255 printable ASCII characters (space to ~); a UUID works well. Scoped to the account. The first response (errors included, except 5xx and 429) is kept for 24 hours and replayed, with Idempotent-Replayed: true, to a repeat with the same key and body; the same key with another body is 422.
+                 * @example 6f1c2a4e-9b7d-4c55-8e0e-3d2b1a0f9c87
+                 */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "petId": 42,
+                 *       "quantity": 2,
+                 *       "shipDate": "2026-12-01T10:00:00Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PlaceOrderRequest"];
+            };
+        };
+        responses: {
+            /** @description Placed, pending. Location names the order. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1001,
+                     *       "status": "pending",
+                     *       "complete": false,
+                     *       "petId": 42,
+                     *       "quantity": 2,
+                     *       "shipDate": "2026-12-01T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OrderV2"];
+                };
+            };
+            /** @description The body is missing, not JSON or not an object (malformed_request, content_type_not_json); a field is missing, unknown or out of range, petId is not an int64, shipDate is not a date-time with a zone, or the Idempotency-Key is not 1 to 255 printable ASCII characters (space to ~) (validation_failed). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is missing, invalid or expired (missing_api_key, invalid_api_key, expired_api_key). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    /** @description RFC 6750 challenge: Bearer realm="store-orders", with error="invalid_token" for a rejected key. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "missing_api_key",
+                     *       "message": "An API key is required: send Authorization: Bearer <API key>.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is valid but lacks the scope orders:write this operation needs (insufficient_scope). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    /** @description RFC 6750 challenge naming the scope that is needed. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "insufficient_scope",
+                     *       "message": "This API key lacks the scope orders:write that this operation needs.",
+                     *       "status": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers or body did not arrive in time (request_timeout); the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request was not received in time (headers or body too slow).",
+                     *       "status": 408
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress (idempotency_key_in_use); retry after Retry-After. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "idempotency_key_in_use",
+                     *       "message": "A request with this Idempotency-Key is still in progress; retry after it has finished.",
+                     *       "status": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over 4096 bytes (payload_too_large). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "message": "The request body is larger than this endpoint accepts.",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used in the last 24 hours with a different body (idempotency_key_reused). */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "idempotency_key_reused",
+                     *       "message": "This Idempotency-Key was already used with a different request in the last 24 hours; use a new key for a new request.",
+                     *       "status": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

@@ -15,6 +15,7 @@ import { storeOpenApiOptions, storeV2OpenApiOptions, V2_DOCUMENT } from './store
 import { createListingResponses, type ListingResponses } from '../../orders/listing/listing-responses.js';
 import { registerOrdersRoutes, V1_LISTING } from '../../orders/v1/orders-routes.js';
 import { registerOrdersV2Routes } from '../../orders/v2/orders-v2-routes.js';
+import { registerPlaceOrderRoute } from '../../orders/v2/orders-v2-place-routes.js';
 import { registerAuditRoutes } from '../../audit/audit-routes.js';
 import { registerEventsRoutes } from '../../events/events-routes.js';
 import { registerWebhooksRoutes } from '../../webhooks/webhooks-routes.js';
@@ -118,6 +119,7 @@ export async function registerStoreRoutes(
     async (v2) => {
       requireApiKey(v2, services.apiKeys, { rateLimiter, keyUsage: services.keyUsage });
       await registerWebhooksRoutes(v2, { webhooksService: services.webhooks });
+      await registerPlaceOrderRoute(v2, { ordersV2Service: services.ordersV2, idempotency: services.idempotency });
     },
     { prefix: '/v2' },
   );

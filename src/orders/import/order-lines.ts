@@ -23,7 +23,12 @@ const FIELDS = new Set(['id', 'petId', 'quantity', 'shipDate', 'complete']);
  */
 const INT64_FIELD = /("(?:id|petId)"\s*:\s*)(-?\d+)(?=\s*[,}])/g;
 
-function int64Field(value: unknown, name: string): bigint {
+/** JSON text whose bare integer "id" and "petId" values are quoted, so that JSON.parse keeps their digits. */
+export function quoteInt64Fields(text: string): string {
+  return text.replace(INT64_FIELD, '$1"$2"');
+}
+
+export function int64Field(value: unknown, name: string): bigint {
   const parsed =
     typeof value === 'string' ? parseInt64(value) : typeof value === 'number' && Number.isSafeInteger(value) ? BigInt(value) : undefined;
   if (parsed === undefined) throw new ValidationError(`"${name}" must be an integer in the int64 range.`);
@@ -38,7 +43,7 @@ function int64Field(value: unknown, name: string): bigint {
 function parseOrderLine(line: string): OrderLine {
   let value: unknown;
   try {
-    value = JSON.parse(line.replace(INT64_FIELD, '$1"$2"'));
+    value = JSON.parse(quoteInt64Fields(line));
   } catch {
     throw new ValidationError('not valid JSON.');
   }

@@ -69,7 +69,7 @@ export function registerOrdersV2Routes(
 }
 
 /** The stored order minus what the wire never shows (the owning account). */
-function toOrderV2Record(order: Order): OrderV2Record {
+export function toOrderV2Record(order: Order): OrderV2Record {
   const record: OrderV2Record = { id: order.id, status: order.status, complete: order.complete };
   if (order.petId !== undefined) record.petId = order.petId;
   if (order.quantity !== undefined) record.quantity = order.quantity;

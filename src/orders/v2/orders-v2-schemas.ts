@@ -73,9 +73,9 @@ export type ListOrdersV2Query = Static<typeof ListOrdersV2QuerySchema>;
 export const LIST_ORDERS_V2_PARAMETERS: readonly string[] = Object.keys(ListOrdersV2QuerySchema.properties);
 
 /** Marks the v2 operations in the OpenAPI document (spec section 9.4). */
-const BETA = { 'x-stability': 'beta' } as const;
+export const BETA = { 'x-stability': 'beta' } as const;
 
-const ORDER_V2_EXAMPLES = [
+export const ORDER_V2_EXAMPLES = [
   { id: 1001, status: 'pending', complete: false, petId: 42, quantity: 2, shipDate: '2026-12-01T10:00:00.000Z' },
   { id: 1002, status: 'cancelled', complete: false, petId: 7, quantity: 1 },
 ] as const;

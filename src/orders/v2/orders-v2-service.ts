@@ -9,6 +9,8 @@ import type { ReadVersion } from '../listing/version-reads.js';
 import { alreadyShipped, cancelPendingOrder, orderNotFound, type ChangeStatus } from '../order-status-changes.js';
 import { SYSTEM_CONTEXT } from '../../audit/audit-context.js';
 import type { AuditContext } from '../../audit/audit-repository.js';
+import type { IdempotencyCompletion } from '../../idempotency/idempotency-repository.js';
+import { newPendingOrder } from '../new-order.js';
 
 
 /**
@@ -36,6 +38,14 @@ export interface OrdersV2Listing {
    * filters or position, a new signing key or release.
    */
   readonly validator: string;
+}
+
+/** What a client places: the fields `orders create` takes, without an id (storage picks it) or `complete`. */
+export interface PlaceOrderInput {
+  petId: bigint;
+  quantity: number;
+  /** Any RFC 3339 date-time; stored normalised to UTC. */
+  shipDate?: string;
 }
 
 export interface OrdersPage {
@@ -113,6 +123,15 @@ export function createOrdersV2Service({
           ? await cursors.encode({ accountId, filterDigest: filterDigest(filter), afterId: last.id })
           : null;
       return { orders, nextCursor };
+    },
+
+    /**
+     * Places a pending order, validated exactly as `orders create` validates;
+     * its order.created event commits with it. With `completion`, the
+     * request's Idempotency-Key claim completes in the same transaction.
+     */
+    async placeOrder(accountId: number, input: PlaceOrderInput, completion?: IdempotencyCompletion<Order>): Promise<Order> {
+      return ordersRepository.create(newPendingOrder({ accountId, ...input }, clock.now().toISOString()), completion);
     },
 
     /** An order of the account in any status; another account's is not found. */

@@ -12,6 +12,8 @@ import {
 import { changeRecords, orderCreatedEvent } from '../../orders/order-change-records.js';
 import { insertAuditEntries } from './postgres-audit-repository.js';
 import { insertEvents } from './postgres-events.js';
+import { completeIdempotencyClaim } from './postgres-idempotency-repository.js';
+import { IdempotencyClaimLost, type IdempotencyCompletion } from '../../idempotency/idempotency-repository.js';
 import { FOREIGN_KEY_VIOLATION, isTransactionConflict, sqlState, UNIQUE_VIOLATION } from './postgres-errors.js';
 import { LARGEST_ID } from './postgres-order-ids.js';
 import { importBatches, type Refusals } from './postgres-orders-import.js';
@@ -70,10 +72,11 @@ function createError(order: NewOrder, error: unknown): unknown {
 
 export function createPostgresOrdersRepository(sql: Sql, transaction: Transaction): OrdersRepository {
   /** The order and its order.created event, in one transaction. */
-  const insert = (order: NewOrder): Promise<Order> =>
+  const insert = (order: NewOrder, completion?: IdempotencyCompletion<Order>): Promise<Order> =>
     transaction(async (tx) => {
       const created = await insertOrder(tx, order);
       await insertEvents(tx, [orderCreatedEvent(created, order.createdAt)]);
+      if (completion !== undefined && !(await completeIdempotencyClaim(tx, completion.claim, completion.respond(created)))) throw new IdempotencyClaimLost();
       return created;
     });
 
@@ -134,10 +137,10 @@ export function createPostgresOrdersRepository(sql: Sql, transaction: Transactio
   }
 
   return {
-    async create(order) {
+    async create(order, completion) {
       for (let attempt = 1; ; attempt++) {
         try {
-          return await insert(order);
+          return await insert(order, completion);
         } catch (error) {
           const state = sqlState(error);
           if (state === UNIQUE_VIOLATION && order.id === undefined && attempt < AUTO_ID_ATTEMPTS) continue;

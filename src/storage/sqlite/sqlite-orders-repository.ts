@@ -14,6 +14,8 @@ import {
 import { changeRecords, importedOrder, orderCreatedEvent, recordStatusChange, type ChangeRecords } from '../../orders/order-change-records.js';
 import { insertAuditEntries } from './sqlite-audit-repository.js';
 import { insertEvents } from './sqlite-events.js';
+import { completeIdempotencyClaim } from './sqlite-idempotency-repository.js';
+import { IdempotencyClaimLost, type IdempotencyCompletion } from '../../idempotency/idempotency-repository.js';
 import { sqliteConstraint, statementCache } from './sqlite-util.js';
 
 interface OrderRow {
@@ -118,16 +120,17 @@ export function createSqliteOrdersRepository(db: Database.Database, openImportCo
     insertAuditEntries(sql, records.audit);
     return results;
   });
-  const createOne = db.transaction((order: NewOrder): Order => {
+  const createOne = db.transaction((order: NewOrder, completion?: IdempotencyCompletion<Order>): Order => {
     const created = toOrder(sql(`${INSERT} RETURNING ${COLUMNS}`).get(...insertArgs(order)) as OrderRow);
     insertEvents(sql, [orderCreatedEvent(created, order.createdAt)]);
+    if (completion !== undefined && !completeIdempotencyClaim(sql, completion.claim, completion.respond(created))) throw new IdempotencyClaimLost();
     return created;
   });
 
   return {
-    async create(order) {
+    async create(order, completion) {
       try {
-        return createOne.immediate(order);
+        return createOne.immediate(order, completion);
       } catch (error) {
         throw createError(order, error);
       }
