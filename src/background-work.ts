@@ -176,6 +176,12 @@ export function createBackgroundWork(
   const { config, services } = container;
   const messages = createMessagesDispatcher(container, logger, outages);
   const eventsPruner = createBackgroundEventsPruner(container, logger);
+  // Idempotency-Key records live 24 hours: pruned in the same batched rounds, on the events' schedule.
+  const idempotencyPruner = createEventsPruner({
+    eventsService: services.idempotency,
+    intervalMs: config.events.pruneIntervalMs,
+    onError: (err) => logger.warn({ err }, 'could not prune expired Idempotency-Key records'),
+  });
   const webhooks = createWebhooksDispatcher(container, logger, outages, undefined, load);
   const mail = createMailEngine(container, logger, outages);
   return {
@@ -186,12 +192,13 @@ export function createBackgroundWork(
       services.audit.startPruning(config.audit.pruneIntervalMs, (err) => logger.warn({ err }, 'could not prune the audit trail'));
       messages.start();
       eventsPruner.start();
+      idempotencyPruner.start();
       webhooks.start();
       mail.start();
     },
     async stop() {
       await Promise.all([messages.stop(), webhooks.stop(), mail.stop()]);
-      await eventsPruner.stop();
+      await Promise.all([eventsPruner.stop(), idempotencyPruner.stop()]);
     },
   };
 }

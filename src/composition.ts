@@ -7,6 +7,7 @@ import type { Config } from './config/config.js';
 import { createCursorCodec } from './api/cursors.js';
 import type { Registry } from 'prom-client';
 import { createMessagesService } from './messages/messages-service.js';
+import { createIdempotencyService, IDEMPOTENCY_POLL_MS, IDEMPOTENCY_WAIT_MS } from './idempotency/idempotency-service.js';
 import { createVersionReads } from './orders/listing/version-reads.js';
 import { createGroupedStatusChanges } from './orders/order-status-changes.js';
 import { createOrderOperationsService } from './orders/operations/order-operations-service.js';
@@ -20,6 +21,7 @@ import type { Services } from './services.js';
 import { createServiceMetrics, UNCOUNTED_SERVICE_METRICS, type ServiceMetrics } from './observability/service-metrics.js';
 import { createServiceTracing, type ServiceTracing } from './observability/service-tracing.js';
 import { createSessionsService } from './users/sessions-service.js';
+import { createAttemptThrottle } from './users/attempt-throttle.js';
 import { createUsersService } from './users/users-service.js';
 import { createPasskeysService } from './users/passkeys-service.js';
 import type { Storage } from './storage/storage.js';
@@ -78,6 +80,11 @@ function buildServices(
   const audit = createAuditService({ auditRepository: storage.audit, cursors, clock, retentionDays: config.audit.retentionDays });
   const webhookPolicy = createUrlPolicy(config.webhooks, systemResolver);
   const webhookSecrets = createWebhookSecretBox({ configuredKey: config.webhooks.secretsKey, secretsRepository: storage.secrets, clock });
+  const mail = createMailService({
+    mailRepository: storage.mail,
+    box: createSecretBox(MAIL_BOX_PURPOSE, { configuredKey: config.mail.secretsKey, secretsRepository: storage.secrets, clock }),
+    clock,
+  });
   return {
     accounts,
     apiKeys: createApiKeysService({
@@ -99,8 +106,10 @@ function buildServices(
     }),
     pets: createPetsService({ petsRepository: storage.pets, clock, lifecycle: config.pets }),
     messages: createMessagesService({ messagesRepository: storage.messages, clock }),
-    users: createUsersService({ usersRepository: storage.users, accounts, sessions, clock, signUp: config.portal.signUp }),
+    idempotency: createIdempotencyService({ idempotencyRepository: storage.idempotency, clock, waitMs: IDEMPOTENCY_WAIT_MS, pollMs: IDEMPOTENCY_POLL_MS }),
+    users: createUsersService({ usersRepository: storage.users, passkeysRepository: storage.passkeys, accounts, sessions, mail, clock, signUp: config.portal.signUp }),
     sessions,
+    attemptThrottle: createAttemptThrottle({ attemptThrottleRepository: storage.attemptThrottle, secretsRepository: storage.secrets, limits: config.portal.throttle, clock }),
     audit,
     passkeys: createPasskeysService({ passkeysRepository: storage.passkeys, usersRepository: storage.users, clock }),
     events: createEventsService({ eventsRepository: storage.events, cursors, clock, retentionDays: config.events.retentionDays }),
@@ -116,11 +125,7 @@ function buildServices(
       maxEndpointsPerAccount: config.webhooks.maxEndpointsPerAccount,
     }),
     webhookNotices: createWebhookNoticesService({ webhookNoticesRepository: storage.webhookNotices, clock, audit }),
-    mail: createMailService({
-      mailRepository: storage.mail,
-      box: createSecretBox(MAIL_BOX_PURPOSE, { configuredKey: config.mail.secretsKey, secretsRepository: storage.secrets, clock }),
-      clock,
-    }),
+    mail,
   };
 }
 

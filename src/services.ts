@@ -4,11 +4,13 @@ import type { KeyUsageRecorder } from './api-keys/api-key-usage.js';
 import type { ApiKeysService } from './api-keys/api-keys-service.js';
 import type { AuditService } from './audit/audit-service.js';
 import type { MessagesService } from './messages/messages-service.js';
+import type { IdempotencyService } from './idempotency/idempotency-service.js';
 import type { OrderOperationsService } from './orders/operations/order-operations-service.js';
 import type { OrdersService } from './orders/v1/orders-service.js';
 import type { OrdersV2Service } from './orders/v2/orders-v2-service.js';
 import type { PetsService } from './pets/pets-service.js';
 import type { SessionsService } from './users/sessions-service.js';
+import type { AttemptThrottle } from './users/attempt-throttle.js';
 import type { UsersService } from './users/users-service.js';
 import type { EventsService } from './events/events-service.js';
 import type { WebhooksService } from './webhooks/webhooks-service.js';
@@ -30,10 +32,13 @@ export interface Services {
   ordersV2: OrdersV2Service;
   pets: PetsService;
   messages: MessagesService;
+  idempotency: IdempotencyService;
   /** Portal users (sign-up, sign-in, passwords, the operator's links). */
   users: UsersService;
   /** Portal sessions. */
   sessions: SessionsService;
+  /** The portal's sign-in, sign-up, reset and verification throttle, kept in the database. */
+  attemptThrottle: AttemptThrottle;
   audit: AuditService;
   /** Portal passkeys (WebAuthn). */
   passkeys: PasskeysService;

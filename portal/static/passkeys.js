@@ -30,6 +30,7 @@ function say(text) {
 
 const signInBox = document.querySelector('[data-passkey-sign-in]');
 const registerBox = document.querySelector('[data-passkey-register]');
+const confirmForm = document.querySelector('form[data-passkey-confirm]');
 
 if (browserSupportsWebAuthn()) {
   if (signInBox) {
@@ -63,6 +64,23 @@ if (browserSupportsWebAuthn()) {
         else say(result.data.message || 'The passkey could not be registered.');
       } catch {
         say('The passkey was not registered. Try again.');
+      }
+    });
+  }
+  if (confirmForm) {
+    // A reset the user asked for, of a user with a passkey: the form goes with an assertion of one of their passkeys.
+    const field = confirmForm.querySelector('input[name="passkey"]');
+    confirmForm.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      say('');
+      try {
+        const options = await postJson('/passkeys/sign-in/options', {});
+        if (!options.ok) return say(options.status === 429 ? 'Too many attempts. Try again in a few minutes.' : 'Passkeys are not available right now.');
+        const answer = await startAuthentication({ optionsJSON: options.data });
+        field.value = JSON.stringify(answer);
+        confirmForm.submit();
+      } catch {
+        say('Your passkey did not confirm the reset. Try again.');
       }
     });
   }

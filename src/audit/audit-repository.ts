@@ -10,7 +10,8 @@ export const AUDIT_ACTIONS = [
   'authn_login_success',
   'authn_login_fail',
   // OWASP session_expired:[userid,reason]: the vocabulary has no logout event; sign-out is
-  // a session ending with details.reason "logout" (or "revoked" for sign-out everywhere).
+  // a session ending with details.reason "logout" (or "revoked" for sign-out everywhere and for
+  // ending one session from the Sessions list, "revoked_others" for sign-out everywhere else).
   'session_expired',
   // OWASP authn_password_change.
   'authn_password_change',

@@ -2,10 +2,12 @@ import type { AccountsRepository } from '../accounts/accounts-repository.js';
 import type { ApiKeysRepository } from '../api-keys/api-keys-repository.js';
 import type { DatabaseConfig } from '../config/config.js';
 import type { MessagesRepository } from '../messages/messages-repository.js';
+import type { IdempotencyRepository } from '../idempotency/idempotency-repository.js';
 import type { OrdersRepository } from '../orders/orders-repository.js';
 import type { SecretsRepository } from '../secrets/secrets-repository.js';
 import type { PetsRepository } from '../pets/pets-repository.js';
 import type { SessionsRepository } from '../users/sessions-repository.js';
+import type { AttemptThrottleRepository } from '../users/attempt-throttle-repository.js';
 import type { UsersRepository } from '../users/users-repository.js';
 import type { AuditRepository } from '../audit/audit-repository.js';
 import type { PasskeysRepository } from '../users/passkeys-repository.js';
@@ -30,8 +32,11 @@ export interface Storage {
   readonly secrets: SecretsRepository;
   readonly pets: PetsRepository;
   readonly messages: MessagesRepository;
+  readonly idempotency: IdempotencyRepository;
   readonly users: UsersRepository;
   readonly sessions: SessionsRepository;
+  /** The portal's attempt throttle (sign-in, sign-up, reset, verification): one budget for every process. */
+  readonly attemptThrottle: AttemptThrottleRepository;
   readonly audit: AuditRepository;
   readonly passkeys: PasskeysRepository;
   /** The outbox of order and message events, read by the feed; written only inside the orders and messages adapters' transactions. */

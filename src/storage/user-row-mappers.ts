@@ -1,4 +1,4 @@
-import type { SessionRecord } from '../users/sessions-repository.js';
+import type { SessionRecord, SessionSummary } from '../users/sessions-repository.js';
 import type { User, UserWithPassword } from '../users/users-repository.js';
 
 /*
@@ -45,5 +45,28 @@ export function toSessionRecord(row: SessionRow): SessionRecord {
     expiresAt: row.expires_at,
     user: userOf(row),
     accountName: row.account_name,
+  };
+}
+
+export interface SessionSummaryRow {
+  handle: string;
+  device: string;
+  address: string;
+  created_at: string;
+  last_seen_at: string;
+  expires_at: string;
+  /** 1 or true for the session asked about (SQLite answers 0/1, PostgreSQL a boolean). */
+  current: number | boolean | bigint;
+}
+
+export function toSessionSummary(row: SessionSummaryRow): SessionSummary {
+  return {
+    handle: row.handle,
+    device: row.device,
+    address: row.address,
+    createdAt: row.created_at,
+    lastSeenAt: row.last_seen_at,
+    expiresAt: row.expires_at,
+    current: row.current === true || Number(row.current) === 1,
   };
 }

@@ -7,6 +7,24 @@ export interface NewSession {
   createdAt: string;
   /** The absolute end: the session is refused from then on, however active. */
   expiresAt: string;
+  /** An opaque public name for the session (its End button), unrelated to its id. */
+  handle: string;
+  /** A short description of the browser ("Firefox on Linux"), '' when unknown. */
+  device: string;
+  /** The client's address at sign-in, as the audit trail records it; '' when unknown. */
+  address: string;
+}
+
+/** One of a user's sessions as the Sessions list shows it: never its id or the id's hash. */
+export interface SessionSummary {
+  handle: string;
+  device: string;
+  address: string;
+  createdAt: string;
+  lastSeenAt: string;
+  expiresAt: string;
+  /** Whether this is the session `listForUser` was asked about (the browser looking at the list). */
+  current: boolean;
 }
 
 /** A stored session with its user and the user's account name, as one read. */
@@ -26,6 +44,10 @@ export interface SessionsRepository {
   /** Moves last_seen_at forward (never back). */
   touch(idHash: string, at: string): Promise<void>;
   delete(idHash: string): Promise<void>;
+  /** The user's sessions, newest sign-in first, `current` marking the one whose id hash is `currentIdHash`. */
+  listForUser(userId: number, currentIdHash: string): Promise<SessionSummary[]>;
+  /** Ends the user's session named `handle` (another user's handle ends nothing); returns whether one ended. */
+  deleteByHandle(userId: number, handle: string): Promise<boolean>;
   /** Ends every session of the user except `keepIdHash` (when given); returns how many ended. */
   deleteForUser(userId: number, keepIdHash?: string): Promise<number>;
 }

@@ -1,6 +1,8 @@
 import type { Clock } from '../shared/clock.js';
+import { randomBytes } from 'node:crypto';
+import { describeUserAgent } from '../shared/user-agent.js';
 import { isSecretTokenShape, newSecretToken, tokenHash } from './secret-tokens.js';
-import type { SessionsRepository } from './sessions-repository.js';
+import type { SessionsRepository, SessionSummary } from './sessions-repository.js';
 import type { User } from './users-repository.js';
 
 export interface SessionTimeouts {
@@ -16,6 +18,12 @@ export interface SignedIn {
   accountName: string;
   /** The session's id hash: to end it, or to keep it while ending the others. */
   sessionIdHash: string;
+}
+
+/** The browser a session starts in, as the request shows it. */
+export interface SessionClient {
+  userAgent: string | undefined;
+  address: string;
 }
 
 /**
@@ -38,8 +46,8 @@ export function createSessionsService({
   return {
     timeouts,
 
-    /** A new session for the user (always a new id: no fixation); returns the cookie's value. */
-    async start(userId: number): Promise<string> {
+    /** A new session for the user (always a new id: no fixation), described by its browser for the Sessions list; returns the cookie's value. */
+    async start(userId: number, client: SessionClient): Promise<string> {
       const token = newSecretToken();
       const now = clock.now();
       await sessionsRepository.create({
@@ -47,6 +55,10 @@ export function createSessionsService({
         userId,
         createdAt: now.toISOString(),
         expiresAt: new Date(now.getTime() + timeouts.absoluteMs).toISOString(),
+        // 128 random bits, unrelated to the id: the End button names the session without revealing anything of it.
+        handle: randomBytes(16).toString('hex'),
+        device: describeUserAgent(client.userAgent),
+        address: client.address,
       });
       return token;
     },
@@ -65,6 +77,18 @@ export function createSessionsService({
       }
       if (now - lastSeen >= touchEveryMs) await sessionsRepository.touch(idHash, new Date(now).toISOString());
       return { user: record.user, accountName: record.accountName, sessionIdHash: idHash };
+    },
+
+    /** The user's live sessions (past their idle or absolute end ones are left out), `current` marking the one asking; newest first. */
+    async list(signedIn: Pick<SignedIn, 'user' | 'sessionIdHash'>): Promise<SessionSummary[]> {
+      const now = clock.now().getTime();
+      const sessions = await sessionsRepository.listForUser(signedIn.user.id, signedIn.sessionIdHash);
+      return sessions.filter((session) => now < Date.parse(session.expiresAt) && now - Date.parse(session.lastSeenAt) < timeouts.idleMs);
+    },
+
+    /** Ends the user's session named `handle`; false when the user has none by that name (another user's, or already ended). */
+    async endByHandle(userId: number, handle: string): Promise<boolean> {
+      return sessionsRepository.deleteByHandle(userId, handle);
     },
 
     /** Ends one session (sign-out). */

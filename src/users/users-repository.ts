@@ -1,3 +1,5 @@
+import type { NewMail } from '../mail/mail-repository.js';
+
 /** A person who signs in to the portal; they belong to one account (the store). */
 export interface User {
   id: number;
@@ -25,6 +27,9 @@ export interface NewUser {
 /** What an operator's one-time link lets its holder do. */
 export type OneTimeTokenKind = 'invite' | 'reset';
 
+/** Who made a link: the operator (the CLI) or the user themself (the portal's "Forgot password?"). */
+export type OneTimeTokenOrigin = 'operator' | 'user';
+
 export interface NewOneTimeToken {
   /** SHA-256 (hex) of the token; the token itself is never stored. */
   hash: string;
@@ -33,6 +38,8 @@ export interface NewOneTimeToken {
   accountId?: number;
   /** The user whose password a reset sets (kind `reset`). */
   userId?: number;
+  /** `operator` unless given. */
+  origin?: OneTimeTokenOrigin;
   createdAt: string;
   expiresAt: string;
 }
@@ -40,6 +47,7 @@ export interface NewOneTimeToken {
 /** What a token that is still valid grants. */
 export interface OneTimeTokenGrant {
   kind: OneTimeTokenKind;
+  origin: OneTimeTokenOrigin;
   accountId?: number;
   userId?: number;
 }
@@ -61,6 +69,8 @@ export interface UsersRepository {
   /** Marks the user disabled (once: a second call keeps the first time) and ends all their sessions, in one transaction. */
   disable(userId: number, at: string): Promise<boolean>;
   createToken(token: NewOneTimeToken): Promise<void>;
+  /** Stores the token and queues the mail that carries it, in one transaction: neither is written without the other. */
+  createTokenWithMail(token: NewOneTimeToken, mail: NewMail): Promise<void>;
   /** The grant of a token of `kind` that is unused and unexpired at `now`, without using it. */
   peekToken(hash: string, kind: OneTimeTokenKind, now: string): Promise<OneTimeTokenGrant | undefined>;
   /** Marks the token used, atomically: of two concurrent callers, one gets the grant. */

@@ -1,21 +1,34 @@
 import { ACCOUNT_NAME_MAX, type AccountsService } from '../accounts/accounts-service.js';
+import { portalLink } from '../mail/mail-links.js';
+import type { MailService } from '../mail/mail-service.js';
+import { passwordResetMail } from '../mail/mail-templates.js';
 import type { Clock } from '../shared/clock.js';
 import { hasControlCharacter, textProblem } from '../shared/user-text.js';
 import { createDummyHash, hashPassword, passwordProblem, verifyPassword, type PasswordOwner } from './passwords.js';
+import type { PasskeysRepository } from './passkeys-repository.js';
 import { isSecretTokenShape, newSecretToken, tokenHash } from './secret-tokens.js';
 import type { SessionsService } from './sessions-service.js';
-import { withoutPassword, type User, type UsersRepository } from './users-repository.js';
+import { takingAtLeast } from './steady-time.js';
+import { withoutPassword, type OneTimeTokenOrigin, type User, type UsersRepository } from './users-repository.js';
 
 export type SignUpPolicy = 'open' | 'closed';
 
 const INVITE_VALID_MS = 7 * 24 * 3_600_000;
 const RESET_VALID_MS = 3_600_000;
 const EMAIL_MAX_LENGTH = 254;
+/**
+ * A "Forgot password?" request answers no sooner than this: a known
+ * address's token and mail are written, an unknown one's are not, and the
+ * time must not tell them apart (a write takes a few milliseconds).
+ */
+const RESET_REQUEST_MIN_MS = 150;
+/** Where the mail an unknown address would have had is addressed, to seal it all the same (it is never queued). */
+const NOBODY = 'nobody@invalid';
 
 /** A refusal a form shows beside its field; `field` names the input it is about. */
 export interface Refusal {
   ok: false;
-  field: 'email' | 'password' | 'storeName' | 'currentPassword' | 'form';
+  field: 'email' | 'password' | 'storeName' | 'currentPassword' | 'passkey' | 'form';
   message: string;
 }
 
@@ -27,7 +40,8 @@ export interface Refusal {
  * like a sign-in (docs/portal.md, "Enumeration").
  */
 const SIGN_UP_REFUSED = 'An account could not be created with these details. If you already have one, sign in.';
-const RESET_INVALID: Refusal = { ok: false, field: 'form', message: 'This reset link is not valid any more; ask your operator for a new one.' };
+const RESET_INVALID: Refusal = { ok: false, field: 'form', message: 'This reset link is not valid any more; ask for a new one.' };
+const PASSKEY_REQUIRED: Refusal = { ok: false, field: 'passkey', message: 'Confirm the reset with one of your passkeys.' };
 
 /** Trimmed, lower case: one person, one spelling. */
 export function normaliseEmail(email: string): string {
@@ -43,13 +57,17 @@ function emailProblem(email: string): string | undefined {
 
 export function createUsersService({
   usersRepository,
+  passkeysRepository,
   accounts,
   sessions,
+  mail,
   clock,
   signUp: signUpPolicy,
 }: {
   usersRepository: UsersRepository;
+  passkeysRepository: Pick<PasskeysRepository, 'listByUser'>;
   accounts: AccountsService;
+  mail: Pick<MailService, 'prepare'>;
   sessions: SessionsService;
   clock: Clock;
   signUp: SignUpPolicy;
@@ -146,28 +164,58 @@ export function createUsersService({
 
     peekInvite,
 
-    /** A one-time password-reset token for the user, valid 1 hour; undefined when no user has that email. */
+    /** A one-time password-reset token for the user, valid 1 hour, made by the operator (no passkey asked); undefined when no user has that email. */
     async createPasswordReset(email: string): Promise<{ token: string; expiresAt: string; user: User } | undefined> {
       const found = await usersRepository.findByEmail(normaliseEmail(email));
       if (found === undefined) return undefined;
       return { ...(await issueToken({ kind: 'reset', userId: found.id }, RESET_VALID_MS)), user: withoutPassword(found) };
     },
 
-    async isResetValid(token: string): Promise<boolean> {
-      return isSecretTokenShape(token) && (await usersRepository.peekToken(tokenHash(token), 'reset', nowIso())) !== undefined;
+    /**
+     * "Forgot password?": mails the user with that email a one-time reset
+     * link (valid 1 hour) to `/reset-password` on `origin`, the token and its
+     * mail written in one transaction. Says nothing, and takes the same time,
+     * whether or not the email has a user (a disabled user gets nothing): the
+     * link and the sealed mail are made either way, and the answer waits out
+     * RESET_REQUEST_MIN_MS.
+     */
+    async requestPasswordReset({ email, origin }: { email: string; origin: string }): Promise<void> {
+      await takingAtLeast(RESET_REQUEST_MIN_MS, async () => {
+        const normalised = normaliseEmail(email);
+        const found = emailProblem(normalised) === undefined ? await usersRepository.findByEmail(normalised) : undefined;
+        const token = newSecretToken();
+        const now = clock.now();
+        const expiresAt = new Date(now.getTime() + RESET_VALID_MS).toISOString();
+        const message = passwordResetMail({ to: found?.email ?? NOBODY, link: portalLink(origin, '/reset-password', { token }), expiresAt });
+        const prepared = await mail.prepare(message, found === undefined ? {} : { accountId: found.accountId });
+        if (found === undefined || found.disabledAt !== undefined) return;
+        const grant = { kind: 'reset', userId: found.id, origin: 'user' } as const;
+        await usersRepository.createTokenWithMail({ ...grant, hash: tokenHash(token), createdAt: now.toISOString(), expiresAt }, prepared);
+      });
+    },
+
+    /** What a reset link still valid asks for: a passkey when its user asked for it themself and has one. undefined: not valid. */
+    async peekReset(token: string): Promise<{ passkeyRequired: boolean } | undefined> {
+      const grant = isSecretTokenShape(token) ? await usersRepository.peekToken(tokenHash(token), 'reset', nowIso()) : undefined;
+      if (grant?.userId === undefined) return undefined;
+      return { passkeyRequired: await passkeyRequired(grant.userId, grant.origin) };
     },
 
     /**
      * Sets the password a reset token was issued for, once; every session of
      * the user ends, and every other reset link of theirs dies with this one
      * (in storage, in one transaction: of two links used at once, one wins).
-     * A refused password leaves the link usable.
+     * A link the user asked for, of a user with a passkey, also needs that
+     * user's passkey (`passkeyUserId`: whom a verified assertion proved): a
+     * reset must not bypass the stronger factor. A refused password or
+     * passkey leaves the link usable.
      */
-    async resetPassword(input: { token: string; password: string }): Promise<{ ok: true; user: User } | Refusal> {
+    async resetPassword(input: { token: string; password: string; passkeyUserId?: number }): Promise<{ ok: true; user: User } | Refusal> {
       const hash = isSecretTokenShape(input.token) ? tokenHash(input.token) : undefined;
       const grant = hash === undefined ? undefined : await usersRepository.peekToken(hash, 'reset', nowIso());
       const user = grant?.userId === undefined ? undefined : await usersRepository.findById(grant.userId);
-      if (hash === undefined || user === undefined) return RESET_INVALID;
+      if (hash === undefined || grant === undefined || user === undefined) return RESET_INVALID;
+      if ((await passkeyRequired(user.id, grant.origin)) && input.passkeyUserId !== user.id) return PASSKEY_REQUIRED;
       const badPassword = await passwordProblem(input.password, await passwordOwner(user));
       if (badPassword !== undefined) return { ok: false, field: 'password', message: badPassword };
       if ((await usersRepository.usePasswordReset(hash, await hashPassword(input.password), nowIso())) !== user.id) return RESET_INVALID;
@@ -175,6 +223,10 @@ export function createUsersService({
       return { ok: true, user: withoutPassword(user) };
     },
   };
+
+  async function passkeyRequired(userId: number, origin: OneTimeTokenOrigin): Promise<boolean> {
+    return origin === 'user' && (await passkeysRepository.listByUser(userId)).length > 0;
+  }
 
   /** The account an invitation joins, if the token is still valid (without using it). */
   async function peekInvite(token: string): Promise<number | undefined> {

@@ -34,6 +34,8 @@ export interface TestPortal {
   app: FastifyInstance;
   services: Services;
   storage: Storage;
+  /** Where `storage` is (for raw reads in tests). */
+  database: DatabaseConfig;
   config: Config;
   /** The clock of the services and the throttle; `advance` moves it. */
   clock: ReturnType<typeof manualClock>;
@@ -102,6 +104,7 @@ export async function createTestPortal(
     app,
     services,
     storage,
+    database,
     config,
     clock,
     logs,

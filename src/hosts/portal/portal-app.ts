@@ -9,7 +9,6 @@ import type { HttpMetrics } from '../../observability/http-metrics.js';
 import type { RateLimiter } from '../../http/protection/rate-limit.js';
 import type { Clock } from '../../shared/clock.js';
 import type { OutageLog } from '../../shared/outage-log.js';
-import { createSignInThrottle } from '../../users/sign-in-throttle.js';
 import type { ApiAddresses, PortalContext } from './portal-context.js';
 import { portalOrigin } from './portal-origin.js';
 import { createPageRenderer, htmlErrorPresenter } from './portal-render.js';
@@ -22,6 +21,7 @@ import { registerKeysPages } from './pages/keys-pages.js';
 import { registerPasskeySettingsPages, registerPasskeySignInPages } from './pages/passkey-pages.js';
 import { registerOrdersPages } from './pages/orders-pages.js';
 import { registerResetPasswordPages } from './pages/reset-password-pages.js';
+import { registerSessionsPages } from './pages/sessions-pages.js';
 import { registerSettingsPages } from './pages/settings-pages.js';
 import { registerSignInPages } from './pages/sign-in-pages.js';
 import { registerSignUpPages } from './pages/sign-up-pages.js';
@@ -41,7 +41,7 @@ export interface PortalAppDependencies {
   httpMetrics: HttpMetrics;
   /** The portal's own counter of sign-in attempts. */
   signInMetrics: SignInMetrics;
-  /** The sign-in throttle's time (tests move it). */
+  /** The services' clock: the times pages show (tests move it). */
   clock: Clock;
   /** Where expected failures go (the database unreachable), shared with the API hosts. */
   outages: OutageLog;
@@ -87,7 +87,7 @@ export async function buildPortalApp({ logger, services, config, storeAddress, r
     services,
     render,
     sessions: createSessionCookies({ sessions: services.sessions, cookies }),
-    throttle: createSignInThrottle({ limits: config.portal.throttle, clock }),
+    throttle: services.attemptThrottle,
     origin,
     clock,
     signIns: (method, result) => signInMetrics.signIn(method, result),
@@ -107,6 +107,7 @@ export async function buildPortalApp({ logger, services, config, storeAddress, r
     registerWebhookNoticePages(signedIn, context);
     registerHomePage(signedIn, context);
     registerSettingsPages(signedIn, context);
+    registerSessionsPages(signedIn, context);
     registerKeysPages(signedIn, context);
     registerOrdersPages(signedIn, context);
     registerAuditPages(signedIn, context);

@@ -2,7 +2,7 @@ import type { SignInMetrics } from './portal-metrics.js';
 import { Type } from 'typebox';
 import type { Services } from '../../services.js';
 import type { Clock } from '../../shared/clock.js';
-import type { SignInThrottle } from '../../users/sign-in-throttle.js';
+import type { AttemptThrottle } from '../../users/attempt-throttle.js';
 import type { PageRenderer } from './portal-render.js';
 import type { SessionCookies } from './portal-session.js';
 
@@ -22,7 +22,8 @@ export interface PortalContext {
   services: Services;
   render: PageRenderer;
   sessions: SessionCookies;
-  throttle: SignInThrottle;
+  /** services.attemptThrottle: one budget in the database for every process. */
+  throttle: AttemptThrottle;
   /** The portal's public origin (PORTAL_PUBLIC_URL, or derived from HOST and the port listened on). */
   origin: () => string;
   api: () => ApiAddresses;

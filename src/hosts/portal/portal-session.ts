@@ -55,7 +55,7 @@ export function createSessionCookies({ sessions, cookies }: { sessions: Sessions
      */
     async start(request: FastifyRequest, reply: FastifyReply, userId: number): Promise<void> {
       await this.end(request, reply);
-      const token = await sessions.start(userId);
+      const token = await sessions.start(userId, { userAgent: request.headers['user-agent'], address: request.ip });
       reply.setCookie(cookies.session, token, { ...options, maxAge: Math.floor(sessions.timeouts.absoluteMs / 1000) });
       reply.clearCookie(cookies.csrf, { path: '/' });
     },

@@ -1,5 +1,5 @@
 import type { SessionsRepository } from '../../users/sessions-repository.js';
-import { toSessionRecord, type SessionRow } from '../user-row-mappers.js';
+import { toSessionRecord, toSessionSummary, type SessionRow, type SessionSummaryRow } from '../user-row-mappers.js';
 import type { Sql } from './postgres-sql.js';
 
 /** A qualified timestamptz column as ISO 8601 UTC text, under `alias` (isoTimestamp aliases to the bare column name). */
@@ -8,12 +8,10 @@ const iso = (column: string, alias: string) => `to_char(${column} AT TIME ZONE '
 export function createPostgresSessionsRepository(sql: Sql): SessionsRepository {
   return {
     async create(session) {
-      await sql('INSERT INTO user_sessions (id_hash, user_id, created_at, last_seen_at, expires_at) VALUES ($1, $2, $3, $3, $4)', [
-        session.idHash,
-        session.userId,
-        session.createdAt,
-        session.expiresAt,
-      ]);
+      await sql(
+        'INSERT INTO user_sessions (id_hash, user_id, created_at, last_seen_at, expires_at, handle, device, address) VALUES ($1, $2, $3, $3, $4, $5, $6, $7)',
+        [session.idHash, session.userId, session.createdAt, session.expiresAt, session.handle, session.device, session.address],
+      );
     },
     async find(idHash) {
       const [row] = await sql<SessionRow>(
@@ -30,6 +28,19 @@ export function createPostgresSessionsRepository(sql: Sql): SessionsRepository {
     },
     async delete(idHash) {
       await sql('DELETE FROM user_sessions WHERE id_hash = $1', [idHash]);
+    },
+    async listForUser(userId, currentIdHash) {
+      const rows = await sql<SessionSummaryRow>(
+        `SELECT handle, device, address, ${iso('s.created_at', 'created_at')}, ${iso('s.last_seen_at', 'last_seen_at')}, ${iso('s.expires_at', 'expires_at')},
+                s.id_hash = $2 AS current
+           FROM user_sessions s WHERE s.user_id = $1 ORDER BY s.created_at DESC, s.handle`,
+        [userId, currentIdHash],
+      );
+      return rows.map(toSessionSummary);
+    },
+    async deleteByHandle(userId, handle) {
+      const rows = await sql('DELETE FROM user_sessions WHERE user_id = $1 AND handle = $2 RETURNING handle', [userId, handle]);
+      return rows.length > 0;
     },
     async deleteForUser(userId, keepIdHash) {
       const rows = await sql('DELETE FROM user_sessions WHERE user_id = $1 AND id_hash IS DISTINCT FROM $2 RETURNING id_hash', [userId, keepIdHash ?? null]);

@@ -7,12 +7,14 @@ import { createPostgresAccountsRepository } from './postgres-accounts-repository
 import { createPostgresApiKeysRepository } from './postgres-api-keys-repository.js';
 import { toStorageError } from './postgres-errors.js';
 import { createPostgresMessagesRepository } from './postgres-messages-repository.js';
+import { createPostgresIdempotencyRepository } from './postgres-idempotency-repository.js';
 import { createPostgresAuditRepository } from './postgres-audit-repository.js';
 import { createPostgresPasskeysRepository } from './postgres-passkeys-repository.js';
 import { createPostgresOrdersRepository } from './postgres-orders-repository.js';
 import { createPostgresSecretsRepository } from './postgres-secrets-repository.js';
 import { createPostgresPetsRepository } from './postgres-pets-repository.js';
 import { createPostgresSessionsRepository } from './postgres-sessions-repository.js';
+import { createPostgresAttemptThrottleRepository } from './postgres-attempt-throttle-repository.js';
 import { createPostgresUsersRepository } from './postgres-users-repository.js';
 import { createPostgresEventsRepository } from './postgres-events.js';
 import {
@@ -82,9 +84,11 @@ export function openPostgresStorage(
     pets: createPostgresPetsRepository(sql),
     users: createPostgresUsersRepository(sql, transaction),
     sessions: createPostgresSessionsRepository(sql),
+    attemptThrottle: createPostgresAttemptThrottleRepository(sql),
     audit: createPostgresAuditRepository(sql),
     passkeys: createPostgresPasskeysRepository(sql),
     messages: createPostgresMessagesRepository(sql, transaction),
+    idempotency: createPostgresIdempotencyRepository(sql),
     events: createPostgresEventsRepository(sql),
     webhooks: createPostgresWebhooksRepository(sql, transaction),
     webhookNotices: createPostgresWebhookNoticesRepository(sql),

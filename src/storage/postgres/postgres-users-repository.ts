@@ -1,5 +1,6 @@
 import { NotFoundError } from '../../errors/errors.js';
-import { withoutPassword, type UsersRepository } from '../../users/users-repository.js';
+import { withoutPassword, type NewOneTimeToken, type UsersRepository } from '../../users/users-repository.js';
+import { insertMail } from './postgres-mail-repository.js';
 import { toUser, type UserRow } from '../user-row-mappers.js';
 import { FOREIGN_KEY_VIOLATION, sqlState, UNIQUE_VIOLATION } from './postgres-errors.js';
 import { isoTimestamp, type Sql, type Transaction } from './postgres-sql.js';
@@ -8,12 +9,14 @@ const COLUMNS = `id, account_id, email, password_hash, ${isoTimestamp('created_a
 
 interface GrantRow {
   kind: 'invite' | 'reset';
+  origin: 'operator' | 'user';
   account_id: bigint | null;
   user_id: bigint | null;
 }
 
 const toGrant = (row: GrantRow) => ({
   kind: row.kind,
+  origin: row.origin,
   ...(row.account_id === null ? {} : { accountId: Number(row.account_id) }),
   ...(row.user_id === null ? {} : { userId: Number(row.user_id) }),
 });
@@ -23,6 +26,18 @@ async function setPassword(tx: Sql, userId: number, passwordHash: string): Promi
   const found = await tx('UPDATE users SET password_hash = $1 WHERE id = $2 RETURNING id', [passwordHash, userId]);
   await tx("DELETE FROM user_tokens WHERE user_id = $1 AND kind = 'reset' AND used_at IS NULL", [userId]);
   return found.length > 0;
+}
+
+async function insertToken(tx: Sql, token: NewOneTimeToken): Promise<void> {
+  await tx('INSERT INTO user_tokens (hash, kind, origin, account_id, user_id, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
+    token.hash,
+    token.kind,
+    token.origin ?? 'operator',
+    token.accountId ?? null,
+    token.userId ?? null,
+    token.createdAt,
+    token.expiresAt,
+  ]);
 }
 
 export function createPostgresUsersRepository(sql: Sql, transaction: Transaction): UsersRepository {
@@ -66,17 +81,16 @@ export function createPostgresUsersRepository(sql: Sql, transaction: Transaction
       });
     },
     async createToken(token) {
-      await sql('INSERT INTO user_tokens (hash, kind, account_id, user_id, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)', [
-        token.hash,
-        token.kind,
-        token.accountId ?? null,
-        token.userId ?? null,
-        token.createdAt,
-        token.expiresAt,
-      ]);
+      await insertToken(sql, token);
+    },
+    async createTokenWithMail(token, mail) {
+      await transaction(async (tx) => {
+        await insertToken(tx, token);
+        await insertMail(tx, [mail]);
+      });
     },
     async peekToken(hash, kind, now) {
-      const [row] = await sql<GrantRow>('SELECT kind, account_id, user_id FROM user_tokens WHERE hash = $1 AND kind = $2 AND used_at IS NULL AND expires_at > $3', [
+      const [row] = await sql<GrantRow>('SELECT kind, origin, account_id, user_id FROM user_tokens WHERE hash = $1 AND kind = $2 AND used_at IS NULL AND expires_at > $3', [
         hash,
         kind,
         now,
@@ -85,7 +99,7 @@ export function createPostgresUsersRepository(sql: Sql, transaction: Transaction
     },
     async consumeToken(hash, kind, now) {
       const [row] = await sql<GrantRow>(
-        'UPDATE user_tokens SET used_at = $3 WHERE hash = $1 AND kind = $2 AND used_at IS NULL AND expires_at > $3 RETURNING kind, account_id, user_id',
+        'UPDATE user_tokens SET used_at = $3 WHERE hash = $1 AND kind = $2 AND used_at IS NULL AND expires_at > $3 RETURNING kind, origin, account_id, user_id',
         [hash, kind, now],
       );
       return row && toGrant(row);

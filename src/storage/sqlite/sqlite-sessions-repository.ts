@@ -1,18 +1,21 @@
 import type Database from 'better-sqlite3';
 import type { SessionsRepository } from '../../users/sessions-repository.js';
-import { toSessionRecord, type SessionRow } from '../user-row-mappers.js';
+import { toSessionRecord, toSessionSummary, type SessionRow, type SessionSummaryRow } from '../user-row-mappers.js';
 import { statementCache } from './sqlite-util.js';
 
 export function createSqliteSessionsRepository(db: Database.Database): SessionsRepository {
   const sql = statementCache(db);
   return {
     async create(session) {
-      sql('INSERT INTO user_sessions (id_hash, user_id, created_at, last_seen_at, expires_at) VALUES (?, ?, ?, ?, ?)').run(
+      sql('INSERT INTO user_sessions (id_hash, user_id, created_at, last_seen_at, expires_at, handle, device, address) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
         session.idHash,
         session.userId,
         session.createdAt,
         session.createdAt,
         session.expiresAt,
+        session.handle,
+        session.device,
+        session.address,
       );
     },
     async find(idHash) {
@@ -29,6 +32,16 @@ export function createSqliteSessionsRepository(db: Database.Database): SessionsR
     },
     async delete(idHash) {
       sql('DELETE FROM user_sessions WHERE id_hash = ?').run(idHash);
+    },
+    async listForUser(userId, currentIdHash) {
+      const rows = sql(
+        `SELECT handle, device, address, created_at, last_seen_at, expires_at, id_hash = ? AS current
+           FROM user_sessions WHERE user_id = ? ORDER BY created_at DESC, handle`,
+      ).all(currentIdHash, userId) as SessionSummaryRow[];
+      return rows.map(toSessionSummary);
+    },
+    async deleteByHandle(userId, handle) {
+      return sql('DELETE FROM user_sessions WHERE user_id = ? AND handle = ?').run(userId, handle).changes > 0;
     },
     async deleteForUser(userId, keepIdHash) {
       return sql('DELETE FROM user_sessions WHERE user_id = ? AND id_hash IS NOT ?').run(userId, keepIdHash ?? null).changes;

@@ -9,12 +9,14 @@ import type { MigrationReport, Storage } from '../storage.js';
 import { createSqliteAccountsRepository } from './sqlite-accounts-repository.js';
 import { createSqliteApiKeysRepository } from './sqlite-api-keys-repository.js';
 import { createSqliteMessagesRepository } from './sqlite-messages-repository.js';
+import { createSqliteIdempotencyRepository } from './sqlite-idempotency-repository.js';
 import { createSqliteOrdersRepository } from './sqlite-orders-repository.js';
 import { createSqliteSecretsRepository } from './sqlite-secrets-repository.js';
 import { createSqlitePetsRepository } from './sqlite-pets-repository.js';
 import { createSqliteEventsRepository } from './sqlite-events.js';
 import { Database } from './sqlite-driver.js';
 import { createSqliteSessionsRepository } from './sqlite-sessions-repository.js';
+import { createSqliteAttemptThrottleRepository } from './sqlite-attempt-throttle-repository.js';
 import { createSqliteUsersRepository } from './sqlite-users-repository.js';
 import { createSqliteAuditRepository } from './sqlite-audit-repository.js';
 import { createSqlitePasskeysRepository } from './sqlite-passkeys-repository.js';
@@ -65,8 +67,10 @@ export function openSqliteStorage(file: string, { synchronous = 'full' }: { sync
     secrets: mapUnavailable(createSqliteSecretsRepository(db)),
     pets: mapUnavailable(createSqlitePetsRepository(db)),
     messages: mapUnavailable(createSqliteMessagesRepository(db)),
+    idempotency: mapUnavailable(createSqliteIdempotencyRepository(db)),
     users: mapUnavailable(createSqliteUsersRepository(db)),
     sessions: mapUnavailable(createSqliteSessionsRepository(db)),
+    attemptThrottle: mapUnavailable(createSqliteAttemptThrottleRepository(db)),
     audit: mapUnavailable(createSqliteAuditRepository(db)),
     passkeys: mapUnavailable(createSqlitePasskeysRepository(db)),
     events: mapUnavailable(createSqliteEventsRepository(db)),

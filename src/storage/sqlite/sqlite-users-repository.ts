@@ -1,6 +1,8 @@
 import type Database from 'better-sqlite3';
 import { NotFoundError } from '../../errors/errors.js';
-import { withoutPassword, type UsersRepository } from '../../users/users-repository.js';
+import type { NewMail } from '../../mail/mail-repository.js';
+import { withoutPassword, type NewOneTimeToken, type UsersRepository } from '../../users/users-repository.js';
+import { insertMail } from './sqlite-mail-repository.js';
 import { toUser, type UserRow } from '../user-row-mappers.js';
 import { sqliteConstraint, statementCache } from './sqlite-util.js';
 
@@ -8,12 +10,14 @@ const COLUMNS = 'id, account_id, email, password_hash, created_at, disabled_at';
 
 interface GrantRow {
   kind: 'invite' | 'reset';
+  origin: 'operator' | 'user';
   account_id: bigint | null;
   user_id: bigint | null;
 }
 
 const toGrant = (row: GrantRow) => ({
   kind: row.kind,
+  origin: row.origin,
   ...(row.account_id === null ? {} : { accountId: Number(row.account_id) }),
   ...(row.user_id === null ? {} : { userId: Number(row.user_id) }),
 });
@@ -35,6 +39,22 @@ export function createSqliteUsersRepository(db: Database.Database): UsersReposit
     if (row === undefined) return undefined;
     const userId = Number(row.user_id);
     return setPassword(userId, passwordHash) ? userId : undefined;
+  });
+
+  const insertToken = (token: NewOneTimeToken): void => {
+    sql('INSERT INTO user_tokens (hash, kind, origin, account_id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+      token.hash,
+      token.kind,
+      token.origin ?? 'operator',
+      token.accountId ?? null,
+      token.userId ?? null,
+      token.createdAt,
+      token.expiresAt,
+    );
+  };
+  const createTokenWithMail = db.transaction((token: NewOneTimeToken, mail: NewMail) => {
+    insertToken(token);
+    insertMail(sql, [mail]);
   });
 
   const disable = db.transaction((userId: number, at: string): boolean => {
@@ -79,24 +99,20 @@ export function createSqliteUsersRepository(db: Database.Database): UsersReposit
       return disable.immediate(userId, at);
     },
     async createToken(token) {
-      sql('INSERT INTO user_tokens (hash, kind, account_id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)').run(
-        token.hash,
-        token.kind,
-        token.accountId ?? null,
-        token.userId ?? null,
-        token.createdAt,
-        token.expiresAt,
-      );
+      insertToken(token);
+    },
+    async createTokenWithMail(token, mail) {
+      createTokenWithMail.immediate(token, mail);
     },
     async peekToken(hash, kind, now) {
-      const row = sql('SELECT kind, account_id, user_id FROM user_tokens WHERE hash = ? AND kind = ? AND used_at IS NULL AND expires_at > ?').get(hash, kind, now) as
+      const row = sql('SELECT kind, origin, account_id, user_id FROM user_tokens WHERE hash = ? AND kind = ? AND used_at IS NULL AND expires_at > ?').get(hash, kind, now) as
         | GrantRow
         | undefined;
       return row && toGrant(row);
     },
     async consumeToken(hash, kind, now) {
       const row = sql(
-        'UPDATE user_tokens SET used_at = ? WHERE hash = ? AND kind = ? AND used_at IS NULL AND expires_at > ? RETURNING kind, account_id, user_id',
+        'UPDATE user_tokens SET used_at = ? WHERE hash = ? AND kind = ? AND used_at IS NULL AND expires_at > ? RETURNING kind, origin, account_id, user_id',
       ).get(now, hash, kind, now) as GrantRow | undefined;
       return row && toGrant(row);
     },

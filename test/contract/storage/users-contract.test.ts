@@ -1,17 +1,20 @@
 /** The portal users and sessions part of the storage contract: the same cases on every adapter. */
 import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
+import type { NewMail } from '../../../src/mail/mail-repository.js';
 import type { Storage } from '../../../src/storage/storage.js';
 import { isoPlus, rejectsWithCode, type ContractCoverage } from '../../support/storage-contract.js';
 import { storageBackends } from '../../support/storage.js';
 
 export const CONTRACT_COVERS = {
-  users: ['create', 'findByEmail', 'findById', 'list', 'setPasswordHash', 'disable', 'createToken', 'peekToken', 'consumeToken', 'usePasswordReset'],
+  users: ['create', 'findByEmail', 'findById', 'list', 'setPasswordHash', 'disable', 'createToken', 'createTokenWithMail', 'peekToken', 'consumeToken', 'usePasswordReset'],
   sessions: ['create', 'find', 'touch', 'delete', 'deleteForUser'],
 } as const satisfies ContractCoverage;
 
 const AT = '2026-11-22T10:00:00.000Z';
 const hashOf = (n: number) => n.toString(16).padStart(64, '0');
+/** What the Sessions list shows of session n (its handle is unrelated to its id). */
+const sessionClient = (n: number) => ({ handle: n.toString(16).padStart(32, 'a'), device: 'Firefox on Linux', address: '192.0.2.1' });
 
 for (const backend of storageBackends({ postgresDirect: true })) {
   describe(`users and sessions storage: ${backend.name}`, () => {
@@ -45,8 +48,8 @@ for (const backend of storageBackends({ postgresDirect: true })) {
       assert.equal(await storage.users.setPasswordHash(user.id, 'new'), true);
       assert.equal((await storage.users.findById(user.id))?.passwordHash, 'new');
       assert.equal(await storage.users.setPasswordHash(999_999, 'new'), false);
-      await storage.sessions.create({ idHash: hashOf(1), userId: user.id, createdAt: AT, expiresAt: isoPlus(AT, 3_600_000) });
-      await storage.sessions.create({ idHash: hashOf(2), userId: other.id, createdAt: AT, expiresAt: isoPlus(AT, 3_600_000) });
+      await storage.sessions.create({ idHash: hashOf(1), userId: user.id, createdAt: AT, expiresAt: isoPlus(AT, 3_600_000), ...sessionClient(1) });
+      await storage.sessions.create({ idHash: hashOf(2), userId: other.id, createdAt: AT, expiresAt: isoPlus(AT, 3_600_000), ...sessionClient(2) });
       assert.equal(await storage.users.disable(user.id, isoPlus(AT, 1000)), true);
       assert.equal(await storage.users.disable(user.id, isoPlus(AT, 2000)), true);
       assert.equal((await storage.users.findById(user.id))?.disabledAt, isoPlus(AT, 1000));
@@ -62,17 +65,17 @@ for (const backend of storageBackends({ postgresDirect: true })) {
       const later = isoPlus(AT, 3_600_000);
       await storage.users.createToken({ hash: hashOf(10), kind: 'invite', accountId, createdAt: AT, expiresAt: later });
       await storage.users.createToken({ hash: hashOf(11), kind: 'reset', userId: user.id, createdAt: AT, expiresAt: later });
-      assert.deepEqual(await storage.users.peekToken(hashOf(10), 'invite', AT), { kind: 'invite', accountId });
+      assert.deepEqual(await storage.users.peekToken(hashOf(10), 'invite', AT), { kind: 'invite', origin: 'operator', accountId });
       assert.equal(await storage.users.peekToken(hashOf(10), 'reset', AT), undefined);
       assert.equal(await storage.users.peekToken(hashOf(10), 'invite', later), undefined, 'expired at expiresAt');
-      assert.deepEqual(await storage.users.consumeToken(hashOf(10), 'invite', AT), { kind: 'invite', accountId });
+      assert.deepEqual(await storage.users.consumeToken(hashOf(10), 'invite', AT), { kind: 'invite', origin: 'operator', accountId });
       assert.equal(await storage.users.consumeToken(hashOf(10), 'invite', AT), undefined, 'used once');
       assert.equal(await storage.users.peekToken(hashOf(10), 'invite', AT), undefined);
       assert.equal(await storage.users.consumeToken(hashOf(11), 'reset', later), undefined, 'expired');
       const both = await Promise.all([storage.users.consumeToken(hashOf(11), 'reset', AT), storage.users.consumeToken(hashOf(11), 'reset', AT)]);
       assert.deepEqual(
         both.filter((grant) => grant !== undefined),
-        [{ kind: 'reset', userId: user.id }],
+        [{ kind: 'reset', origin: 'operator', userId: user.id }],
         'of two concurrent uses, one is granted',
       );
       assert.equal(await storage.users.consumeToken(hashOf(12), 'reset', AT), undefined);
@@ -97,8 +100,8 @@ for (const backend of storageBackends({ postgresDirect: true })) {
       for (const n of [20, 21, 22]) assert.equal(await storage.users.peekToken(hashOf(n), 'reset', AT), undefined, `ann's link ${n}`);
       assert.equal(await storage.users.usePasswordReset(hashOf(20), 'older', AT), undefined, 'an older link is dead once a newer one was used');
       assert.equal((await storage.users.findById(ann.id))?.passwordHash, 'newer');
-      assert.deepEqual(await storage.users.peekToken(hashOf(30), 'reset', AT), { kind: 'reset', userId: bob.id }, 'another user\'s link lives');
-      assert.deepEqual(await storage.users.peekToken(hashOf(40), 'invite', AT), { kind: 'invite', accountId }, 'invitations are untouched');
+      assert.deepEqual(await storage.users.peekToken(hashOf(30), 'reset', AT), { kind: 'reset', origin: 'operator', userId: bob.id }, 'another user\'s link lives');
+      assert.deepEqual(await storage.users.peekToken(hashOf(40), 'invite', AT), { kind: 'invite', origin: 'operator', accountId }, 'invitations are untouched');
 
       // A password set any other way (the settings page) kills the outstanding links too.
       await reset(23, ann.id);
@@ -115,12 +118,33 @@ for (const backend of storageBackends({ postgresDirect: true })) {
       assert.equal(await storage.users.usePasswordReset(hashOf(30), 'bob2', AT), bob.id);
     });
 
+    test('when a token is created with its mail, then both are stored in one transaction with its origin, and a mail that cannot be stored leaves no token', async (t) => {
+      const { storage, accountId } = await setUp(t);
+      const ann = await storage.users.create({ accountId, email: 'ann@example.com', passwordHash: 'h', createdAt: AT });
+      if (ann === 'email_taken') throw new Error('unexpected');
+      const later = isoPlus(AT, 3_600_000);
+      const mail = (id: string, fields: Partial<NewMail> = {}): NewMail => ({ id, kind: 'password-reset', recipient: 'ann@example.com', subject: 'Reset', sealedBody: `v1.sealed-${id}`, accountId, createdAt: AT, ...fields });
+      await storage.users.createTokenWithMail({ hash: hashOf(50), kind: 'reset', userId: ann.id, origin: 'user', createdAt: AT, expiresAt: later }, mail('m-50'));
+      assert.deepEqual(await storage.users.peekToken(hashOf(50), 'reset', AT), { kind: 'reset', origin: 'user', userId: ann.id });
+      const queued = await storage.mail.find('m-50');
+      assert.equal(queued?.status, 'pending');
+      assert.equal(queued?.sealedBody, 'v1.sealed-m-50');
+      // A mail whose account does not exist fails its foreign key: the token must not be left behind.
+      await assert.rejects(storage.users.createTokenWithMail({ hash: hashOf(51), kind: 'reset', userId: ann.id, origin: 'user', createdAt: AT, expiresAt: later }, mail('m-51', { accountId: 999_999 })));
+      assert.equal(await storage.users.peekToken(hashOf(51), 'reset', AT), undefined);
+      assert.equal(await storage.mail.find('m-51'), undefined);
+      // A token that cannot be stored (its hash is taken) leaves no mail.
+      await assert.rejects(storage.users.createTokenWithMail({ hash: hashOf(50), kind: 'reset', userId: ann.id, origin: 'user', createdAt: AT, expiresAt: later }, mail('m-52')));
+      assert.equal(await storage.mail.find('m-52'), undefined);
+      assert.equal(await storage.users.usePasswordReset(hashOf(50), 'new', AT), ann.id, 'a user-made link resets like an operator\'s');
+    });
+
     test('when sessions are created, touched and deleted, then find returns the session with its user and account name until it is deleted', async (t) => {
       const { storage, accountId } = await setUp(t);
       const user = await storage.users.create({ accountId, email: 'ann@example.com', passwordHash: 'h', createdAt: AT });
       if (user === 'email_taken') throw new Error('unexpected');
       const expiresAt = isoPlus(AT, 12 * 3_600_000);
-      for (const n of [1, 2, 3]) await storage.sessions.create({ idHash: hashOf(n), userId: user.id, createdAt: AT, expiresAt });
+      for (const n of [1, 2, 3]) await storage.sessions.create({ idHash: hashOf(n), userId: user.id, createdAt: AT, expiresAt, ...sessionClient(n) });
       assert.deepEqual(await storage.sessions.find(hashOf(1)), { idHash: hashOf(1), createdAt: AT, lastSeenAt: AT, expiresAt, user, accountName: 'Main Street Pets' });
       await storage.sessions.touch(hashOf(1), isoPlus(AT, 60_000));
       await storage.sessions.touch(hashOf(1), isoPlus(AT, 30_000));

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { Value } from 'typebox/value';
 import { ValidationError } from '../../../errors/errors.js';
 import type { RelyingParty } from '../../../users/passkeys-service.js';
 import type { Services } from '../../../services.js';
@@ -8,7 +9,7 @@ import { recordPortalAction } from '../portal-audit.js';
 import type { PortalContext } from '../portal-context.js';
 import { formatInstant } from '../portal-format.js';
 import { safeNext, signedInUser } from '../portal-session.js';
-import { refuseWhileThrottled } from './sign-in-pages.js';
+import { refuseWhileThrottled, spendAttempt } from './sign-in-pages.js';
 
 /** The one answer to every failed passkey sign-in: it never says whether an account or a passkey exists. */
 const PASSKEY_SIGN_IN_FAILED = 'That passkey could not sign you in. Try again, or sign in with your email and password.';
@@ -54,6 +55,25 @@ function relyingParty(origin: string): RelyingParty {
   return { id: url.hostname, origin: url.origin, name: 'Store Orders' };
 }
 
+/**
+ * The user a passkey assertion posted in a form field (JSON, as
+ * portal/static/passkeys.js puts it there) proves, after the same checks as
+ * a passkey sign-in (a challenge of /passkeys/sign-in/options, used once);
+ * undefined for anything else. A step that must be confirmed by the user's
+ * passkey (a reset they asked for) compares it with whose step it is.
+ */
+export async function passkeyAssertedUser({ services, origin }: Pick<PortalContext, 'services' | 'origin'>, field: string | undefined): Promise<number | undefined> {
+  if (field === undefined || field === '') return undefined;
+  let response: unknown;
+  try {
+    response = JSON.parse(field);
+  } catch {
+    return undefined;
+  }
+  if (!Value.Check(AuthenticationResponse, response)) return undefined;
+  return (await services.passkeys.signIn(response, relyingParty(origin())))?.id;
+}
+
 /** The settings page's list of the user's passkeys. */
 export async function passkeyRows(services: Pick<Services, 'passkeys'>, userId: number) {
   return (await services.passkeys.list(userId)).map((passkey) => ({
@@ -87,19 +107,19 @@ function passkeySignInRoutes(scope: FastifyInstance, context: PortalContext): vo
   const publicRoutes = scope.withTypeProvider<TypeBoxTypeProvider>();
 
   publicRoutes.post('/passkeys/sign-in/options', { schema: { body: OptionsBody } }, async (request, reply) => {
-    refuseWhileThrottled(context, request);
+    await refuseWhileThrottled(context, request);
     return reply.header('cache-control', 'no-store').send(await services.passkeys.signInOptions(relyingParty(origin())));
   });
 
   publicRoutes.post('/passkeys/sign-in', { schema: { body: SignInBody } }, async (request, reply) => {
-    refuseWhileThrottled(context, request, { signIn: 'passkey' });
+    await spendAttempt(context, request, { signIn: 'passkey' });
     reply.header('cache-control', 'no-store');
     const user = await services.passkeys.signIn(request.body.response, relyingParty(origin()));
     context.signIns('passkey', user === undefined ? 'failure' : 'success');
     if (user === undefined) {
-      throttle.count({ address: request.ip });
       return reply.code(401).send({ message: PASSKEY_SIGN_IN_FAILED });
     }
+    await throttle.succeeded({ address: request.ip });
     await sessions.start(request, reply, user.id);
     await recordPortalAction(services.audit, request, user, 'authn_login_success', { details: { method: 'passkey' } });
     return reply.send({ redirect: safeNext(request.body.next) });

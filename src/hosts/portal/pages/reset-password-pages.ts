@@ -4,31 +4,58 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { PortalContext } from '../portal-context.js';
 import { csrfField, formField } from '../portal-context.js';
-import { refuseWhileThrottled } from './sign-in-pages.js';
+import { normaliseEmail } from '../../../users/users-service.js';
+import { passkeyAssertedUser } from './passkey-pages.js';
+import { spendAttempt } from './sign-in-pages.js';
 
 const ResetQuery = Type.Object({ token: Type.Optional(Type.String({ maxLength: 200 })) });
-const ResetForm = Type.Object({ _csrf: csrfField, token: formField(), password: formField() });
+/** `passkey`: the assertion that confirms the reset (JSON, put there by portal/static/passkeys.js), when the page asks for it. */
+const ResetForm = Type.Object({ _csrf: csrfField, token: formField(), password: formField(), passkey: Type.Optional(Type.String({ maxLength: 32_768 })) });
+const ForgotForm = Type.Object({ _csrf: csrfField, email: formField() });
 
-/** `/reset-password?token=…` (public): the page an operator's `users reset-password` link opens. */
+/**
+ * `/forgot-password` (public): asks for an email and mails its user a
+ * one-time reset link; the answer is the same page, in the same time,
+ * whether or not the email has a user (users-service.ts). Each request is
+ * an attempt of the client address and of the email (the sign-in throttle).
+ * `/reset-password?token=…` (public): the page the mailed link, or an
+ * operator's `users reset-password` link, opens; a link the user asked for
+ * also asks for their passkey when they have one.
+ */
 export function registerResetPasswordPages(scope: FastifyInstance, context: PortalContext): void {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
-  const { render, services, throttle } = context;
+  const { render, services, origin } = context;
+
+  app.get('/forgot-password', async (request, reply) => {
+    reply.header('cache-control', 'no-store');
+    return render(request, reply, 'forgot-password', { title: 'Forgot password', sent: false });
+  });
+
+  app.post('/forgot-password', { schema: { body: ForgotForm } }, async (request, reply) => {
+    await spendAttempt(context, request, { email: normaliseEmail(request.body.email) });
+    await services.users.requestPasswordReset({ email: request.body.email, origin: origin() });
+    reply.header('cache-control', 'no-store');
+    return render(request, reply, 'forgot-password', { title: 'Forgot password', sent: true });
+  });
 
   app.get('/reset-password', { schema: { querystring: ResetQuery } }, async (request, reply) => {
     reply.header('cache-control', 'no-store');
     const token = request.query.token ?? '';
-    const valid = await services.users.isResetValid(token);
-    return render(request, reply, 'reset-password', { title: 'Choose a new password', token: valid ? token : '', valid }, valid ? 200 : 400);
+    const reset = await services.users.peekReset(token);
+    const valid = reset !== undefined;
+    return render(request, reply, 'reset-password', { title: 'Choose a new password', token: valid ? token : '', valid, passkeyRequired: reset?.passkeyRequired ?? false }, valid ? 200 : 400);
   });
 
   app.post('/reset-password', { schema: { body: ResetForm } }, async (request, reply) => {
-    refuseWhileThrottled(context, request);
-    throttle.count({ address: request.ip });
-    const result = await services.users.resetPassword({ token: request.body.token, password: request.body.password });
+    await spendAttempt(context, request);
+    const passkeyUserId = await passkeyAssertedUser(context, request.body.passkey);
+    const { token, password } = request.body;
+    const result = await services.users.resetPassword({ token, password, ...(passkeyUserId === undefined ? {} : { passkeyUserId }) });
     if (!result.ok) {
       reply.header('cache-control', 'no-store');
-      const valid = result.field === 'password';
-      return render(request, reply, 'reset-password', { title: 'Choose a new password', token: valid ? request.body.token : '', valid, error: result }, 400);
+      const valid = result.field === 'password' || result.field === 'passkey';
+      const passkeyRequired = valid && (await services.users.peekReset(token))?.passkeyRequired === true;
+      return render(request, reply, 'reset-password', { title: 'Choose a new password', token: valid ? token : '', valid, passkeyRequired, error: result }, 400);
     }
     // The user is not signed in here: the entry is theirs, from this address, marked as a reset.
     await recordPortalAction(services.audit, request, result.user, 'authn_password_change', { details: { reason: 'reset' } });

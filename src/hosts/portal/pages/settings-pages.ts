@@ -5,20 +5,24 @@ import type { PortalContext } from '../portal-context.js';
 import { csrfField, formField } from '../portal-context.js';
 import { recordPortalAction } from '../portal-audit.js';
 import { passkeyRows } from './passkey-pages.js';
+import { sessionsSection } from './sessions-pages.js';
 import { signedInUser } from '../portal-session.js';
 
 const PasswordForm = Type.Object({ _csrf: csrfField, currentPassword: formField(), newPassword: formField() });
 const EmptyForm = Type.Object({ _csrf: csrfField });
-const SettingsQuery = Type.Object({ passkey: Type.Optional(Type.String({ maxLength: 10 })) });
+const SettingsQuery = Type.Object({ passkey: Type.Optional(Type.String({ maxLength: 10 })), sessions: Type.Optional(Type.String({ maxLength: 10 })) });
 
 /** `/settings` (signed in): change the password (other sessions end), sign out everywhere; and `POST /sign-out`. */
 export function registerSettingsPages(scope: FastifyInstance, { render, services, sessions }: PortalContext): void {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
 
   app.get('/settings', { schema: { querystring: SettingsQuery } }, async (request, reply) => {
-    const { user } = signedInUser(request);
+    const signedIn = signedInUser(request);
+    const { user } = signedIn;
     const passkeys = await passkeyRows(services, user.id);
-    return render(request, reply, 'settings', { title: 'Settings', email: user.email, changed: false, passkeys, passkeyAdded: request.query.passkey === 'added' });
+    const passkeyAdded = request.query.passkey === 'added';
+    const sessionsView = await sessionsSection(services, signedIn, { notice: request.query.sessions, offerEndOthers: passkeyAdded });
+    return render(request, reply, 'settings', { title: 'Settings', email: user.email, changed: false, passkeys, passkeyAdded, ...sessionsView });
   });
 
   app.post('/settings/password', { schema: { body: PasswordForm } }, async (request, reply) => {
@@ -30,9 +34,10 @@ export function registerSettingsPages(scope: FastifyInstance, { render, services
       keepSession: sessionIdHash,
     });
     const passkeys = await passkeyRows(services, user.id);
-    if (!result.ok) return render(request, reply, 'settings', { title: 'Settings', email: user.email, error: result, changed: false, passkeys }, 400);
+    const sessionsView = await sessionsSection(services, signedInUser(request), { offerEndOthers: result.ok });
+    if (!result.ok) return render(request, reply, 'settings', { title: 'Settings', email: user.email, error: result, changed: false, passkeys, ...sessionsView }, 400);
     await recordPortalAction(services.audit, request, user, 'authn_password_change');
-    return render(request, reply, 'settings', { title: 'Settings', email: user.email, changed: true, passkeys });
+    return render(request, reply, 'settings', { title: 'Settings', email: user.email, changed: true, passkeys, ...sessionsView });
   });
 
   app.post('/settings/sign-out-everywhere', { schema: { body: EmptyForm } }, async (request, reply) => {

@@ -28,20 +28,32 @@ function signInNotice(query: { reset?: string; 'signed-out'?: string }): string 
 
 const SignInForm = Type.Object({ _csrf: csrfField, email: formField(), password: formField(), next: Type.Optional(formField()) });
 
+/** The throttle page: 429, saying when to try again. */
+function tooManyAttempts(waitMs: number): PortalRefusal {
+  return new PortalRefusal(429, `Too many attempts. Try again ${inMinutes(waitMs)}.`, { 'retry-after': String(Math.ceil(waitMs / 1000)) });
+}
+
 /**
- * Refuses with the throttle page while the email or the client address is
- * over its budget; a refused sign-in (`signIn`: its method) is counted.
+ * Counts an attempt of the client address (and of the email, when given)
+ * against the throttle, kept in the database for every process; refuses
+ * with the throttle page, counting nothing, while either is over its
+ * budget. A refused sign-in (`signIn`: its method) is counted in the metrics.
  */
-export function refuseWhileThrottled(
+export async function spendAttempt(
   { throttle, signIns }: Pick<PortalContext, 'throttle' | 'signIns'>,
   request: FastifyRequest,
   { email, signIn }: { email?: string; signIn?: SignInMethod } = {},
-): void {
-  const wait = throttle.retryAfterMs({ address: request.ip, ...(email === undefined ? {} : { email }) });
-  if (wait > 0) {
-    if (signIn !== undefined) signIns(signIn, 'throttled');
-    throw new PortalRefusal(429, `Too many attempts. Try again ${inMinutes(wait)}.`, { 'retry-after': String(Math.ceil(wait / 1000)) });
-  }
+): Promise<void> {
+  const answer = await throttle.hit({ address: request.ip, ...(email === undefined ? {} : { email }) });
+  if (answer.allowed) return;
+  if (signIn !== undefined) signIns(signIn, 'throttled');
+  throw tooManyAttempts(answer.retryAfterMs);
+}
+
+/** Refuses with the throttle page while the client address is over its budget, counting nothing (a step that only prepares an attempt). */
+export async function refuseWhileThrottled({ throttle }: Pick<PortalContext, 'throttle'>, request: FastifyRequest): Promise<void> {
+  const wait = await throttle.retryAfterMs({ address: request.ip });
+  if (wait > 0) throw tooManyAttempts(wait);
 }
 
 /** `/sign-in` (public): email and password; the passkey button is the passkeys module's (partials/passkey-sign-in.eta). */
@@ -59,17 +71,16 @@ export function registerSignInPages(scope: FastifyInstance, context: PortalConte
     const { email, password } = request.body;
     const next = safeNext(request.body.next);
     const normalised = normaliseEmail(email);
-    refuseWhileThrottled(context, request, { email: normalised, signIn: 'password' });
+    await spendAttempt(context, request, { email: normalised, signIn: 'password' });
     const result = await services.users.signIn({ email, password });
     context.signIns('password', result.ok ? 'success' : 'failure');
     if (!result.ok) {
-      throttle.count({ email: normalised, address: request.ip });
       // Not awaited: the write would make a known email's failure measurably slower than an unknown one's (recordAfterChange never rejects).
       if (result.attempted !== undefined) void recordPortalAction(services.audit, request, result.attempted, 'authn_login_fail', { details: { method: 'password' } });
       reply.header('cache-control', 'no-store');
       return render(request, reply, 'sign-in', { title: 'Sign in', next, email, error: SIGN_IN_FAILED }, 401);
     }
-    throttle.clearEmail(normalised);
+    await throttle.succeeded({ email: normalised, address: request.ip });
     await sessions.start(request, reply, result.user.id);
     await recordPortalAction(services.audit, request, result.user, 'authn_login_success', { details: { method: 'password' } });
     return reply.redirect(next, 303);

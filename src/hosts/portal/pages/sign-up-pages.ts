@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import type { PortalContext } from '../portal-context.js';
 import { csrfField, formField } from '../portal-context.js';
 import { recordPortalAction } from '../portal-audit.js';
-import { refuseWhileThrottled } from './sign-in-pages.js';
+import { spendAttempt } from './sign-in-pages.js';
 
 const SignUpQuery = Type.Object({ invite: Type.Optional(Type.String({ maxLength: 200 })) });
 const SignUpForm = Type.Object({ _csrf: csrfField, email: formField(), password: formField(), storeName: Type.Optional(formField()), invite: Type.Optional(formField()) });
@@ -16,7 +16,7 @@ const SignUpForm = Type.Object({ _csrf: csrfField, email: formField(), password:
  */
 export function registerSignUpPages(scope: FastifyInstance, context: PortalContext): void {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
-  const { render, services, sessions, throttle } = context;
+  const { render, services, sessions } = context;
   const { users } = services;
 
   /** What the form shows: the store an invitation joins, or whether it must ask for a store name. */
@@ -35,9 +35,8 @@ export function registerSignUpPages(scope: FastifyInstance, context: PortalConte
 
   app.post('/sign-up', { schema: { body: SignUpForm } }, async (request, reply) => {
     const { email, password, storeName = '', invite: inviteToken = '' } = request.body;
-    refuseWhileThrottled(context, request);
     // Every sign-up costs an Argon2 hash: counted per address like a failed sign-in.
-    throttle.count({ address: request.ip });
+    await spendAttempt(context, request);
     const result = await users.signUp({ email, password, storeName, ...(inviteToken === '' ? {} : { inviteToken }) });
     if (!result.ok) {
       reply.header('cache-control', 'no-store');
