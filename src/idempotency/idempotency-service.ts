@@ -15,6 +15,12 @@ export const IDEMPOTENCY_POLL_MS = 100;
 
 // Printable ASCII (0x20 space to 0x7E tilde): what survives every proxy unchanged.
 const IDEMPOTENCY_KEY = new RegExp(`^[\\x20-\\x7E]{1,${IDEMPOTENCY_KEY_MAX_LENGTH}}$`);
+
+/** Whether `key` is a well-formed Idempotency-Key: the one rule for every capability that takes one (orders, messages). */
+export function isIdempotencyKey(key: string): boolean {
+  return IDEMPOTENCY_KEY.test(key);
+}
+
 export const IDEMPOTENCY_KEY_DESCRIPTION = `1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} printable ASCII characters (space to ~)`;
 
 /** Where a request with a key goes: on, holding the claim, or straight back with the first response. */
@@ -43,7 +49,7 @@ export function createIdempotencyService({ idempotencyRepository, clock, waitMs,
   return {
     /** Claims `key` for this request, or answers with the first response; throws 422 or 409 as above. */
     async begin(accountId: number, key: string, fingerprint: string): Promise<IdempotencyStart> {
-      if (!IDEMPOTENCY_KEY.test(key)) throw new InvalidInputError('idempotencyKey', `is not valid. Expected: ${IDEMPOTENCY_KEY_DESCRIPTION}.`);
+      if (!isIdempotencyKey(key)) throw new InvalidInputError('idempotencyKey', `is not valid. Expected: ${IDEMPOTENCY_KEY_DESCRIPTION}.`);
       const deadline = Date.now() + waitMs;
       for (;;) {
         const now = clock.now().getTime();

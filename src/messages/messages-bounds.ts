@@ -5,5 +5,3 @@
 
 /** The bound on `message`, in Unicode code points (what JSON Schema's maxLength counts). */
 export const MESSAGE_MAX_CHARACTERS = 4096;
-/** Stripe's bound on an Idempotency-Key. */
-export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;

@@ -1,7 +1,8 @@
 import { Type, type Static } from 'typebox';
 import { commonErrorResponses, errorResponse } from '../api/http/error-responses.js';
 import { MESSAGE_STATUSES } from './messages-repository.js';
-import { IDEMPOTENCY_KEY_MAX_LENGTH, MESSAGE_MAX_CHARACTERS } from './messages-bounds.js';
+import { IDEMPOTENCY_KEY_MAX_LENGTH } from '../idempotency/idempotency-service.js';
+import { MESSAGE_MAX_CHARACTERS } from './messages-bounds.js';
 
 /** The largest request body POST /messages reads (413 beyond). Any valid `message`, even fully \u-escaped, fits. */
 export const MESSAGES_BODY_LIMIT_BYTES = 64 * 1024;

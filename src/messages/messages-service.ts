@@ -1,14 +1,13 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { AppError, InvalidInputError, NotFoundError } from '../errors/errors.js';
 import type { Clock } from '../shared/clock.js';
-import { IDEMPOTENCY_KEY_MAX_LENGTH, MESSAGE_MAX_CHARACTERS } from './messages-bounds.js';
+import { IDEMPOTENCY_KEY_MAX_LENGTH, isIdempotencyKey } from '../idempotency/idempotency-service.js';
+import { MESSAGE_MAX_CHARACTERS } from './messages-bounds.js';
 import type { Message, MessagesRepository } from './messages-repository.js';
 
 /** How long a key replays its first response; afterwards it may be used afresh. */
 const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
-// Visible ASCII and spaces: what survives every proxy unchanged.
-const IDEMPOTENCY_KEY = new RegExp(`^[\\x20-\\x7E]{1,${IDEMPOTENCY_KEY_MAX_LENGTH}}$`);
 // A lone surrogate cannot be stored as UTF-8, and PostgreSQL text cannot hold NUL,
 // so either would not come back "as sent".
 const LONE_SURROGATE = /\p{Cs}/u;
@@ -49,7 +48,7 @@ export function createMessagesService({ messagesRepository, clock, newId = rando
       if (LONE_SURROGATE.test(message) || message.includes('\u0000')) {
         throw new InvalidInputError('message', 'must be well-formed Unicode without NUL characters.');
       }
-      if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
+      if (idempotencyKey !== undefined && !isIdempotencyKey(idempotencyKey)) {
         throw new InvalidInputError('idempotencyKey', `must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters.`);
       }
       const now = clock.now();

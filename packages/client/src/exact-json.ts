@@ -40,3 +40,14 @@ export function parseJsonExact(text: string, int64Keys: ReadonlySet<string>): un
     return int64Keys.has(key) ? BigInt(digits) : Number(digits);
   });
 }
+
+/**
+ * JSON.stringify that writes bigints as bare integer literals with every
+ * digit (JSON.stringify throws on a bigint): the request side of
+ * parseJsonExact.
+ */
+export function stringifyJsonExact(value: unknown): string {
+  const marker = `int:${randomBytes(6).toString('hex')}:`;
+  const text = JSON.stringify(value, (_key, item: unknown) => (typeof item === 'bigint' ? `${marker}${item.toString()}` : item));
+  return text.replace(new RegExp(`"${marker}(-?\\d+)"`, 'g'), '$1');
+}

@@ -11,6 +11,9 @@ export type {
   OrderStatus,
   OrderV2,
   Pet,
+  PlacedOrderV2,
+  PlaceOrderV2Input,
+  PlaceOrderV2Options,
   StoreOrdersClient,
   StoreOrdersClientOptions,
 } from './store-orders-client.js';

@@ -1,5 +1,5 @@
 import createClient from 'openapi-fetch';
-import { parseJsonExact } from './exact-json.js';
+import { parseJsonExact, stringifyJsonExact } from './exact-json.js';
 import type { components, paths } from './openapi-types.js';
 import type { components as componentsV2, operations as operationsV2, paths as pathsV2 } from './openapi-v2-types.js';
 
@@ -12,6 +12,24 @@ export type OrderV2 = componentsV2['schemas']['OrderV2'];
 export type OrderStatus = OrderV2['status'];
 /** One page of the v2 (beta) listing. */
 export type OrdersPageV2 = componentsV2['schemas']['OrdersPage'];
+
+/** A v2 (beta) order to place: petId is an exact bigint; shipDate a Date or ISO 8601 text with a zone. */
+export type PlaceOrderV2Input = Omit<componentsV2['schemas']['PlaceOrderRequest'], 'shipDate'> & { shipDate?: Date | string };
+
+export interface PlaceOrderV2Options {
+  /**
+   * Sent as Idempotency-Key (1 to 255 printable ASCII characters; a UUID works
+   * well): a retry with the same key and input gets the first answer instead
+   * of placing a second order.
+   */
+  idempotencyKey?: string;
+}
+
+/** A placed order, and whether the answer was the replay of an earlier request with the same Idempotency-Key. */
+export interface PlacedOrderV2 {
+  order: OrderV2;
+  replayed: boolean;
+}
 
 /** The v2 (beta) listing's filters; all optional, combined with AND. */
 export interface OrdersV2Filter {
@@ -139,6 +157,23 @@ export function createStoreOrdersClient({ baseUrl, v2BaseUrl, apiKey, fetch }: S
       } while (cursor !== undefined);
     },
 
+    /**
+     * v2 (beta): places a pending order. With `idempotencyKey`, a repeat
+     * returns the first order (`replayed: true`) and the same key with other
+     * input throws `idempotency_key_reused` (422).
+     */
+    async placeOrder({ shipDate, ...input }: PlaceOrderV2Input, { idempotencyKey }: PlaceOrderV2Options = {}): Promise<PlacedOrderV2> {
+      const { data, error, response } = await v2().POST('/store/orders', {
+        params: { header: idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey } },
+        body: { ...input, ...(shipDate === undefined ? {} : { shipDate: instant(shipDate) }) },
+        // petId is a bigint, which JSON.stringify cannot write; it goes out with every digit.
+        bodySerializer: stringifyJsonExact,
+        parseAs: 'text',
+      });
+      if (!response.ok || data === undefined) return fail(error, response);
+      return { order: parseJsonExact(data, INT64_FIELDS) as OrderV2, replayed: response.headers.get('idempotent-replayed') === 'true' };
+    },
+
     /** v2 (beta): one order in any status; throws `order_not_found` (404). */
     async getOrderV2(orderId: bigint): Promise<OrderV2> {
       const { data, error, response } = await v2().GET('/store/orders/{orderId}', { params: { path: { orderId } }, parseAs: 'text' });
@@ -159,9 +194,10 @@ export function createStoreOrdersClient({ baseUrl, v2BaseUrl, apiKey, fetch }: S
 
 type ListOrdersV2Query = NonNullable<operationsV2['listOrdersV2']['parameters']['query']>;
 
+const instant = (value: Date | string) => (value instanceof Date ? value.toISOString() : value);
+
 /** The query string of a v2 listing: instants as ISO 8601 text, ids as exact decimals. */
 function listQuery({ status, petId, complete, shipDateFrom, shipDateTo, limit, cursor }: ListOrdersV2Options): ListOrdersV2Query {
-  const instant = (value: Date | string) => (value instanceof Date ? value.toISOString() : value);
   return {
     ...(status === undefined ? {} : { status: [...status] }),
     ...(petId === undefined ? {} : { petId }),

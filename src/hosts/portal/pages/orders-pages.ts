@@ -1,11 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
-import { AppError, ConflictError } from '../../../errors/errors.js';
+import { AppError, ConflictError, NotFoundError } from '../../../errors/errors.js';
 import { ORDER_STATUSES, type Order, type OrderFilter, type OrderStatus } from '../../../orders/orders-repository.js';
+import type { PlaceOrderInput } from '../../../orders/v2/orders-v2-service.js';
 import { portalAuditContext } from '../portal-audit.js';
 import type { PortalContext } from '../portal-context.js';
-import { csrfField } from '../portal-context.js';
+import { csrfField, formField } from '../portal-context.js';
 import { formatInstant } from '../portal-format.js';
 import { signedInUser } from '../portal-session.js';
 
@@ -22,24 +23,43 @@ const OrdersQuery = Type.Object({
   cursor: text(1000),
   cancelled: text(25),
   shipped: text(25),
+  placed: text(25),
 });
 type OrdersQuery = Static<typeof OrdersQuery>;
 const OrderParams = Type.Object({ orderId: Type.String({ pattern: '^[0-9]{1,19}$' }) });
 const EmptyForm = Type.Object({ _csrf: csrfField });
+const PlaceForm = Type.Object({ _csrf: csrfField, petId: formField(), quantity: formField(), shipDate: Type.Optional(formField()) });
+type PlaceForm = Static<typeof PlaceForm>;
+const EMPTY_PLACE_FORM = { petId: '', quantity: '1', shipDate: '' };
 
-/** Bad filter input, said the way the form names it. */
-class FilterProblem extends Error {}
+/** Bad form input (a filter or a test order), said the way the form names it. */
+class FormProblem extends Error {}
 
 function positiveId(value: string, label: string): bigint {
-  if (!/^[0-9]{1,19}$/.test(value) || BigInt(value) < 1n || BigInt(value) > INT64_MAX) throw new FilterProblem(`${label} must be a whole number from 1 to ${INT64_MAX}.`);
+  if (!/^[0-9]{1,19}$/.test(value) || BigInt(value) < 1n || BigInt(value) > INT64_MAX) throw new FormProblem(`${label} must be a whole number from 1 to ${INT64_MAX}.`);
   return BigInt(value);
 }
 
 /** A date field (YYYY-MM-DD, as <input type="date"> sends it) as the instant that day starts, UTC. */
 function dayStart(value: string, label: string): number {
   const time = /^\d{4}-\d{2}-\d{2}$/.test(value) ? Date.parse(`${value}T00:00:00.000Z`) : Number.NaN;
-  if (Number.isNaN(time) || new Date(time).toISOString().slice(0, 10) !== value) throw new FilterProblem(`${label} must be a date such as 2026-12-01.`);
+  if (Number.isNaN(time) || new Date(time).toISOString().slice(0, 10) !== value) throw new FormProblem(`${label} must be a date such as 2026-12-01.`);
   return time;
+}
+
+/**
+ * The test order form as placeOrder takes it. Quantity's range is the
+ * service's rule (it answers with its own message); the ship date is the
+ * start of that day, UTC.
+ */
+function placeInputOf(form: PlaceForm): PlaceOrderInput {
+  const quantity = form.quantity.trim();
+  const shipDate = (form.shipDate ?? '').trim();
+  return {
+    petId: positiveId(form.petId.trim(), 'Pet ID'),
+    quantity: /^[0-9]{1,10}$/.test(quantity) ? Number(quantity) : Number.NaN,
+    ...(shipDate === '' ? {} : { shipDate: new Date(dayStart(shipDate, 'Ship date')).toISOString() }),
+  };
 }
 
 /** The form's filters as the v2 service takes them; "Ship date to" includes that whole day. */
@@ -48,7 +68,7 @@ function filterOf(query: OrdersQuery): OrderFilter {
   const status = query.status ?? '';
   if (status !== '') {
     const known = ORDER_STATUSES.find((candidate) => candidate === status);
-    if (known === undefined) throw new FilterProblem(`Status must be one of ${ORDER_STATUSES.join(', ')}.`);
+    if (known === undefined) throw new FormProblem(`Status must be one of ${ORDER_STATUSES.join(', ')}.`);
     filter.statuses = [known];
   }
   if ((query.petId ?? '').trim() !== '') filter.petId = positiveId((query.petId ?? '').trim(), 'Pet ID');
@@ -57,7 +77,7 @@ function filterOf(query: OrdersQuery): OrderFilter {
   if (from !== '') filter.shipDateFrom = new Date(dayStart(from, 'Ship date from')).toISOString();
   if (to !== '') filter.shipDateTo = new Date(dayStart(to, 'Ship date to') + 86_400_000).toISOString();
   if (filter.shipDateFrom !== undefined && filter.shipDateTo !== undefined && filter.shipDateFrom >= filter.shipDateTo) {
-    throw new FilterProblem('Ship date to must not be earlier than Ship date from.');
+    throw new FormProblem('Ship date to must not be earlier than Ship date from.');
   }
   return filter;
 }
@@ -83,28 +103,56 @@ export function registerOrdersPages(scope: FastifyInstance, { render, services }
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   const { ordersV2 } = services;
 
-  app.get('/orders', { schema: { querystring: OrdersQuery } }, async (request, reply) => {
+  /** The orders page; `placed` (an order just placed) is listed even when it is not on this page. */
+  async function showOrders(request: FastifyRequest, reply: FastifyReply, query: OrdersQuery, extra: Record<string, unknown> = {}, status = 200) {
     const { user } = signedInUser(request);
-    const query = request.query;
     const form = { status: query.status ?? '', petId: query.petId ?? '', shipDateFrom: query.shipDateFrom ?? '', shipDateTo: query.shipDateTo ?? '' };
-    const data = { title: 'Orders', form, statuses: ORDER_STATUSES, notice: noticeOf(query) };
+    const data = { title: 'Orders', form, statuses: ORDER_STATUSES, notice: noticeOf(query), place: EMPTY_PLACE_FORM, ...extra };
     let filter: OrderFilter;
     try {
       filter = filterOf(query);
     } catch (error) {
-      if (!(error instanceof FilterProblem)) throw error;
+      if (!(error instanceof FormProblem)) throw error;
       return render(request, reply, 'orders', { ...data, orders: [], error: error.message }, 400);
     }
     try {
       const listing = await ordersV2.openListing(user.accountId, { filter, limit: PAGE_SIZE, ...(query.cursor === undefined || query.cursor === '' ? {} : { cursor: query.cursor }) });
       const page = await ordersV2.readPage(listing);
+      const orders = [...(await placedOrder(user.accountId, query.placed, page.orders)), ...page.orders];
+      const notice = orders.some((order) => order.id.toString() === query.placed) ? `Order ${query.placed} was placed.` : data.notice;
       const next = page.nextCursor === null ? undefined : `/orders?${new URLSearchParams({ ...form, cursor: page.nextCursor }).toString()}`;
-      return render(request, reply, 'orders', { ...data, orders: page.orders.map(orderRow), next, paged: query.cursor !== undefined });
+      return render(request, reply, 'orders', { ...data, notice, orders: orders.map(orderRow), next, paged: query.cursor !== undefined }, status);
     } catch (error) {
       if (!(error instanceof AppError) || error.status !== 400) throw error;
       const message = error.code === 'invalid_cursor' ? 'That page link is not valid any more. Start again from the first page.' : error.message;
       return render(request, reply, 'orders', { ...data, orders: [], error: message }, 400);
     }
+  }
+
+  /** The order just placed, when it is the account's and not on the page already. */
+  async function placedOrder(accountId: number, placed: string | undefined, listed: Order[]): Promise<Order[]> {
+    if (placed === undefined || !/^[0-9]{1,19}$/.test(placed) || BigInt(placed) > INT64_MAX || listed.some((order) => order.id === BigInt(placed))) return [];
+    try {
+      return [await ordersV2.getOrder(accountId, BigInt(placed))];
+    } catch (error) {
+      if (error instanceof NotFoundError) return [];
+      throw error;
+    }
+  }
+
+  app.get('/orders', { schema: { querystring: OrdersQuery } }, async (request, reply) => showOrders(request, reply, request.query));
+
+  // A test order goes through placeOrder, the service behind POST /v2/store/orders. Every member may place one (roles come later).
+  app.post('/orders', { schema: { body: PlaceForm } }, async (request, reply) => {
+    const place = { petId: request.body.petId, quantity: request.body.quantity, shipDate: request.body.shipDate ?? '' };
+    let order: Order;
+    try {
+      order = await ordersV2.placeOrder(signedInUser(request).user.accountId, placeInputOf(request.body));
+    } catch (error) {
+      if (!(error instanceof FormProblem) && !(error instanceof AppError && error.status === 400)) throw error;
+      return showOrders(request, reply, {}, { place, placeError: error.message }, 400);
+    }
+    return reply.redirect(`/orders?placed=${order.id}`, 303);
   });
 
   app.get('/orders/:orderId/cancel', { schema: { params: OrderParams } }, async (request, reply) => {
