@@ -22,6 +22,7 @@ import { createServiceMetrics, UNCOUNTED_SERVICE_METRICS, type ServiceMetrics } 
 import { createServiceTracing, type ServiceTracing } from './observability/service-tracing.js';
 import { createSessionsService } from './users/sessions-service.js';
 import { createAttemptThrottle } from './users/attempt-throttle.js';
+import { createEmailVerificationService } from './users/email-verification.js';
 import { createUsersService } from './users/users-service.js';
 import { createPasskeysService } from './users/passkeys-service.js';
 import type { Storage } from './storage/storage.js';
@@ -108,6 +109,7 @@ function buildServices(
     messages: createMessagesService({ messagesRepository: storage.messages, clock }),
     idempotency: createIdempotencyService({ idempotencyRepository: storage.idempotency, clock, waitMs: IDEMPOTENCY_WAIT_MS, pollMs: IDEMPOTENCY_POLL_MS }),
     users: createUsersService({ usersRepository: storage.users, passkeysRepository: storage.passkeys, accounts, sessions, mail, clock, signUp: config.portal.signUp }),
+    emailVerification: createEmailVerificationService({ usersRepository: storage.users, mail, clock, required: config.portal.requireVerifiedEmail }),
     sessions,
     attemptThrottle: createAttemptThrottle({ attemptThrottleRepository: storage.attemptThrottle, secretsRepository: storage.secrets, limits: config.portal.throttle, clock }),
     audit,

@@ -12,6 +12,7 @@ import type { PetsService } from './pets/pets-service.js';
 import type { SessionsService } from './users/sessions-service.js';
 import type { AttemptThrottle } from './users/attempt-throttle.js';
 import type { UsersService } from './users/users-service.js';
+import type { EmailVerificationService } from './users/email-verification.js';
 import type { EventsService } from './events/events-service.js';
 import type { WebhooksService } from './webhooks/webhooks-service.js';
 import type { WebhookNoticesService } from './webhooks/notices/webhook-notices-service.js';
@@ -35,6 +36,8 @@ export interface Services {
   idempotency: IdempotencyService;
   /** Portal users (sign-up, sign-in, passwords, the operator's links). */
   users: UsersService;
+  /** Portal users' addresses: verification links, PORTAL_REQUIRE_VERIFIED_EMAIL, change of email. */
+  emailVerification: EmailVerificationService;
   /** Portal sessions. */
   sessions: SessionsService;
   /** The portal's sign-in, sign-up, reset and verification throttle, kept in the database. */

@@ -25,6 +25,11 @@ export const AUDIT_ACTIONS = [
   // OWASP user_created; user_disabled is ours (the vocabulary's user_archived means something stronger).
   'user_created',
   'user_disabled',
+  // Ours (the vocabulary's user_updated is broader): a user followed the link to their address; asked
+  // to change it (details.to: the new address, which changes only when its link is followed); it changed.
+  'user_email_verified',
+  'user_email_change_requested',
+  'user_email_changed',
   // Ours: business events.
   'order_cancelled',
   'order_shipped',

@@ -7,6 +7,8 @@ export interface PortalConfig {
   /** Where browsers reach the portal (an origin, no trailing slash); absent: derived from HOST and the port listened on. */
   readonly publicUrl?: string;
   readonly signUp: 'open' | 'closed';
+  /** PORTAL_REQUIRE_VERIFIED_EMAIL: API keys wait for a verified address. */
+  readonly requireVerifiedEmail: boolean;
   readonly session: { readonly idleMs: number; readonly absoluteMs: number };
   readonly throttle: { readonly perEmail: number; readonly perAddress: number; readonly windowMs: number };
 }
@@ -18,6 +20,7 @@ export function portalFrom(values: EnvironmentValues['portal']): PortalConfig {
     port: values.PORTAL_PORT === 'off' ? null : values.PORTAL_PORT,
     ...(publicUrl === undefined ? {} : { publicUrl }),
     signUp: values.PORTAL_SIGNUP,
+    requireVerifiedEmail: values.PORTAL_REQUIRE_VERIFIED_EMAIL === 'true',
     session: { idleMs: values.PORTAL_SESSION_IDLE_MINUTES * 60_000, absoluteMs: values.PORTAL_SESSION_ABSOLUTE_HOURS * 3_600_000 },
     throttle: {
       perEmail: values.PORTAL_THROTTLE_PER_EMAIL,

@@ -68,15 +68,31 @@ export function passwordResetMail({ to, link, expiresAt }: { to: string; link: s
   });
 }
 
-/** The mail that confirms a user's address: the one-time verification link. */
-export function emailVerificationMail({ to, link, expiresAt }: { to: string; link: string; expiresAt: string }): MailMessage {
+/** The mail that confirms a user's address: the one-time verification link (`change`: to the new address of a change of email). */
+export function emailVerificationMail({ to, link, expiresAt, change = false }: { to: string; link: string; expiresAt: string; change?: boolean }): MailMessage {
   return composeMail({
     kind: 'email-verification',
     to,
     subject: 'Confirm your email address for Store Orders',
-    lead: [`Confirm that ${to} is your address for the Store Orders portal.`],
+    lead: [
+      change
+        ? `Someone asked to make ${to} the address of their Store Orders portal user. It changes when you confirm it.`
+        : `Confirm that ${to} is your address for the Store Orders portal.`,
+    ],
     action: { label: 'Confirm this address', url: link },
-    after: [`The link works once, until ${readableInstant(expiresAt)}.`, 'If you did not sign up, ignore this mail.'],
+    after: [`The link works once, until ${readableInstant(expiresAt)}.`, change ? 'If you did not ask for this, ignore this mail: nothing changes.' : 'If you did not sign up, ignore this mail.'],
+  });
+}
+
+/** The mail that tells a user's current address that a change to `newEmail` was asked for; `link`: the portal's sign-in page. */
+export function emailChangeNoticeMail({ to, newEmail, link }: { to: string; newEmail: string; link: string }): MailMessage {
+  return composeMail({
+    kind: 'email-change-notice',
+    to,
+    subject: 'Your Store Orders address is being changed',
+    lead: [`Someone signed in as ${to} asked to change the address of that Store Orders portal user to ${newEmail}. It changes when the link sent to ${newEmail} is followed.`],
+    action: { label: 'Sign in to the portal', url: link },
+    after: ['If this was not you, sign in, change your password in Settings and sign out everywhere: the change does not happen unless the new address confirms it.'],
   });
 }
 

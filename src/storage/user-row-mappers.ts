@@ -13,6 +13,7 @@ export interface UserRow {
   password_hash: string;
   created_at: string;
   disabled_at: string | null;
+  email_verified_at: string | null;
 }
 
 export function toUser(row: UserRow): UserWithPassword {
@@ -26,6 +27,7 @@ function userOf(row: Omit<UserRow, 'password_hash'>): User {
     email: row.email,
     createdAt: row.created_at,
     ...(row.disabled_at === null ? {} : { disabledAt: row.disabled_at }),
+    ...(row.email_verified_at === null ? {} : { emailVerifiedAt: row.email_verified_at }),
   };
 }
 

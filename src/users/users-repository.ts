@@ -10,6 +10,8 @@ export interface User {
   createdAt: string;
   /** ISO 8601 UTC; absent while the user may sign in. */
   disabledAt?: string;
+  /** ISO 8601 UTC: when the user followed a verification link to `email`; absent until then. */
+  emailVerifiedAt?: string;
 }
 
 /** A user with the Argon2id hash of their password: only the users service reads it. */
@@ -24,8 +26,8 @@ export interface NewUser {
   createdAt: string;
 }
 
-/** What an operator's one-time link lets its holder do. */
-export type OneTimeTokenKind = 'invite' | 'reset';
+/** What a one-time link lets its holder do: join an account, set a password, confirm the user's address, or make `email` their address. */
+export type OneTimeTokenKind = 'invite' | 'reset' | 'verify-email' | 'change-email';
 
 /** Who made a link: the operator (the CLI) or the user themself (the portal's "Forgot password?"). */
 export type OneTimeTokenOrigin = 'operator' | 'user';
@@ -36,12 +38,33 @@ export interface NewOneTimeToken {
   kind: OneTimeTokenKind;
   /** The account an invitation joins (kind `invite`). */
   accountId?: number;
-  /** The user whose password a reset sets (kind `reset`). */
+  /** The user whose password a reset sets, or whose address the link confirms (every kind but `invite`). */
   userId?: number;
+  /** The address a `verify-email` link confirms or a `change-email` link makes the user's (those kinds only). */
+  email?: string;
   /** `operator` unless given. */
   origin?: OneTimeTokenOrigin;
   createdAt: string;
   expiresAt: string;
+}
+
+/** The link a sign-up queues: a `verify-email` token of the new user (whose id storage fills in) and the mail that carries it. */
+export interface SignUpVerification {
+  hash: string;
+  createdAt: string;
+  expiresAt: string;
+  mail: NewMail;
+}
+
+/** What following a `verify-email` or `change-email` link did. */
+export interface EmailTokenUse {
+  kind: 'verify-email' | 'change-email';
+  userId: number;
+  accountId: number;
+  /** The user's address now (the new one after a change). */
+  email: string;
+  /** The address before a change (kind `change-email`). */
+  previousEmail?: string;
 }
 
 /** What a token that is still valid grants. */
@@ -54,8 +77,12 @@ export interface OneTimeTokenGrant {
 
 /** Storage of portal users and the operator's one-time tokens. Adapters live in src/storage/<database>/. */
 export interface UsersRepository {
-  /** The new user, or `email_taken` when a user already has that (normalised) email. */
-  create(user: NewUser): Promise<User | 'email_taken'>;
+  /**
+   * The new user, or `email_taken` when a user already has that (normalised)
+   * email. With `verification`, its `verify-email` token (for the new user's
+   * address) and its mail are written in the same transaction as the user.
+   */
+  create(user: NewUser, verification?: SignUpVerification): Promise<User | 'email_taken'>;
   findByEmail(email: string): Promise<UserWithPassword | undefined>;
   findById(id: number): Promise<UserWithPassword | undefined>;
   /** Every user, by id. */
@@ -69,8 +96,8 @@ export interface UsersRepository {
   /** Marks the user disabled (once: a second call keeps the first time) and ends all their sessions, in one transaction. */
   disable(userId: number, at: string): Promise<boolean>;
   createToken(token: NewOneTimeToken): Promise<void>;
-  /** Stores the token and queues the mail that carries it, in one transaction: neither is written without the other. */
-  createTokenWithMail(token: NewOneTimeToken, mail: NewMail): Promise<void>;
+  /** Stores the token and queues the mail (or mails) that carry and announce it, in one transaction: neither is written without the other. */
+  createTokenWithMail(token: NewOneTimeToken, mail: NewMail | readonly NewMail[]): Promise<void>;
   /** The grant of a token of `kind` that is unused and unexpired at `now`, without using it. */
   peekToken(hash: string, kind: OneTimeTokenKind, now: string): Promise<OneTimeTokenGrant | undefined>;
   /** Marks the token used, atomically: of two concurrent callers, one gets the grant. */
@@ -83,6 +110,18 @@ export interface UsersRepository {
    * serialised on the user: of two links used at once, one sets the password.
    */
   usePasswordReset(hash: string, passwordHash: string, now: string): Promise<number | undefined>;
+  /**
+   * Uses a `verify-email` or `change-email` token, in one transaction. A
+   * `verify-email` token marks its user verified while their address is
+   * still the one it was sent to (else nothing changes and undefined). A
+   * `change-email` token makes its address the user's, verified, and
+   * deletes the user's other unused reset, verify-email and change-email
+   * tokens (links mailed to the old address stop working). undefined when
+   * the token is not such a token, unused and unexpired at `now`;
+   * `email_taken` (nothing changed, the token still unused) when another
+   * user has the address by now.
+   */
+  useEmailToken(hash: string, now: string): Promise<EmailTokenUse | 'email_taken' | undefined>;
 }
 
 /** The user without their password hash: what leaves the users service. */
@@ -93,5 +132,6 @@ export function withoutPassword(user: UserWithPassword): User {
     email: user.email,
     createdAt: user.createdAt,
     ...(user.disabledAt === undefined ? {} : { disabledAt: user.disabledAt }),
+    ...(user.emailVerifiedAt === undefined ? {} : { emailVerifiedAt: user.emailVerifiedAt }),
   };
 }

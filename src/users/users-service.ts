@@ -3,7 +3,9 @@ import { portalLink } from '../mail/mail-links.js';
 import type { MailService } from '../mail/mail-service.js';
 import { passwordResetMail } from '../mail/mail-templates.js';
 import type { Clock } from '../shared/clock.js';
-import { hasControlCharacter, textProblem } from '../shared/user-text.js';
+import { textProblem } from '../shared/user-text.js';
+import { prepareVerification } from './email-verification.js';
+import { emailProblem, normaliseEmail, type Refusal } from './user-input.js';
 import { createDummyHash, hashPassword, passwordProblem, verifyPassword, type PasswordOwner } from './passwords.js';
 import type { PasskeysRepository } from './passkeys-repository.js';
 import { isSecretTokenShape, newSecretToken, tokenHash } from './secret-tokens.js';
@@ -15,7 +17,6 @@ export type SignUpPolicy = 'open' | 'closed';
 
 const INVITE_VALID_MS = 7 * 24 * 3_600_000;
 const RESET_VALID_MS = 3_600_000;
-const EMAIL_MAX_LENGTH = 254;
 /**
  * A "Forgot password?" request answers no sooner than this: a known
  * address's token and mail are written, an unknown one's are not, and the
@@ -24,13 +25,6 @@ const EMAIL_MAX_LENGTH = 254;
 const RESET_REQUEST_MIN_MS = 150;
 /** Where the mail an unknown address would have had is addressed, to seal it all the same (it is never queued). */
 const NOBODY = 'nobody@invalid';
-
-/** A refusal a form shows beside its field; `field` names the input it is about. */
-export interface Refusal {
-  ok: false;
-  field: 'email' | 'password' | 'storeName' | 'currentPassword' | 'passkey' | 'form';
-  message: string;
-}
 
 /**
  * Sign-up refuses an email that is taken with the same words it uses for an
@@ -42,18 +36,6 @@ export interface Refusal {
 const SIGN_UP_REFUSED = 'An account could not be created with these details. If you already have one, sign in.';
 const RESET_INVALID: Refusal = { ok: false, field: 'form', message: 'This reset link is not valid any more; ask for a new one.' };
 const PASSKEY_REQUIRED: Refusal = { ok: false, field: 'passkey', message: 'Confirm the reset with one of your passkeys.' };
-
-/** Trimmed, lower case: one person, one spelling. */
-export function normaliseEmail(email: string): string {
-  return email.trim().toLowerCase();
-}
-
-function emailProblem(email: string): string | undefined {
-  // Checked first: an escape sequence is not whitespace, so the shape alone would let it through.
-  if (hasControlCharacter(email)) return 'An email address cannot contain control characters.';
-  if (email.length > EMAIL_MAX_LENGTH || !/^[^\s@]+@[^\s@]+$/.test(email)) return 'Enter an email address like name@example.com.';
-  return undefined;
-}
 
 export function createUsersService({
   usersRepository,
@@ -81,9 +63,10 @@ export function createUsersService({
     /**
      * Creates a user and, unless an invitation names one, their account (the
      * store). The password is hashed before anything is looked up, so every
-     * outcome costs one Argon2 hash.
+     * outcome costs one Argon2 hash. A link to verify the address (to
+     * `/verify-email` on `origin`) is queued in the user's own transaction.
      */
-    async signUp(input: { email: string; password: string; storeName: string; inviteToken?: string }): Promise<{ ok: true; user: User } | Refusal> {
+    async signUp(input: { email: string; password: string; storeName: string; inviteToken?: string; origin: string }): Promise<{ ok: true; user: User } | Refusal> {
       const email = normaliseEmail(input.email);
       const badEmail = emailProblem(email);
       if (badEmail !== undefined) return { ok: false, field: 'email', message: badEmail };
@@ -106,7 +89,8 @@ export function createUsersService({
       } else {
         accountId = (await accounts.createAccount({ name: storeName })).id;
       }
-      const user = await usersRepository.create({ accountId, email, passwordHash, createdAt: nowIso() });
+      const verification = await prepareVerification({ mail, clock }, { to: email, accountId, origin: input.origin });
+      const user = await usersRepository.create({ accountId, email, passwordHash, createdAt: nowIso() }, verification);
       if (user === 'email_taken') return { ok: false, field: 'form', message: SIGN_UP_REFUSED };
       return { ok: true, user };
     },

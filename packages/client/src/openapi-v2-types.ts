@@ -434,7 +434,7 @@ export interface components {
              * @description What happened, named after the OWASP Logging Vocabulary where it has a name (authn_token_created, …).
              * @enum {string}
              */
-            action: "authn_login_success" | "authn_login_fail" | "session_expired" | "authn_password_change" | "authn_passkey_added" | "authn_token_created" | "authn_token_rolled" | "authn_token_revoked" | "user_created" | "user_disabled" | "order_cancelled" | "order_shipped" | "webhook_endpoint_disabled" | "webhook_endpoint_created" | "webhook_endpoint_updated" | "webhook_endpoint_enabled" | "webhook_endpoint_deleted" | "webhook_secret_rotated" | "webhook_event_redelivered" | "webhook_deliveries_recovered" | "webhook_endpoint_notice_acknowledged";
+            action: "authn_login_success" | "authn_login_fail" | "session_expired" | "authn_password_change" | "authn_passkey_added" | "authn_token_created" | "authn_token_rolled" | "authn_token_revoked" | "user_created" | "user_disabled" | "user_email_verified" | "user_email_change_requested" | "user_email_changed" | "order_cancelled" | "order_shipped" | "webhook_endpoint_disabled" | "webhook_endpoint_created" | "webhook_endpoint_updated" | "webhook_endpoint_enabled" | "webhook_endpoint_deleted" | "webhook_secret_rotated" | "webhook_event_redelivered" | "webhook_deliveries_recovered" | "webhook_endpoint_notice_acknowledged";
             actor: components["schemas"]["AuditActor"];
             /** @description The client's IP address, when the action came from a client. */
             address?: string;

@@ -24,6 +24,10 @@ export const portal = Type.Object(
       default: 'open',
       description: '`open`: anyone may create an account at `/sign-up`; `closed`: only with a link from `store-orders users invite`',
     }),
+    PORTAL_REQUIRE_VERIFIED_EMAIL: Type.Union([Type.Literal('false'), Type.Literal('true')], {
+      default: 'false',
+      description: '`true`: a portal user creates API keys only once they followed the link mailed to their address (docs/portal.md, "Email verification"); `false`: the banner asks, nothing waits',
+    }),
     PORTAL_SESSION_IDLE_MINUTES: Type.Integer({ minimum: 1, maximum: 1440, default: 30, description: 'A portal session unused this long ends' }),
     PORTAL_SESSION_ABSOLUTE_HOURS: Type.Integer({ minimum: 1, maximum: 720, default: 12, description: 'A portal session ends this long after sign-in, however active' }),
     PORTAL_THROTTLE_PER_EMAIL: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 5, description: 'Failed sign-ins one email may take per throttle window (one budget for every process: kept in the database)' }),

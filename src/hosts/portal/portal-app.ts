@@ -28,6 +28,7 @@ import { registerSignUpPages } from './pages/sign-up-pages.js';
 import { registerWebhooksPages } from './pages/webhooks-pages.js';
 import { registerWebhookNoticePages } from './pages/webhook-notice-pages.js';
 import { devMailboxAvailable, registerDevMailboxPages } from './pages/dev-mailbox-pages.js';
+import { registerResendVerificationPage, registerVerifyEmailPage } from './pages/email-verification-pages.js';
 
 export interface PortalAppDependencies {
   logger: FastifyBaseLogger;
@@ -100,6 +101,7 @@ export async function buildPortalApp({ logger, services, config, storeAddress, r
   registerSignUpPages(app, context);
   registerResetPasswordPages(app, context);
   registerPasskeySignInPages(app, context);
+  registerVerifyEmailPage(app, context);
   // Every page below needs a signed-in user (portal-session.ts); add new signed-in pages here.
   await app.register(async (signedIn) => {
     requireSignedIn(signedIn, context.sessions);
@@ -107,6 +109,7 @@ export async function buildPortalApp({ logger, services, config, storeAddress, r
     registerWebhookNoticePages(signedIn, context);
     registerHomePage(signedIn, context);
     registerSettingsPages(signedIn, context);
+    registerResendVerificationPage(signedIn, context);
     registerSessionsPages(signedIn, context);
     registerKeysPages(signedIn, context);
     registerOrdersPages(signedIn, context);

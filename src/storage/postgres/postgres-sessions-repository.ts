@@ -16,7 +16,7 @@ export function createPostgresSessionsRepository(sql: Sql): SessionsRepository {
     async find(idHash) {
       const [row] = await sql<SessionRow>(
         `SELECT s.id_hash, ${iso('s.created_at', 'session_created_at')}, ${iso('s.last_seen_at', 'last_seen_at')}, ${iso('s.expires_at', 'expires_at')},
-                u.id, u.account_id, u.email, ${iso('u.created_at', 'created_at')}, ${iso('u.disabled_at', 'disabled_at')}, a.name AS account_name
+                u.id, u.account_id, u.email, ${iso('u.created_at', 'created_at')}, ${iso('u.disabled_at', 'disabled_at')}, ${iso('u.email_verified_at', 'email_verified_at')}, a.name AS account_name
            FROM user_sessions s JOIN users u ON u.id = s.user_id JOIN accounts a ON a.id = u.account_id
           WHERE s.id_hash = $1`,
         [idHash],

@@ -1,14 +1,14 @@
 import { NotFoundError } from '../../errors/errors.js';
-import { withoutPassword, type NewOneTimeToken, type UsersRepository } from '../../users/users-repository.js';
+import { withoutPassword, type EmailTokenUse, type NewOneTimeToken, type UsersRepository } from '../../users/users-repository.js';
 import { insertMail } from './postgres-mail-repository.js';
 import { toUser, type UserRow } from '../user-row-mappers.js';
 import { FOREIGN_KEY_VIOLATION, sqlState, UNIQUE_VIOLATION } from './postgres-errors.js';
 import { isoTimestamp, type Sql, type Transaction } from './postgres-sql.js';
 
-const COLUMNS = `id, account_id, email, password_hash, ${isoTimestamp('created_at')}, ${isoTimestamp('disabled_at')}`;
+const COLUMNS = `id, account_id, email, password_hash, ${isoTimestamp('created_at')}, ${isoTimestamp('disabled_at')}, ${isoTimestamp('email_verified_at')}`;
 
 interface GrantRow {
-  kind: 'invite' | 'reset';
+  kind: 'invite' | 'reset' | 'verify-email' | 'change-email';
   origin: 'operator' | 'user';
   account_id: bigint | null;
   user_id: bigint | null;
@@ -29,28 +29,60 @@ async function setPassword(tx: Sql, userId: number, passwordHash: string): Promi
 }
 
 async function insertToken(tx: Sql, token: NewOneTimeToken): Promise<void> {
-  await tx('INSERT INTO user_tokens (hash, kind, origin, account_id, user_id, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
+  await tx('INSERT INTO user_tokens (hash, kind, origin, account_id, user_id, email, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)', [
     token.hash,
     token.kind,
     token.origin ?? 'operator',
     token.accountId ?? null,
     token.userId ?? null,
+    token.email ?? null,
     token.createdAt,
     token.expiresAt,
   ]);
 }
 
+/** Uses a verify-email or change-email token (UsersRepository.useEmailToken); run inside a transaction. */
+async function useEmailToken(tx: Sql, hash: string, now: string): Promise<EmailTokenUse | undefined> {
+  // The user's row first, as a password change takes it: a change of address and a reset of one user wait for each other.
+  const [before] = await tx<{ id: bigint; account_id: bigint; email: string }>(
+    "SELECT id, account_id, email FROM users WHERE id = (SELECT user_id FROM user_tokens WHERE hash = $1 AND kind IN ('verify-email', 'change-email')) FOR UPDATE",
+    [hash],
+  );
+  const [token] = await tx<{ kind: EmailTokenUse['kind']; email: string }>(
+    "UPDATE user_tokens SET used_at = $2 WHERE hash = $1 AND kind IN ('verify-email', 'change-email') AND used_at IS NULL AND expires_at > $2 RETURNING kind, email",
+    [hash, now],
+  );
+  if (before === undefined || token === undefined) return undefined;
+  const userId = Number(before.id);
+  const accountId = Number(before.account_id);
+  if (token.kind === 'verify-email') {
+    const verified = await tx('UPDATE users SET email_verified_at = coalesce(email_verified_at, $1) WHERE id = $2 AND email = $3 RETURNING id', [now, userId, token.email]);
+    return verified.length > 0 ? { kind: token.kind, userId, accountId, email: token.email } : undefined;
+  }
+  await tx('UPDATE users SET email = $1, email_verified_at = $2 WHERE id = $3', [token.email, now, userId]);
+  await tx("DELETE FROM user_tokens WHERE user_id = $1 AND kind IN ('reset', 'verify-email', 'change-email') AND used_at IS NULL", [userId]);
+  return { kind: token.kind, userId, accountId, email: token.email, previousEmail: before.email };
+}
+
 export function createPostgresUsersRepository(sql: Sql, transaction: Transaction): UsersRepository {
   return {
-    async create(user) {
+    async create(user, verification) {
       try {
-        const [row] = await sql<UserRow>(`INSERT INTO users (account_id, email, password_hash, created_at) VALUES ($1, $2, $3, $4) RETURNING ${COLUMNS}`, [
-          user.accountId,
-          user.email,
-          user.passwordHash,
-          user.createdAt,
-        ]);
-        if (row === undefined) throw new Error('INSERT … RETURNING returned no row');
+        const row = await transaction(async (tx) => {
+          const [inserted] = await tx<UserRow>(`INSERT INTO users (account_id, email, password_hash, created_at) VALUES ($1, $2, $3, $4) RETURNING ${COLUMNS}`, [
+            user.accountId,
+            user.email,
+            user.passwordHash,
+            user.createdAt,
+          ]);
+          if (inserted === undefined) throw new Error('INSERT … RETURNING returned no row');
+          if (verification !== undefined) {
+            const { mail, ...token } = verification;
+            await insertToken(tx, { ...token, kind: 'verify-email', origin: 'user', userId: Number(inserted.id), email: user.email });
+            await insertMail(tx, [mail]);
+          }
+          return inserted;
+        });
         return withoutPassword(toUser(row));
       } catch (error) {
         if (sqlState(error) === UNIQUE_VIOLATION) return 'email_taken';
@@ -86,7 +118,7 @@ export function createPostgresUsersRepository(sql: Sql, transaction: Transaction
     async createTokenWithMail(token, mail) {
       await transaction(async (tx) => {
         await insertToken(tx, token);
-        await insertMail(tx, [mail]);
+        await insertMail(tx, [mail].flat());
       });
     },
     async peekToken(hash, kind, now) {
@@ -116,6 +148,14 @@ export function createPostgresUsersRepository(sql: Sql, transaction: Transaction
         const userId = Number(row.user_id);
         return (await setPassword(tx, userId, passwordHash)) ? userId : undefined;
       });
+    },
+    async useEmailToken(hash, now) {
+      try {
+        return await transaction((tx) => useEmailToken(tx, hash, now));
+      } catch (error) {
+        if (sqlState(error) === UNIQUE_VIOLATION) return 'email_taken';
+        throw error;
+      }
     },
   };
 }

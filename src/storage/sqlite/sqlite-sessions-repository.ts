@@ -21,7 +21,7 @@ export function createSqliteSessionsRepository(db: Database.Database): SessionsR
     async find(idHash) {
       const row = sql(
         `SELECT s.id_hash, s.created_at AS session_created_at, s.last_seen_at, s.expires_at,
-                u.id, u.account_id, u.email, u.created_at, u.disabled_at, a.name AS account_name
+                u.id, u.account_id, u.email, u.created_at, u.disabled_at, u.email_verified_at, a.name AS account_name
            FROM user_sessions s JOIN users u ON u.id = s.user_id JOIN accounts a ON a.id = u.account_id
           WHERE s.id_hash = ?`,
       ).get(idHash) as SessionRow | undefined;

@@ -1,15 +1,15 @@
 import type Database from 'better-sqlite3';
 import { NotFoundError } from '../../errors/errors.js';
 import type { NewMail } from '../../mail/mail-repository.js';
-import { withoutPassword, type NewOneTimeToken, type UsersRepository } from '../../users/users-repository.js';
+import { withoutPassword, type EmailTokenUse, type NewOneTimeToken, type NewUser, type SignUpVerification, type UsersRepository } from '../../users/users-repository.js';
 import { insertMail } from './sqlite-mail-repository.js';
 import { toUser, type UserRow } from '../user-row-mappers.js';
 import { sqliteConstraint, statementCache } from './sqlite-util.js';
 
-const COLUMNS = 'id, account_id, email, password_hash, created_at, disabled_at';
+const COLUMNS = 'id, account_id, email, password_hash, created_at, disabled_at, email_verified_at';
 
 interface GrantRow {
-  kind: 'invite' | 'reset';
+  kind: 'invite' | 'reset' | 'verify-email' | 'change-email';
   origin: 'operator' | 'user';
   account_id: bigint | null;
   user_id: bigint | null;
@@ -42,19 +42,54 @@ export function createSqliteUsersRepository(db: Database.Database): UsersReposit
   });
 
   const insertToken = (token: NewOneTimeToken): void => {
-    sql('INSERT INTO user_tokens (hash, kind, origin, account_id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+    sql('INSERT INTO user_tokens (hash, kind, origin, account_id, user_id, email, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
       token.hash,
       token.kind,
       token.origin ?? 'operator',
       token.accountId ?? null,
       token.userId ?? null,
+      token.email ?? null,
       token.createdAt,
       token.expiresAt,
     );
   };
-  const createTokenWithMail = db.transaction((token: NewOneTimeToken, mail: NewMail) => {
+  const createTokenWithMail = db.transaction((token: NewOneTimeToken, mail: NewMail | readonly NewMail[]) => {
     insertToken(token);
-    insertMail(sql, [mail]);
+    insertMail(sql, [mail].flat());
+  });
+
+  const createUser = db.transaction((user: NewUser, verification: SignUpVerification | undefined): UserRow => {
+    const row = sql(`INSERT INTO users (account_id, email, password_hash, created_at) VALUES (?, ?, ?, ?) RETURNING ${COLUMNS}`).get(
+      user.accountId,
+      user.email,
+      user.passwordHash,
+      user.createdAt,
+    ) as UserRow;
+    if (verification !== undefined) {
+      const { mail, ...token } = verification;
+      insertToken({ ...token, kind: 'verify-email', origin: 'user', userId: Number(row.id), email: user.email });
+      insertMail(sql, [mail]);
+    }
+    return row;
+  });
+
+  const useEmailToken = db.transaction((hash: string, now: string): EmailTokenUse | undefined => {
+    const token = sql(
+      "UPDATE user_tokens SET used_at = ? WHERE hash = ? AND kind IN ('verify-email', 'change-email') AND used_at IS NULL AND expires_at > ? RETURNING kind, user_id, email",
+    ).get(now, hash, now) as { kind: EmailTokenUse['kind']; user_id: bigint; email: string } | undefined;
+    if (token === undefined) return undefined;
+    const userId = Number(token.user_id);
+    if (token.kind === 'verify-email') {
+      const verified = sql('UPDATE users SET email_verified_at = coalesce(email_verified_at, ?) WHERE id = ? AND email = ? RETURNING account_id').get(now, userId, token.email) as
+        | { account_id: bigint }
+        | undefined;
+      return verified && { kind: token.kind, userId, accountId: Number(verified.account_id), email: token.email };
+    }
+    const before = sql('SELECT email, account_id FROM users WHERE id = ?').get(userId) as { email: string; account_id: bigint } | undefined;
+    if (before === undefined) return undefined;
+    sql('UPDATE users SET email = ?, email_verified_at = ? WHERE id = ?').run(token.email, now, userId);
+    sql("DELETE FROM user_tokens WHERE user_id = ? AND kind IN ('reset', 'verify-email', 'change-email') AND used_at IS NULL").run(userId);
+    return { kind: token.kind, userId, accountId: Number(before.account_id), email: token.email, previousEmail: before.email };
   });
 
   const disable = db.transaction((userId: number, at: string): boolean => {
@@ -64,15 +99,9 @@ export function createSqliteUsersRepository(db: Database.Database): UsersReposit
   });
 
   return {
-    async create(user) {
+    async create(user, verification) {
       try {
-        const row = sql(`INSERT INTO users (account_id, email, password_hash, created_at) VALUES (?, ?, ?, ?) RETURNING ${COLUMNS}`).get(
-          user.accountId,
-          user.email,
-          user.passwordHash,
-          user.createdAt,
-        ) as UserRow;
-        return withoutPassword(toUser(row));
+        return withoutPassword(toUser(createUser.immediate(user, verification)));
       } catch (error) {
         const constraint = sqliteConstraint(error);
         if (constraint === 'SQLITE_CONSTRAINT_UNIQUE') return 'email_taken';
@@ -118,6 +147,14 @@ export function createSqliteUsersRepository(db: Database.Database): UsersReposit
     },
     async usePasswordReset(hash, passwordHash, now) {
       return usePasswordReset.immediate(hash, passwordHash, now);
+    },
+    async useEmailToken(hash, now) {
+      try {
+        return useEmailToken.immediate(hash, now);
+      } catch (error) {
+        if (sqliteConstraint(error) === 'SQLITE_CONSTRAINT_UNIQUE') return 'email_taken';
+        throw error;
+      }
     },
   };
 }

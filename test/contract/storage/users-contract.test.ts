@@ -7,7 +7,7 @@ import { isoPlus, rejectsWithCode, type ContractCoverage } from '../../support/s
 import { storageBackends } from '../../support/storage.js';
 
 export const CONTRACT_COVERS = {
-  users: ['create', 'findByEmail', 'findById', 'list', 'setPasswordHash', 'disable', 'createToken', 'createTokenWithMail', 'peekToken', 'consumeToken', 'usePasswordReset'],
+  users: ['create', 'findByEmail', 'findById', 'list', 'setPasswordHash', 'disable', 'createToken', 'createTokenWithMail', 'peekToken', 'consumeToken', 'usePasswordReset', 'useEmailToken'],
   sessions: ['create', 'find', 'touch', 'delete', 'deleteForUser'],
 } as const satisfies ContractCoverage;
 
@@ -157,6 +157,55 @@ for (const backend of storageBackends({ postgresDirect: true })) {
       assert.equal(await storage.sessions.find(hashOf(3)), undefined);
       assert.equal(await storage.sessions.deleteForUser(user.id), 1);
       assert.equal(await storage.sessions.find(hashOf(2)), undefined);
+    });
+
+    test('when a user is created with a verification, then its token and mail are written with it, the token verifies once, and a verify link of an old address does nothing', async (t) => {
+      const { storage, accountId } = await setUp(t);
+      const mail: NewMail = { id: 'm-verify', kind: 'email-verification', recipient: 'ann@example.com', subject: 'Confirm', sealedBody: 'v1.sealed', accountId, createdAt: AT };
+      const user = await storage.users.create({ accountId, email: 'ann@example.com', passwordHash: 'h', createdAt: AT }, { hash: hashOf(30), createdAt: AT, expiresAt: isoPlus(AT, 3_600_000), mail });
+      if (user === 'email_taken') throw new Error('unexpected');
+      assert.equal(user.emailVerifiedAt, undefined);
+      assert.equal((await storage.mail.find('m-verify'))?.recipient, 'ann@example.com');
+      assert.equal(await storage.users.useEmailToken(hashOf(30), isoPlus(AT, 3_600_000)), undefined, 'expired at expiresAt');
+      assert.deepEqual(await storage.users.useEmailToken(hashOf(30), isoPlus(AT, 1000)), { kind: 'verify-email', userId: user.id, accountId, email: 'ann@example.com' });
+      assert.equal((await storage.users.findById(user.id))?.emailVerifiedAt, isoPlus(AT, 1000));
+      assert.equal(await storage.users.useEmailToken(hashOf(30), isoPlus(AT, 2000)), undefined, 'used once');
+      const taken = await storage.users.create({ accountId, email: 'ann@example.com', passwordHash: 'h', createdAt: AT }, { hash: hashOf(31), createdAt: AT, expiresAt: isoPlus(AT, 1000), mail: { ...mail, id: 'm-2' } });
+      assert.equal(taken, 'email_taken');
+      assert.equal(await storage.mail.find('m-2'), undefined, 'nothing of a refused user is written');
+      await storage.users.createToken({ hash: hashOf(32), kind: 'verify-email', userId: user.id, email: 'old@example.com', createdAt: AT, expiresAt: isoPlus(AT, 3_600_000) });
+      assert.equal(await storage.users.useEmailToken(hashOf(32), AT), undefined, 'a link to an address the user no longer has verifies nothing');
+    });
+
+    test('when a change-email token is used, then the address changes and is verified, the other outstanding links of the user die, and an address taken by then changes nothing', async (t) => {
+      const { storage, accountId } = await setUp(t);
+      const user = await storage.users.create({ accountId, email: 'ann@example.com', passwordHash: 'h', createdAt: AT });
+      const other = await storage.users.create({ accountId, email: 'bob@example.com', passwordHash: 'h', createdAt: AT });
+      if (user === 'email_taken' || other === 'email_taken') throw new Error('unexpected');
+      const later = isoPlus(AT, 3_600_000);
+      await storage.users.createTokenWithMail({ hash: hashOf(40), kind: 'change-email', origin: 'user', userId: user.id, email: 'bob@example.com', createdAt: AT, expiresAt: later }, [
+        { id: 'm-link', kind: 'email-verification', recipient: 'bob@example.com', subject: 'Confirm', sealedBody: 'v1.a', accountId, createdAt: AT },
+        { id: 'm-notice', kind: 'email-change-notice', recipient: 'ann@example.com', subject: 'Changing', sealedBody: 'v1.b', accountId, createdAt: AT },
+      ]);
+      assert.notEqual(await storage.mail.find('m-link'), undefined);
+      assert.notEqual(await storage.mail.find('m-notice'), undefined);
+      assert.equal(await storage.users.useEmailToken(hashOf(40), AT), 'email_taken');
+      assert.equal((await storage.users.findById(user.id))?.email, 'ann@example.com', 'nothing changed');
+      await storage.users.createToken({ hash: hashOf(41), kind: 'change-email', userId: user.id, email: 'ann.new@example.com', createdAt: AT, expiresAt: later });
+      await storage.users.createToken({ hash: hashOf(42), kind: 'reset', userId: user.id, createdAt: AT, expiresAt: later });
+      assert.deepEqual(await storage.users.useEmailToken(hashOf(41), AT), {
+        kind: 'change-email',
+        userId: user.id,
+        accountId,
+        email: 'ann.new@example.com',
+        previousEmail: 'ann@example.com',
+      });
+      const changed = await storage.users.findById(user.id);
+      assert.equal(changed?.email, 'ann.new@example.com');
+      assert.equal(changed?.emailVerifiedAt, AT);
+      assert.equal(await storage.users.findByEmail('ann@example.com'), undefined);
+      assert.equal(await storage.users.peekToken(hashOf(42), 'reset', AT), undefined, 'a reset link mailed to the old address dies');
+      assert.equal(await storage.users.useEmailToken(hashOf(40), AT), undefined, 'so does the other change');
     });
   });
 }

@@ -26,7 +26,7 @@ const DAY = 24 * 60 * 60 * 1000;
 /** A user's account (a user can acknowledge) with an endpoint subscribed to order.created, and a way to queue a delivery to it. */
 async function accountWithEndpoint(t: TestContext, backend: TestBackend) {
   const h = await webhooksHarness(t, backend);
-  const signedUp = await h.services.users.signUp({ email: `owner-${Math.random().toString(36).slice(2)}@example.com`, password: TEST_PASSWORD, storeName: 'Noticed' });
+  const signedUp = await h.services.users.signUp({ email: `owner-${Math.random().toString(36).slice(2)}@example.com`, password: TEST_PASSWORD, storeName: 'Noticed', origin: 'http://portal.test' });
   assert.ok(signedUp.ok);
   const { user } = signedUp;
   const receiver = await startHookReceiver(t);

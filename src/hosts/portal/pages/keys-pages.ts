@@ -6,6 +6,7 @@ import type { ApiKey } from '../../../api-keys/api-keys-repository.js';
 import { NotFoundError, ValidationError } from '../../../errors/errors.js';
 import type { Clock } from '../../../shared/clock.js';
 import { portalAuditContext } from '../portal-audit.js';
+import { verifyEmailFirst } from './email-verification-pages.js';
 import type { PortalContext } from '../portal-context.js';
 import { csrfField, formField } from '../portal-context.js';
 import { formatInstant } from '../portal-format.js';
@@ -108,6 +109,7 @@ export function registerKeysPages(scope: FastifyInstance, { render, services, cl
 
   app.post('/keys', { schema: { body: CreateForm } }, async (request, reply) => {
     const { user } = signedInUser(request);
+    if (!services.emailVerification.allows(user)) throw verifyEmailFirst();
     const { name, scope, expiresIn } = request.body;
     try {
       const scopes = chosenScopes(scope);

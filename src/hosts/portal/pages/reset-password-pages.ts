@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { PortalContext } from '../portal-context.js';
 import { csrfField, formField } from '../portal-context.js';
-import { normaliseEmail } from '../../../users/users-service.js';
+import { normaliseEmail } from '../../../users/user-input.js';
 import { passkeyAssertedUser } from './passkey-pages.js';
 import { spendAttempt } from './sign-in-pages.js';
 

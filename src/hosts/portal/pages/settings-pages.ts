@@ -10,10 +10,15 @@ import { signedInUser } from '../portal-session.js';
 
 const PasswordForm = Type.Object({ _csrf: csrfField, currentPassword: formField(), newPassword: formField() });
 const EmptyForm = Type.Object({ _csrf: csrfField });
+const EmailForm = Type.Object({ _csrf: csrfField, newEmail: formField(), emailPassword: formField() });
 const SettingsQuery = Type.Object({ passkey: Type.Optional(Type.String({ maxLength: 10 })), sessions: Type.Optional(Type.String({ maxLength: 10 })) });
 
-/** `/settings` (signed in): change the password (other sessions end), sign out everywhere; and `POST /sign-out`. */
-export function registerSettingsPages(scope: FastifyInstance, { render, services, sessions }: PortalContext): void {
+/**
+ * `/settings` (signed in): change the password (other sessions end), change
+ * the email address (with the current password; it changes when the link
+ * mailed to the new address is followed), sign out everywhere; and `POST /sign-out`.
+ */
+export function registerSettingsPages(scope: FastifyInstance, { render, services, sessions, origin }: PortalContext): void {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
 
   app.get('/settings', { schema: { querystring: SettingsQuery } }, async (request, reply) => {
@@ -23,6 +28,27 @@ export function registerSettingsPages(scope: FastifyInstance, { render, services
     const passkeyAdded = request.query.passkey === 'added';
     const sessionsView = await sessionsSection(services, signedIn, { notice: request.query.sessions, offerEndOthers: passkeyAdded });
     return render(request, reply, 'settings', { title: 'Settings', email: user.email, changed: false, passkeys, passkeyAdded, ...sessionsView });
+  });
+
+  app.post('/settings/email', { schema: { body: EmailForm } }, async (request, reply) => {
+    const signedIn = signedInUser(request);
+    const { user } = signedIn;
+    const result = await services.emailVerification.requestChange({
+      userId: user.id,
+      currentPassword: request.body.emailPassword,
+      newEmail: request.body.newEmail,
+      origin: origin(),
+    });
+    const passkeys = await passkeyRows(services, user.id);
+    const sessionsView = await sessionsSection(services, signedIn, {});
+    reply.header('cache-control', 'no-store');
+    if (!result.ok) {
+      const view = { title: 'Settings', email: user.email, changed: false, passkeys, emailError: result, newEmail: request.body.newEmail, ...sessionsView };
+      return render(request, reply, 'settings', view, 400);
+    }
+    const target = { kind: 'user', id: String(user.id) } as const;
+    await recordPortalAction(services.audit, request, user, 'user_email_change_requested', { target, details: { to: result.newEmail.slice(0, 200) } });
+    return render(request, reply, 'settings', { title: 'Settings', email: user.email, changed: false, passkeys, emailRequested: result.newEmail, ...sessionsView });
   });
 
   app.post('/settings/password', { schema: { body: PasswordForm } }, async (request, reply) => {

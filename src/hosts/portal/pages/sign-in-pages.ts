@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { normaliseEmail } from '../../../users/users-service.js';
+import { normaliseEmail } from '../../../users/user-input.js';
 import type { SignInMethod } from '../portal-metrics.js';
 import type { PortalContext } from '../portal-context.js';
 import { csrfField, formField } from '../portal-context.js';

@@ -16,7 +16,7 @@ const SignUpForm = Type.Object({ _csrf: csrfField, email: formField(), password:
  */
 export function registerSignUpPages(scope: FastifyInstance, context: PortalContext): void {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
-  const { render, services, sessions } = context;
+  const { render, services, sessions, origin } = context;
   const { users } = services;
 
   /** What the form shows: the store an invitation joins, or whether it must ask for a store name. */
@@ -37,7 +37,7 @@ export function registerSignUpPages(scope: FastifyInstance, context: PortalConte
     const { email, password, storeName = '', invite: inviteToken = '' } = request.body;
     // Every sign-up costs an Argon2 hash: counted per address like a failed sign-in.
     await spendAttempt(context, request);
-    const result = await users.signUp({ email, password, storeName, ...(inviteToken === '' ? {} : { inviteToken }) });
+    const result = await users.signUp({ email, password, storeName, origin: origin(), ...(inviteToken === '' ? {} : { inviteToken }) });
     if (!result.ok) {
       reply.header('cache-control', 'no-store');
       const invite = await invitation(inviteToken);
