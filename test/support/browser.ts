@@ -11,9 +11,11 @@ import type { TestContext } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { FastifyInstance } from 'fastify';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { buildTestStoreApp } from './app.js';
+import { createMailEngine } from '../../src/background-work.js';
+import { buildTestStoreApp, testOutages } from './app.js';
 import { capturingLogger } from './logs.js';
 import { createTestPortal, TEST_PASSWORD, type TestPortal } from './portal.js';
+import { startSmtpServer, type TestSmtpServer } from './smtp.js';
 import type { TestBackend } from './storage.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -104,4 +106,20 @@ export async function seriousViolations(page: Page): Promise<string[]> {
 /** Fails when axe finds a serious or critical violation on the page as it is now. */
 export async function assertAccessible(page: Page, what: string): Promise<void> {
   assert.deepEqual(await seriousViolations(page), [], `${what}: no serious or critical accessibility violation`);
+}
+
+/**
+ * A portal in the browser whose mail goes out for real: a real SMTP server on
+ * loopback (test/support/smtp.ts) and the server's own mail engine polling
+ * every 100 ms, stopped when the test ends.
+ */
+export async function startBrowserPortalWithMail(t: TestContext, backend: TestBackend): Promise<BrowserPortal & { smtp: TestSmtpServer }> {
+  const smtp = await startSmtpServer(t, { user: 'mailer', password: 'mail-password' });
+  const started = await startBrowserPortal(t, backend, { env: { SMTP_URL: smtp.url, MAIL_POLL_INTERVAL_MS: '100' } });
+  const { logger } = capturingLogger();
+  const { portal } = started;
+  const engine = createMailEngine({ config: portal.config, storage: portal.storage, services: portal.services }, logger, testOutages(logger, portal.storage));
+  engine.start();
+  t.after(() => engine.stop());
+  return { ...started, smtp };
 }

@@ -202,6 +202,16 @@ export function assetLinks(html: string): { script: string; style: string } {
 }
 
 /** The visible text of an HTML page's element content, tags removed and entities of the templates decoded: for message assertions. */
+/** The account of the user signed up with `email`. */
+export async function accountOf(portal: TestPortal, email: string): Promise<number> {
+  const user = await portal.storage.users.findByEmail(email);
+  if (user === undefined) throw new Error(`no user ${email}`);
+  return user.accountId;
+}
+
+/** The order ids an /orders page lists, in its order. */
+export const orderIds = (html: string): string[] => [...html.matchAll(/<td data-label="Order">(\d+)<\/td>/g)].map((match) => match[1] ?? '');
+
 export function pageText(html: string): string {
   return html
     .replace(/<script[\s\S]*?<\/script>/g, '')

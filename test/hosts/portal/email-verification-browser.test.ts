@@ -7,13 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createMailEngine } from '../../../src/background-work.js';
-import { testOutages } from '../../support/app.js';
 import { AxeBuilder } from '@axe-core/playwright';
-import { assertAccessible, browserSkip, signUp, startBrowserPortal } from '../../support/browser.js';
-import { capturingLogger } from '../../support/logs.js';
+import { assertAccessible, browserSkip, signUp, startBrowserPortalWithMail } from '../../support/browser.js';
 import { waitFor } from '../../support/process.js';
-import { startSmtpServer } from '../../support/smtp.js';
 import { httpBackends } from '../../support/storage.js';
 
 const WAIT_MS = 15_000;
@@ -21,12 +17,7 @@ const WAIT_MS = 15_000;
 for (const backend of httpBackends()) {
   describe(`email verification in a browser: ${backend.name}`, { skip: browserSkip }, () => {
     test('when a new user sees the banner, presses Resend and follows the mailed link, then the address is verified and the banner is gone', async (t) => {
-      const smtp = await startSmtpServer(t, { user: 'mailer', password: 'mail-password' });
-      const { origin, newPage, portal } = await startBrowserPortal(t, backend, { env: { SMTP_URL: smtp.url, MAIL_POLL_INTERVAL_MS: '100' } });
-      const { logger } = capturingLogger();
-      const engine = createMailEngine({ config: portal.config, storage: portal.storage, services: portal.services }, logger, testOutages(logger, portal.storage));
-      engine.start();
-      t.after(() => engine.stop());
+      const { origin, newPage, smtp } = await startBrowserPortalWithMail(t, backend);
 
       const page = await newPage();
       page.setDefaultTimeout(WAIT_MS);

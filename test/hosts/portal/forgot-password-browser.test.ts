@@ -6,12 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createMailEngine } from '../../../src/background-work.js';
-import { testOutages } from '../../support/app.js';
-import { addVirtualAuthenticator, browserSkip, signUp, startBrowserPortal } from '../../support/browser.js';
-import { capturingLogger } from '../../support/logs.js';
+import { addVirtualAuthenticator, browserSkip, signUp, startBrowserPortalWithMail } from '../../support/browser.js';
 import { waitFor } from '../../support/process.js';
-import { startSmtpServer } from '../../support/smtp.js';
 import { storageBackends } from '../../support/storage.js';
 
 const NEW_PASSWORD = 'a brand new passphrase';
@@ -20,12 +16,7 @@ const WAIT_MS = 15_000;
 for (const backend of storageBackends()) {
   describe(`forgot password in a browser: ${backend.name}`, { skip: browserSkip }, () => {
     test('when a user with a passkey forgets the password, then the mailed link (through SMTP) with a passkey confirmation sets a new one, and an unknown address gets no mail', async (t) => {
-      const smtp = await startSmtpServer(t, { user: 'mailer', password: 'mail-password' });
-      const { origin, newPage, portal } = await startBrowserPortal(t, backend, { env: { SMTP_URL: smtp.url, MAIL_POLL_INTERVAL_MS: '100' } });
-      const { logger } = capturingLogger();
-      const engine = createMailEngine({ config: portal.config, storage: portal.storage, services: portal.services }, logger, testOutages(logger, portal.storage));
-      engine.start();
-      t.after(() => engine.stop());
+      const { origin, newPage, portal, smtp } = await startBrowserPortalWithMail(t, backend);
 
       const page = await newPage();
       page.setDefaultTimeout(WAIT_MS);

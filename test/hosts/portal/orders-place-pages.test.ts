@@ -1,16 +1,10 @@
 /** The "Place a test order" form of /orders over real requests, on every backend: placing, bad input, CSRF. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createTestPortal, pageText, signUp, type TestPortal } from '../../support/portal.js';
+import { accountOf, createTestPortal, orderIds, pageText, signUp } from '../../support/portal.js';
 import { httpBackends } from '../../support/storage.js';
 
-async function accountOf(portal: TestPortal, email: string): Promise<number> {
-  const user = await portal.storage.users.findByEmail(email);
-  assert.ok(user !== undefined);
-  return user.accountId;
-}
 
-const orderIds = (html: string) => [...html.matchAll(/<td data-label="Order">(\d+)<\/td>/g)].map((match) => match[1] ?? '');
 
 for (const backend of httpBackends()) {
   describe(`portal /orders, placing a test order: ${backend.name}`, () => {

@@ -1,7 +1,7 @@
 /** The /webhooks pages over real requests, on every backend: create (secret once), SSRF refusal, disable/enable, rotate, delete, deliveries and redelivery, other accounts, CSRF. */
 import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
-import { createTestPortal, pageText, signUp, type PortalClient, type TestPortal } from '../../support/portal.js';
+import { accountOf, createTestPortal, pageText, type PortalClient, signUp, type TestPortal } from '../../support/portal.js';
 import { httpBackends, type TestBackend } from '../../support/storage.js';
 
 const SECRET = /id="signing-secret"[^>]*value="([^"]+)"/;
@@ -19,11 +19,6 @@ async function createEndpoint(client: PortalClient, fields: Record<string, strin
   return { response, secret: SECRET.exec(response.body)?.[1] ?? '', id: /href="\/webhooks\/(we_[0-9a-f]{32})"/.exec(response.body)?.[1] ?? '' };
 }
 
-async function accountOf(portal: TestPortal, email: string): Promise<number> {
-  const user = await portal.storage.users.findByEmail(email);
-  assert.ok(user !== undefined);
-  return user.accountId;
-}
 
 for (const backend of httpBackends()) {
   describe(`portal /webhooks: ${backend.name}`, () => {
