@@ -56,12 +56,19 @@ FROM inserted`;
  *
  * Must run inside the transaction of the change the events report: this is
  * the one place the outbox is written, and what the webhook fan-out extends.
+ * `source` is a query of the new events' columns (account_id, id, type,
+ * subject, created_at, payload, ord), `count` how many it yields.
  */
-const INSERT_EVENTS = `
-WITH e AS (
-  SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], string_to_array($6::text, chr(30)))
-    WITH ORDINALITY AS e(account_id, id, type, subject, created_at, payload, ord)
-),${EVENTS_FROM_E}`;
+export async function insertEventsFrom(tx: Sql, source: string, values: readonly unknown[], count: number): Promise<void> {
+  const [row] = await tx<{ n: number; told: number }>(`WITH e AS (${source}),${EVENTS_FROM_E}`, values);
+  // Only an account that does not exist can drop an event; its change must not commit alone.
+  if (row?.n !== count) throw new Error(`${count} events to write, ${row?.n ?? 0} written: an account is missing`);
+  if (row.told > 0) queuedIn.add(tx);
+}
+
+/** The events of insertEvents' six parameters, in their order. */
+const UNNEST_EVENTS = `SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], string_to_array($6::text, chr(30)))
+    WITH ORDINALITY AS e(account_id, id, type, subject, created_at, payload, ord)`;
 
 /**
  * The payloads as one text, separated by U+001E (record separator), which
@@ -82,22 +89,20 @@ function joinPayloads(events: readonly NewEvent[]): string {
 
 const PAYLOAD_SEPARATOR = '\x1e';
 
+/** Writes `events` (insertEventsFrom). */
 export async function insertEvents(tx: Sql, events: readonly NewEvent[]): Promise<void> {
   if (events.length === 0) return;
   // Array literals written in one pass and the payloads joined (see
-  // joinPayloads): an import writes a run of 10,000 events at once, which
-  // node-postgres would escape element by element.
-  const [row] = await tx<{ n: number; told: number }>(INSERT_EVENTS, [
+  // joinPayloads), rather than escaped element by element by node-postgres.
+  const values = [
     arrayLiteral(events, (event) => event.accountId),
     arrayLiteral(events, (event) => event.id),
     arrayLiteral(events, (event) => event.type),
     arrayLiteral(events, (event) => event.subject),
     arrayLiteral(events, (event) => event.createdAt),
     joinPayloads(events),
-  ]);
-  // Only an account that does not exist can drop an event; its change must not commit alone.
-  if (row?.n !== events.length) throw new Error(`${events.length} events to write, ${row?.n ?? 0} written: an account is missing`);
-  if (row.told > 0) queuedIn.add(tx);
+  ];
+  await insertEventsFrom(tx, UNNEST_EVENTS, values, events.length);
 }
 
 const COLUMNS = `account_id, position, id, type, subject, ${isoTimestamp('created_at')}, payload`;

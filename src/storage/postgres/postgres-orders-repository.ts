@@ -178,7 +178,7 @@ export function createPostgresOrdersRepository(sql: Sql, transaction: Transactio
       });
     },
     async importOrders(batches) {
-      return transaction((tx) => importBatches(tx, batches, refusals));
+      return transaction((tx, copyIn) => importBatches(tx, copyIn, batches, refusals));
     },
     async listPage(query) {
       const { text, values } = pageSql(query);

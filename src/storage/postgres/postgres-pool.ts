@@ -1,7 +1,10 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import type { CustomTypesConfig } from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
 import { toStorageError } from './postgres-errors.js';
-import type { Sql, Transaction } from './postgres-sql.js';
+import type { CopyIn, Sql, Transaction } from './postgres-sql.js';
 
 /** How long a request may wait for a connection before it gets a 503. */
 export const CONNECT_TIMEOUT_MS = 3000;
@@ -82,10 +85,20 @@ export function createPostgresPool(options: {
         throw toStorageError(error);
       }
     };
+    // COPY through pg-copy-streams on the transaction's own connection: it
+    // works through a transaction-mode pooler, the transaction pinning the
+    // server connection until its COMMIT.
+    const copyIn: CopyIn = async (statement, rows) => {
+      try {
+        await pipeline(Readable.from([rows]), client.query(copyFrom(statement)));
+      } catch (error) {
+        throw toStorageError(error);
+      }
+    };
     let broken = false;
     try {
       await tx(begin);
-      const result = await work(tx);
+      const result = await work(tx, copyIn);
       await tx('COMMIT');
       options.afterCommit?.(tx);
       return result;

@@ -248,6 +248,7 @@ for (const backend of storageBackends({ postgresDirect: true })) {
         const cases: [string, (readonly NewOrder[])[], { position: number; code: string }][] = [
           ['a taken id, first of all', [[taken], range(accountId, 1, 5)], { position: 0, code: 'order_id_taken' }],
           ['a taken id deep in a large batch', [range(accountId, 1, 3), [...range(accountId, 10, 1109), taken, ...range(accountId, 1110, 1200)]], { position: 1103, code: 'order_id_taken' }],
+          ['a taken id in the middle of the second run of 10,000 (staged by COPY)', [range(accountId, 10_001, 20_000), [...range(accountId, 20_001, 24_999), taken, ...range(accountId, 25_000, 26_000)]], { position: 14_999, code: 'order_id_taken' }],
           ['a taken id, last of the last batch', [range(accountId, 1, 3), range(accountId, 4, 6), [taken]], { position: 6, code: 'order_id_taken' }],
           ['an id repeated in a later batch', [range(accountId, 1, 40), range(accountId, 41, 80), range(accountId, 30, 31)], { position: 80, code: 'order_id_taken' }],
           ['an id repeated within one batch', [[...range(accountId, 1, 60), ...range(accountId, 60, 61)]], { position: 60, code: 'order_id_taken' }],

@@ -54,7 +54,7 @@ describe('PostgreSQL import', () => {
     const three = await cost([10, 10, 10]);
     assert.deepEqual(await cost([1000, 3000, 1000]), three);
     assert.ok(three.bumps <= 3, `${three.bumps} version bumps for 3 batches`);
-    // Per batch: the largest id, the orders, their events (one statement each, whatever the batch's size).
+    // Per run: the largest id, TRUNCATE and COPY of the staging table, the orders, their events (one statement each, whatever its size).
     assert.ok(three.statements - small.statements <= 2 * 3, `${three.statements} statements for 3 batches, ${small.statements} for 1`);
     // Every id chosen once, in file order after the largest before the import.
     const ids = (await storage.orders.listAll(accountId)).map((o) => o.id);
