@@ -1,3 +1,5 @@
+import { createListeners } from '../shared/listeners.js';
+
 /**
  * Tells this process's delivery engines, right after a commit, that it
  * queued webhook deliveries: the hand-off that lets a change reach its
@@ -14,17 +16,12 @@ export interface DeliveriesQueued {
 }
 
 export function createDeliveriesQueued(): DeliveriesQueued {
-  const listeners = new Set<() => void>();
+  // A wake that failed leaves the delivery to the engine's poll.
+  const listeners = createListeners();
   let scheduled = false;
   const tell = () => {
     scheduled = false;
-    for (const listener of listeners) {
-      try {
-        listener();
-      } catch {
-        // A wake that failed leaves the delivery to the engine's poll.
-      }
-    }
+    listeners.tell();
   };
   return {
     announce() {
@@ -32,9 +29,6 @@ export function createDeliveriesQueued(): DeliveriesQueued {
       scheduled = true;
       queueMicrotask(tell);
     },
-    subscribe(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
+    subscribe: listeners.subscribe,
   };
 }

@@ -50,7 +50,6 @@ export interface DeliveryEngineDependencies<T extends ClaimedItem> {
   yieldTo?: { load(): HostLoad; share: number };
 }
 
-
 /**
  * Moves a delivery queue on: claims due items (a lease, so several processes
  * on one database share the work and never hold one item at once), delivers

@@ -1,3 +1,4 @@
+import { createListeners, type Listeners } from '../../shared/listeners.js';
 import type { SystemDisableReason } from './webhook-notices-repository.js';
 
 /**
@@ -7,27 +8,8 @@ import type { SystemDisableReason } from './webhook-notices-repository.js';
  * rolled back is never told. A listener that throws is not the settlement's
  * problem (it has committed): telling never throws.
  */
-export interface EndpointsDisabled {
-  tell(reason: SystemDisableReason): void;
-  /** Registers a listener; returns what unregisters it. */
-  subscribe(listener: (reason: SystemDisableReason) => void): () => void;
-}
+export type EndpointsDisabled = Pick<Listeners<[SystemDisableReason]>, 'tell' | 'subscribe'>;
 
 export function createEndpointsDisabled(): EndpointsDisabled {
-  const listeners = new Set<(reason: SystemDisableReason) => void>();
-  return {
-    tell(reason) {
-      for (const listener of listeners) {
-        try {
-          listener(reason);
-        } catch {
-          // A lost count is the listener's loss, not a reason to fail a committed settlement.
-        }
-      }
-    },
-    subscribe(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-  };
+  return createListeners<[SystemDisableReason]>();
 }
