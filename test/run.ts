@@ -7,18 +7,22 @@
  * arguments with it (a folder stands for every *.test.ts under it, at any
  * depth, as test/ mirrors src/; the second tier, test/long/, only when named
  * itself), TEST_CONCURRENCY files at a time, always stops it, prints the ten
- * slowest files, and exits with the runner's code. It also starts PgBouncer
+ * slowest files, and exits with the runner's code. With `--check` it also runs
+ * `npm run check` (type-check, lint, unused code) at the same time as the
+ * test files, which leave part of the machine idle while they wait on
+ * databases and browsers; its output is printed after the tests, and the run
+ * fails when either fails. It also starts PgBouncer
  * (transaction pooling) in front of that server and passes its URL as
  * TEST_PGBOUNCER_URL, so the storage contract suite runs through a pooler
  * too; without a pgbouncer binary it says so and skips those runs, except
  * under CI, where it must run.
  *
- *   node --import tsx test/run.ts test                  # npm test
+ *   node --import tsx test/run.ts --check test          # npm test
  *   node --import tsx test/run.ts test/long             # npm run test:long
  *   node --import tsx test/run.ts test/orders test/http/errors.test.ts
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { startEmbeddedPostgres, type EmbeddedServer } from './support/embedded-postgres.js';
@@ -48,7 +52,9 @@ function testFilesUnder(dir: string): string[] {
     });
 }
 
-const files = process.argv.slice(2).flatMap((arg) => (statSync(arg).isDirectory() ? testFilesUnder(arg) : [arg]));
+const args = process.argv.slice(2);
+const withCheck = args.includes('--check');
+const files = args.filter((arg) => arg !== '--check').flatMap((arg) => (statSync(arg).isDirectory() ? testFilesUnder(arg) : [arg]));
 if (files.length === 0) {
   process.stderr.write('usage: node --import tsx test/run.ts <test files…>\n');
   process.exit(2);
@@ -105,22 +111,17 @@ try {
 // TEST_TIMES_FILE keeps every file's time (JSON lines) for a closer look; otherwise a temporary file.
 const timesDir = mkdtempSync(path.join(tmpdir(), 'store-orders-test-times-'));
 const timesFile = process.env.TEST_TIMES_FILE ?? path.join(timesDir, 'files.jsonl');
+const TIMES_CACHE = path.join(import.meta.dirname, '..', 'node_modules', '.cache', 'store-orders', 'test-times.json');
 const runner = spawn(
   process.execPath,
-  [
-    '--import',
-    'tsx',
-    '--test',
-    `--test-concurrency=${concurrency}`,
-    '--test-reporter=spec',
-    '--test-reporter-destination=stdout',
-    `--test-reporter=${path.join(import.meta.dirname, 'support', 'file-times-reporter.mjs')}`,
-    `--test-reporter-destination=${timesFile}`,
-    ...files,
-  ],
+  ['--import', 'tsx', path.join(import.meta.dirname, 'support', 'run-files.ts'), String(concurrency), timesFile, ...longestFirst(files)],
   { env, stdio: 'inherit' },
 );
-const forward = (signal: NodeJS.Signals) => runner.kill(signal);
+const check = withCheck ? startCheck() : undefined;
+const forward = (signal: NodeJS.Signals) => {
+  runner.kill(signal);
+  check?.child.kill(signal);
+};
 process.on('SIGINT', forward);
 process.on('SIGTERM', forward);
 
@@ -130,19 +131,87 @@ const code = await new Promise<number>((resolve) => {
 });
 await stopAll();
 printSlowest(10);
-process.exit(code);
+rememberTimes();
+const checkCode = check === undefined ? 0 : await check.done;
+process.exit(code !== 0 ? code : checkCode);
+
+/** `npm run check` beside the test files; its output is held until they end, so the two do not interleave. */
+function startCheck(): { child: ReturnType<typeof spawn>; done: Promise<number> } {
+  const started = Date.now();
+  const child = spawn('npm', ['run', '--silent', 'check'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const output: Buffer[] = [];
+  child.stdout?.on('data', (chunk: Buffer) => output.push(chunk));
+  child.stderr?.on('data', (chunk: Buffer) => output.push(chunk));
+  const done = new Promise<number>((resolve) => {
+    child.on('error', (error) => {
+      output.push(Buffer.from(`${error.message}\n`));
+      resolve(1);
+    });
+    child.on('close', (exitCode) => resolve(exitCode ?? 1));
+  }).then((exitCode) => {
+    const seconds = ((Date.now() - started) / 1000).toFixed(0);
+    process.stdout.write(`\nnpm run check (type-check, lint, unused code, beside the tests): ${exitCode === 0 ? 'passed' : `FAILED (exit ${exitCode})`} in ${seconds} s\n`);
+    if (exitCode !== 0 || output.length > 0) process.stdout.write(Buffer.concat(output));
+    return exitCode;
+  });
+  return { child, done };
+}
+
+/** This run's file times, from the file-times reporter, slowest first. */
+function thisRunsTimes(): { file: string; ms: number }[] {
+  try {
+    return readFileSync(timesFile, 'utf8')
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as { file: string; ms: number })
+      .sort((a, b) => b.ms - a.ms);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The files in the order to start them: the longest first, so that the end
+ * of a run is not one long file alone on one core. A file's length is its
+ * time in the last run on this checkout (kept in node_modules/.cache, so a
+ * clean checkout has none); without one, a guess: browsers, spawned servers
+ * and the storage contract suite first, then by size.
+ */
+function longestFirst(testFiles: string[]): string[] {
+  const previous = previousTimes();
+  const guess = (file: string) => {
+    const kind = /browser|portman|multi-process|backup/.test(file) ? 4 : file.includes(`${path.sep}e2e${path.sep}`) ? 3 : file.includes(`contract${path.sep}storage`) ? 2 : 1;
+    return kind * 1_000_000 + statSync(file).size;
+  };
+  const weight = (file: string) => previous.get(path.resolve(file)) ?? guess(file) / 100;
+  return [...testFiles].sort((a, b) => weight(b) - weight(a));
+}
+
+function previousTimes(): Map<string, number> {
+  try {
+    return new Map(Object.entries(JSON.parse(readFileSync(TIMES_CACHE, 'utf8')) as Record<string, number>));
+  } catch {
+    return new Map();
+  }
+}
+
+/** Keeps this run's times for the next run's order (merged: a run of a few files keeps the others'). */
+function rememberTimes(): void {
+  const times = Object.fromEntries(previousTimes());
+  for (const { file, ms } of thisRunsTimes()) times[path.resolve(file)] = ms;
+  try {
+    mkdirSync(path.dirname(TIMES_CACHE), { recursive: true });
+    writeFileSync(TIMES_CACHE, JSON.stringify(times));
+  } catch {
+    // Only an ordering hint: a read-only checkout runs in the guessed order.
+  }
+  rmSync(timesDir, { recursive: true, force: true });
+}
 
 /** The `count` slowest files of this run, from the file-times reporter. */
 function printSlowest(count: number): void {
-  let lines: string[] = [];
-  try {
-    lines = readFileSync(timesFile, 'utf8').split('\n').filter((line) => line !== '');
-  } catch {
-    return;
-  } finally {
-    rmSync(timesDir, { recursive: true, force: true });
-  }
-  const times = lines.map((line) => JSON.parse(line) as { file: string; ms: number }).sort((a, b) => b.ms - a.ms);
+  const times = thisRunsTimes();
+  if (times.length === 0) return;
   const cwd = process.cwd();
   process.stdout.write(`\nslowest test files (${files.length} files, ${concurrency} at a time):\n`);
   for (const { file, ms } of times.slice(0, count)) process.stdout.write(`${(ms / 1000).toFixed(1).padStart(7)} s  ${path.relative(cwd, file)}\n`);
