@@ -1,6 +1,8 @@
 import { synopsis } from '../src/cli/cli-help.js';
-import { COMMANDS } from '../src/cli/commands/index.js';
+import { loadCommands } from '../src/cli/commands/index.js';
 import { configurationTable } from '../src/config/config-docs.js';
+
+const COMMANDS = await loadCommands();
 
 interface GeneratedBlock {
   name: string;

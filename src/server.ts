@@ -13,6 +13,7 @@ import { createRateLimiter } from './http/protection/rate-limit.js';
 import { buildQuickstartApp } from './hosts/quickstart/quickstart-app.js';
 import { buildPortalApp } from './hosts/portal/portal-app.js';
 import { systemClock } from './shared/clock.js';
+import { databaseAssignment } from './shared/shell-hint.js';
 import { listenOn } from './server-listen.js';
 import { createHostLoad } from './delivery/engine-pacing.js';
 import { portalOrigin } from './hosts/portal/portal-origin.js';
@@ -112,6 +113,7 @@ export async function runServer(
     ...(portalAddress === undefined ? {} : { portalAddress }),
     ...(metricsListener === undefined ? {} : { metricsUrl: metricsListener.url }),
     freshDatabase: (await container.services.accounts.listAccounts()).length === 0,
+    commandPrefix: databaseAssignment(config.database, process.cwd()),
   };
   stderr.write(greeting(listening));
   return listening;
@@ -126,10 +128,12 @@ export interface Listening {
   /** The Prometheus scrape URL; absent when METRICS_PORT=off (and in a cluster worker). */
   metricsUrl?: string;
   freshDatabase: boolean;
+  /** What the greeting's commands need in front to reach this database from the shell that started it (shared/shell-hint.ts). */
+  commandPrefix: string;
 }
 
 /** The human greeting on stderr; `workers` is said when more than one serve. */
-export function greeting({ address, quickstartAddress, portalAddress, metricsUrl, freshDatabase }: Listening, workers = 1): string {
+export function greeting({ address, quickstartAddress, portalAddress, metricsUrl, freshDatabase, commandPrefix }: Listening, workers = 1): string {
   const lines = [
     `Store Orders listening on ${address} (API under ${address}/v1)${workers > 1 ? ` with ${workers} workers` : ''}`,
     `API documentation: ${address}/docs (try the operations there with an API key)`,
@@ -141,8 +145,8 @@ export function greeting({ address, quickstartAddress, portalAddress, metricsUrl
     const how = portalAddress === undefined ? 'Create one and an API key for it:' : `Sign up in a browser at ${portalAddress}/sign-up, or create one and an API key from this shell:`;
     lines.push(
       `The database has no accounts yet. ${how}`,
-      '  ./bin/store-orders accounts create --name "My Pet Store"',
-      '  ./bin/store-orders keys create --account 1',
+      `  ${commandPrefix}./bin/store-orders accounts create --name "My Pet Store"`,
+      `  ${commandPrefix}./bin/store-orders keys create --account 1`,
       `Then: curl -H "Authorization: Bearer <key>" ${address}/v1/store/orders`,
     );
   }

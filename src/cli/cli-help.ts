@@ -1,4 +1,3 @@
-import { environmentHelp } from '../config/config-docs.js';
 import type { CliOption } from './cli-args.js';
 import type { CliCommand } from './commands/command.js';
 
@@ -40,16 +39,16 @@ export function shortUsage(commands: readonly CliCommand[]): string {
   ].join('\n');
 }
 
-/** `store-orders --help`: every command, then every environment variable of the configuration schema. */
-export function fullUsage(commands: readonly CliCommand[]): string {
+/** `store-orders --help`: every command, then every environment variable of the configuration schema (`environment`: config-docs.ts's environmentHelp). */
+export function fullUsage(commands: readonly CliCommand[], environment: string): string {
   return [
     ...topUsage(commands),
     'Run store-orders <command> --help for a command\'s options.',
     'Every command but serve accepts --json (one JSON object on stdout; on failure {"code","message","exitCode"}).',
     'Exit codes: 0 success, 1 the command failed, 2 called wrongly or invalid configuration, 130 interrupted (Ctrl-C).',
-    'store-orders --version prints the version. More: docs/cli.md.',
+    'store-orders --version (or -v, version) prints the version. More: docs/cli.md.',
     '',
-    environmentHelp(),
+    environment,
   ].join('\n');
 }
 

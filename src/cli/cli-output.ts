@@ -21,8 +21,54 @@ export interface Printer {
   result(json: object, human: string): void;
 }
 
+/**
+ * Prints a command's result. The human text carries what users stored
+ * (emails, store names, key names, URLs, descriptions): its control
+ * characters are escaped (escapeControls), keeping only the line breaks and
+ * tabs that lay it out. JSON escapes C0 itself; C1 and the bidirectional
+ * controls, which it leaves as they are, become \u escapes.
+ */
 export function createPrinter(stdout: NodeJS.WritableStream, asJson: boolean): Printer {
-  return { result: (json, human) => stdout.write(`${asJson ? stringifyJson(json) : human}\n`) };
+  return { result: (json, human) => stdout.write(`${asJson ? escapeControls(stringifyJson(json), 'json') : escapeControls(human, 'layout')}\n`) };
+}
+
+/**
+ * Unicode's control characters (Cc: C0 with ESC and BEL, DEL, C1 with CSI),
+ * the line and paragraph separators and the bidirectional controls that
+ * reorder what a terminal shows (the "Trojan Source" characters).
+ */
+const UNSAFE_FOR_TERMINALS = /[\p{Cc}\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
+
+/**
+ * `text` fit for a terminal: each control character written as an escape
+ * (`\x1b`, `\u202e`), so that a stored email holding an escape sequence
+ * shows as text instead of setting the operator's terminal title or
+ * rewriting the screen. `layout`: line breaks and tabs stay (the human
+ * output's own lines and columns). `json`: JSON text, every one as a `\u`
+ * escape, which reads back as the same string.
+ */
+export function escapeControls(text: string, mode: 'text' | 'layout' | 'json' = 'text'): string {
+  return text.replace(UNSAFE_FOR_TERMINALS, (character) => {
+    if (mode === 'layout' && (character === '\n' || character === '\t')) return character;
+    const code = character.codePointAt(0) ?? 0;
+    return code <= 0xff && mode !== 'json' ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
+
+/**
+ * A reader that went away (`store-orders orders list | head -2`) ends the
+ * command quietly: Node ignores SIGPIPE, so a write to the closed pipe fails
+ * with EPIPE, which unhandled printed a stack trace. `onClosed` ends the
+ * process (bin/store-orders: with the command's status, 0 when it had not
+ * failed); any other stream error is left to Node.
+ */
+export function endQuietlyOnClosedPipe(streams: readonly NodeJS.WritableStream[], onClosed: () => void): void {
+  for (const stream of streams) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+      onClosed();
+    });
+  }
 }
 
 

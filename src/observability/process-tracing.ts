@@ -10,7 +10,7 @@ import type * as SemanticConventions from '@opentelemetry/semantic-conventions';
 import type * as FastifyOtel from '@fastify/otel';
 import type { FastifyOtelInstrumentation } from '@fastify/otel';
 import type { FastifyRequest } from 'fastify';
-import { loadConfig, type TracingConfig } from '../config/config.js';
+import type { TracingConfig } from '../config/config.js';
 
 /** The process's tracing, when it is on: the hosts' instrumentation, and the flush that ends it. */
 export interface ProcessTracing {
@@ -52,10 +52,13 @@ function nameServerSpan({ ATTR_HTTP_ROUTE, ATTR_URL_PATH }: typeof SemanticConve
  * The instrumentation of `pg` patches the module as Node's `require` loads
  * it (pg is CommonJS: our ESM `import pg` loads it through the CommonJS
  * loader, whose require of pg/lib/client.js and pg-pool the hook sees), so
- * this must run before anything imports pg: cli/main.ts imports this module
- * first. Spans with no parent (the dispatcher's polls) are not recorded.
+ * this must run before anything imports pg: cli/main.ts starts it once the
+ * configuration is read, before the command's work loads pg (cli/cli.ts).
+ * A process-wide resource on purpose, handed from cli/main.ts to the server
+ * explicitly. Spans with no parent (the dispatcher's polls) are not
+ * recorded.
  */
-function startTracing({ tracesUrl, serviceName }: TracingConfig): ProcessTracing {
+export function startProcessTracing({ tracesUrl, serviceName }: TracingConfig): ProcessTracing {
   const { OTLPTraceExporter } = load('@opentelemetry/exporter-trace-otlp-http') as typeof OtlpHttpExporter;
   const { registerInstrumentations } = load('@opentelemetry/instrumentation') as typeof InstrumentationModule;
   const { PgInstrumentation } = load('@opentelemetry/instrumentation-pg') as typeof PgInstrumentationModule;
@@ -74,21 +77,3 @@ function startTracing({ tracesUrl, serviceName }: TracingConfig): ProcessTracing
   registerInstrumentations({ tracerProvider: provider, instrumentations: [new PgInstrumentation({ requireParentSpan: true }), http] });
   return { http, shutdown: () => provider.shutdown() };
 }
-
-function startFromEnvironment(): ProcessTracing | undefined {
-  try {
-    const { tracing } = loadConfig();
-    return tracing === null ? undefined : startTracing(tracing);
-  } catch {
-    // The CLI reads the configuration again and reports every problem in it.
-    return undefined;
-  }
-}
-
-/**
- * Started as this module is evaluated, because that is the only moment that
- * comes before `pg` loads: a process-wide resource on purpose, handed from
- * cli/main.ts to the server explicitly. Undefined when tracing is off (the
- * default), in which case nothing of OpenTelemetry runs.
- */
-export const processTracing: ProcessTracing | undefined = startFromEnvironment();

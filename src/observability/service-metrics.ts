@@ -1,5 +1,7 @@
+import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type * as PromClient from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { ClaimedItem, ClaimRequest, DeliveryQueue, Outcome } from '../delivery/delivery-queue.js';
 import type { Clock } from '../shared/clock.js';
 import type { ApiKeysRepository } from '../api-keys/api-keys-repository.js';
@@ -42,6 +44,13 @@ export interface ServiceMetrics {
 export type DeliveryKind = 'messages' | 'webhooks' | 'mail';
 const DELIVERY_KINDS: readonly DeliveryKind[] = ['messages', 'webhooks', 'mail'];
 
+const require = createRequire(import.meta.url);
+/**
+ * prom-client (CommonJS), required once metrics are made: a CLI command's
+ * container has no registry and so never loads it (a tenth of its start-up).
+ */
+const promClient = (): typeof PromClient => require('prom-client') as typeof PromClient;
+
 /**
  * A counter with one label whose values are known up front, counted in plain
  * numbers (a step is one addition, where prom-client's inc() builds a label
@@ -50,6 +59,7 @@ const DELIVERY_KINDS: readonly DeliveryKind[] = ['messages', 'webhooks', 'mail']
 function plainCounter<V extends string>(registry: Registry, { name, help, labelName, values }: { name: string; help: string; labelName: string; values: readonly V[] }): Record<V, number> {
   const counts = Object.fromEntries(values.map((value) => [value, 0])) as Record<V, number>;
   const exported = { ...counts };
+  const { Counter } = promClient();
   new Counter({
     name,
     help,
@@ -66,6 +76,7 @@ function plainCounter<V extends string>(registry: Registry, { name, help, labelN
 }
 
 export function createServiceMetrics(registry: Registry): ServiceMetrics {
+  const { Counter, Gauge, Histogram } = promClient();
   const registers = [registry];
   const batchSizes = new Histogram({
     name: 'store_group_commit_batch_size',

@@ -1,9 +1,9 @@
-import { context, trace, type Context, type Link } from '@opentelemetry/api';
+import type { Context, Link } from '@opentelemetry/api';
 import type { Sender } from '../delivery/delivery-engine.js';
 import type { MessageDelivery } from '../messages/messages-delivery.js';
 import type { ChangeStatus } from '../orders/order-status-changes.js';
 import type { OrdersRepository, StatusChange } from '../orders/orders-repository.js';
-import { inSpan } from '../shared/tracing.js';
+import { inSpan, openTelemetry } from '../shared/tracing.js';
 import type { Storage } from '../storage/storage.js';
 import type { ClaimedWebhookDelivery } from '../webhooks/webhooks-repository.js';
 
@@ -47,6 +47,7 @@ function tracedRepository<R extends object>(name: string, repository: R, system:
 }
 
 export function createServiceTracing(kind: Storage['kind']): ServiceTracing {
+  const { context, trace } = openTelemetry();
   const system = kind === 'postgres' ? 'postgresql' : 'sqlite';
   // Each change's caller's context, until its batch runs (the batcher hands the very same objects to changeStatusMany).
   const callers = new WeakMap<StatusChange, Context>();

@@ -1,4 +1,19 @@
-import { context, propagation, SpanStatusCode, trace, type Attributes, type Link, type Span } from '@opentelemetry/api';
+import { createRequire } from 'node:module';
+import type * as OpenTelemetryApi from '@opentelemetry/api';
+import type { Attributes, Link, Span } from '@opentelemetry/api';
+
+const require = createRequire(import.meta.url);
+let api: typeof OpenTelemetryApi | undefined;
+/**
+ * OpenTelemetry's API (CommonJS, 45 modules), required at its first use:
+ * a CLI command that delivers nothing never loads it. Its state is global
+ * (the SDK registers itself there), so this is the same API the SDK and
+ * @fastify/otel see.
+ */
+export function openTelemetry(): typeof OpenTelemetryApi {
+  api ??= require('@opentelemetry/api') as typeof OpenTelemetryApi;
+  return api;
+}
 
 /** Our spans' instrumentation scope. */
 const TRACER_NAME = 'store-orders';
@@ -9,7 +24,7 @@ const TRACER_NAME = 'store-orders';
  * tracing is on (http/logging.ts), so a line costs nothing more otherwise.
  */
 export function activeTraceIds(): { trace_id?: string; span_id?: string } {
-  const span = trace.getActiveSpan();
+  const span = openTelemetry().trace.getActiveSpan();
   if (span === undefined) return {};
   const { traceId, spanId } = span.spanContext();
   return { trace_id: traceId, span_id: spanId };
@@ -22,12 +37,13 @@ export function activeTraceIds(): { trace_id?: string; span_id?: string } {
  * when tracing is off: without a registered propagator this does nothing.
  */
 export function injectTraceContext(headers: Record<string, string>): Record<string, string> {
+  const { context, propagation } = openTelemetry();
   propagation.inject(context.active(), headers);
   return headers;
 }
 
 function failed(span: Span, error: unknown): void {
-  span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+  span.setStatus({ code: openTelemetry().SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
   if (error instanceof Error) span.recordException(error);
 }
 
@@ -38,7 +54,7 @@ function failed(span: Span, error: unknown): void {
  * wraps collaborators with it then), so it is not on any path otherwise.
  */
 export function inSpan<T>(name: string, { attributes, links }: { attributes: Attributes; links?: Link[] }, work: () => T): T {
-  return trace.getTracer(TRACER_NAME).startActiveSpan(name, { attributes, ...(links === undefined ? {} : { links }) }, (span) => {
+  return openTelemetry().trace.getTracer(TRACER_NAME).startActiveSpan(name, { attributes, ...(links === undefined ? {} : { links }) }, (span) => {
     let result: T;
     try {
       result = work();

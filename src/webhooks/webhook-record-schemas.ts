@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { EVENT_TYPES } from '../events/event-types.js';
-import { WEBHOOK_DELIVERY_STATUSES, WEBHOOK_ENDPOINT_STATUSES } from './webhooks-repository.js';
+import { RATE_LIMIT_MAX, WEBHOOK_DELIVERY_STATUSES, WEBHOOK_ENDPOINT_STATUSES } from './webhooks-repository.js';
 
 /** The records the webhook operations answer with, and their examples. */
 
@@ -21,7 +21,6 @@ export const EventTypesSchema = Type.Array(Type.String({ enum: [...EVENT_TYPES],
   uniqueItems: true,
   description: `The event types to receive (${EVENT_TYPES.join(', ')}).`,
 });
-export const RATE_LIMIT_MAX = 10_000;
 export const RateLimitSchema = Type.Integer({
   format: 'int32',
   minimum: 1,

@@ -1,6 +1,8 @@
 import type { ClaimedItem, DeliveryQueue } from '../delivery/delivery-queue.js';
 
 export const WEBHOOK_ENDPOINT_STATUSES = ['enabled', 'disabled'] as const;
+/** The highest rate limit an endpoint may set, in deliveries a second (the API's schema and the service's check). */
+export const RATE_LIMIT_MAX = 10_000;
 export type WebhookEndpointStatus = (typeof WEBHOOK_ENDPOINT_STATUSES)[number];
 
 export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;

@@ -15,10 +15,10 @@ import type {
   WebhookEndpointStatus,
   WebhooksRepository,
 } from './webhooks-repository.js';
+import { RATE_LIMIT_MAX } from './webhooks-repository.js';
 import type { Sender } from '../delivery/delivery-engine.js';
 import { createTestEvents } from './delivery/webhook-test-event.js';
 import { createWebhookCursors, deliveriesListing, ENDPOINTS_LISTING, type CursorPage } from './webhook-cursors.js';
-import { RATE_LIMIT_MAX } from './webhook-record-schemas.js';
 import { readsEverything, requireReadScopes, SYSTEM_CALLER, type WebhooksCaller } from './webhook-scopes.js';
 
 /** How long deliveries keep carrying the old secret's signature after a rotation. */

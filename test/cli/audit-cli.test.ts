@@ -54,7 +54,8 @@ describe('operator CLI: audit list', () => {
     await cli.run('accounts', 'create', '--name', 'Paged Pets');
     for (let i = 0; i < 3; i++) await cli.run('keys', 'create', '--account', '1');
     const first = await cli.run('audit', 'list', '--account', '1', '--limit', '2');
-    const more = /^More: store-orders audit list --account 1 --cursor (\S+)$/m.exec(first.stdout);
+    // The command carries the database it ran on (a file of its own here), to work pasted into another shell.
+    const more = new RegExp(`^More: DATABASE_URL=${cli.env.DATABASE_URL.replaceAll('.', '\\.')} store-orders audit list --account 1 --cursor (\\S+)$`, 'm').exec(first.stdout);
     assert.ok(more?.[1] !== undefined, first.stdout);
     assert.match(first.stdout, /\tapi_key 3\t.*\n.*\tapi_key 2\t.*\nMore: /);
     const rest = json((await cli.run('audit', 'list', '--account', '1', '--cursor', more[1], '--json')).stdout) as { data: EventJson[]; nextCursor: null };

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { COMMANDS } from '../../src/cli/commands/index.js';
+import { loadCommands } from '../../src/cli/commands/index.js';
 import { variables } from '../../src/config/env-reader.js';
 import { cliOn } from '../support/cli.js';
 import { runBin } from '../support/process.js';
+
+const COMMANDS = await loadCommands();
 
 describe('operator CLI help', () => {
   test('when --help is asked, then it lists every command and every environment variable of the schema, and exits 0', async (t) => {

@@ -77,11 +77,14 @@ describe('the built CLI and server, end to end over real HTTP', () => {
   test('when the database is fresh, then serve prints where it listens and commands that really create an account and a key', async (t) => {
     const env = freshEnv(t);
     const server = await startServer(t, env);
-    const commands = server.stderr().split('\n').filter((line) => line.trim().startsWith('./bin/store-orders'));
+    // Each names the server's database (test/cli/cli-startup.test.ts pastes such lines into a shell).
+    const prefix = `DATABASE_URL=${env.DATABASE_URL} ./bin/store-orders `;
+    const commands = server.stderr().split('\n').filter((line) => line.includes('./bin/store-orders'));
     assert.equal(commands.length, 2, server.stderr());
     let key = '';
     for (const command of commands) {
-      const args = [...command.trim().matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2] ?? '').slice(1);
+      assert.ok(command.trim().startsWith(prefix), command);
+      const args = [...command.trim().slice(prefix.length).matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2] ?? '');
       const result = await runBin(args, env);
       assert.equal(result.code, 0, `${command}: ${result.stderr}`);
       key = /so_prod_[0-9A-Za-z]{36}/.exec(result.stdout)?.[0] ?? key;

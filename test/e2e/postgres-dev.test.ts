@@ -66,8 +66,7 @@ describe('PostgreSQL from zero', () => {
     const first = startDevPostgres(t, port, dataDir);
     await waitFor(() => first.stdout().includes('Ctrl-C stops PostgreSQL'), `db:postgres to start; stderr: ${first.stderr()}`, 60_000);
     const url = `postgres://store:store@127.0.0.1:${port}/store`;
-    assert.ok(first.stdout().includes(`  DATABASE_URL=${url} ./bin/store-orders migrate\n`), first.stdout());
-    assert.ok(first.stdout().includes(`  DATABASE_URL=${url} ./bin/store-orders serve\n`), first.stdout());
+    assert.ok(first.stdout().includes(`  export DATABASE_URL=${url}\n  ./bin/store-orders migrate\n  ./bin/store-orders serve\n`), first.stdout());
 
     const migrate = await runBin(['migrate'], { DATABASE_URL: url });
     assert.equal(migrate.code, 0, migrate.stderr);

@@ -1,6 +1,7 @@
 import type { AuditEntry } from '../../audit/audit-repository.js';
 import { toAuditEventRecord } from '../../audit/audit-routes.js';
 import { AUDIT_LIMIT_DEFAULT, AUDIT_LIMIT_MAX } from '../../audit/audit-service.js';
+import { databaseAssignment } from '../../shared/shell-hint.js';
 import { accountIdOption, JSON_OPTION, optionalString, positiveInteger } from '../cli-args.js';
 import type { DatabaseCommand } from './command.js';
 
@@ -34,7 +35,7 @@ export const auditCommands: readonly DatabaseCommand[] = [
       'Entries older than AUDIT_RETENTION_DAYS (default 90) are deleted by the server.',
     ],
     migrateFirst: true,
-    async run({ container, values, print }) {
+    async run({ config, container, values, io, print }) {
       const accountId = accountIdOption(values);
       // An empty trail would read as "nothing happened", which is a different fact from "no such account".
       await container.services.accounts.requireAccount(accountId);
@@ -45,7 +46,7 @@ export const auditCommands: readonly DatabaseCommand[] = [
         ...(cursor === undefined ? {} : { cursor }),
       });
       const lines = page.entries.map(auditLine);
-      if (page.nextCursor !== null) lines.push(`More: store-orders audit list --account ${accountId} --cursor ${page.nextCursor}`);
+      if (page.nextCursor !== null) lines.push(`More: ${databaseAssignment(config.database, io.cwd)}store-orders audit list --account ${accountId} --cursor ${page.nextCursor}`);
       print.result(
         { data: page.entries.map(toAuditEventRecord), nextCursor: page.nextCursor },
         page.entries.length === 0 ? 'No audit trail entries.' : lines.join('\n'),

@@ -2,6 +2,7 @@ import { OPERATOR_CONTEXT } from '../../audit/audit-context.js';
 import { JSON_OPTION } from '../cli-args.js';
 import { CommandFailed } from '../cli-errors.js';
 import { localBaseUrl } from '../local-server.js';
+import { databaseAssignment } from '../../shared/shell-hint.js';
 import type { DatabaseCommand } from './command.js';
 
 /** Pets and quantities of the demo's orders; the first of each status is the one the curl lines use. */
@@ -44,7 +45,7 @@ export const demoCommand: DatabaseCommand = {
     'list the orders (200), cancel a pending order (204), try to cancel a shipped one (409 order_already_shipped).',
   ],
   migrateFirst: true,
-  async run({ config, container, values, print }) {
+  async run({ config, container, values, io, print }) {
     const { accounts, apiKeys, orders, orderOperations } = container.services;
     const existing = await accounts.listAccounts();
     if (existing.length > 0 && values.force !== true) {
@@ -84,7 +85,7 @@ export const demoCommand: DatabaseCommand = {
         '',
         `  ${secret}`,
         '',
-        `Start the server in another terminal (same configuration): ./bin/store-orders serve${config.port === 0 ? '   (PORT=0: put the port it prints in place of <port>)' : ''}`,
+        `Start the server in another terminal (same configuration): ${databaseAssignment(config.database, io.cwd)}./bin/store-orders serve${config.port === 0 ? '   (PORT=0: put the port it prints in place of <port>)' : ''}`,
         'Then try:',
         '',
         '  # the account\'s orders (200; cancelled ones are not listed)',

@@ -1,5 +1,6 @@
 import { EVENT_TYPES } from '../../events/event-types.js';
 import { accountIdOption, eventTypesOption, JSON_OPTION, optionalString, positiveInteger } from '../cli-args.js';
+import { escapeControls } from '../cli-output.js';
 import type { DatabaseCommand } from './command.js';
 
 export const eventsCommands: readonly DatabaseCommand[] = [
@@ -29,7 +30,7 @@ export const eventsCommands: readonly DatabaseCommand[] = [
       });
       if (values.json === true) {
         // The stored Event records, as the API sends them (int64 ids exact).
-        io.stdout.write(`{"events":[${page.events.map((event) => event.payload).join(',')}],"nextCursor":${JSON.stringify(page.nextCursor)}}\n`);
+        io.stdout.write(`${escapeControls(`{"events":[${page.events.map((event) => event.payload).join(',')}],"nextCursor":${JSON.stringify(page.nextCursor)}}`, 'json')}\n`);
         return;
       }
       const lines = page.events.map((event) => `${event.createdAt}\t${event.type}\t${event.subject.replace(':', ' ')}\t${event.id}`);

@@ -1,4 +1,3 @@
-import { ensurePostgresDatabase } from '../../storage/postgres/postgres-create-database.js';
 import { JSON_OPTION } from '../cli-args.js';
 import { CommandFailed } from '../cli-errors.js';
 import type { DatabaseCommand } from './command.js';
@@ -15,6 +14,8 @@ export const migrateCommand: DatabaseCommand = {
   async run({ config, container, print }) {
     let created: string | undefined;
     if (config.database.kind === 'postgres') {
+      // Imported here, after bin/store-orders has started tracing (when on): its instrumentation must see pg load.
+      const { ensurePostgresDatabase } = await import('../../storage/postgres/postgres-create-database.js');
       const ensured = await ensurePostgresDatabase(config.database.url);
       if (ensured.outcome === 'refused') throw new CommandFailed(ensured.message, 'database_not_created');
       if (ensured.outcome === 'created') created = ensured.database;

@@ -7,7 +7,7 @@ import { test, type TestContext } from 'node:test';
 import { startServer } from '../../support/process.js';
 
 function database(t: TestContext): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'store-orders-portal-'));
+  const dir = mkdtempSync(path.join(tmpdir(), 'store-orders-greeting-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   return `sqlite:${path.join(dir, 'store.db')}`;
 }
