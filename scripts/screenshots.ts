@@ -110,13 +110,19 @@ try {
     await page.getByRole('link', { name: /^Deliveries to / }).click();
     await page.getByRole('button', { name: 'Send test event' }).waitFor();
     await shoot(page, 'webhook-endpoint', size.name);
+    await page.goto(`${portal}/team`);
+    await page.getByRole('textbox', { name: 'Email' }).fill(`teammate${index}@example.com`);
+    await page.getByLabel('Role', { exact: true }).selectOption('developer');
+    await page.getByRole('button', { name: 'Send invitation' }).click();
+    await page.getByText('The invitation is on its way').waitFor();
+    await shoot(page, 'team', size.name);
     await page.goto(`${portal}/settings`);
     await shoot(page, 'settings', size.name);
     await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.waitForURL(`${portal}/sign-in?signed-out=1`);
     await shoot(page, 'sign-in', size.name);
   }
-  process.stdout.write(`wrote ${SIZES.length * 9} screenshots to docs/portal/\n`);
+  process.stdout.write(`wrote ${SIZES.length * 10} screenshots to docs/portal/\n`);
 } finally {
   await browser.close();
   server.kill('SIGTERM');

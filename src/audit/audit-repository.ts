@@ -44,6 +44,18 @@ export const AUDIT_ACTIONS = [
   'webhook_deliveries_recovered',
   // Ours: a user saw the notice of an endpoint the service disabled (410, failing for 5 days) and dismissed it.
   'webhook_endpoint_notice_acknowledged',
+  // Ours: the team of an account (issue 27). An invitation was sent or made (details.role, details.email
+  // when mailed), revoked, or accepted (member_joined: the user who joined is the actor and the target);
+  // a member was removed.
+  'member_invited',
+  'member_invitation_revoked',
+  'member_joined',
+  'member_removed',
+  // OWASP privilege_permissions_changed:[userid,object,fromlevel,tolevel]: a member's role changed (details.from, details.to).
+  'privilege_permissions_changed',
+  // OWASP authz_fail:[userid,resource]: the portal refused a member a route their role does not allow
+  // (details.route, details.role, details.needed).
+  'authz_fail',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -53,7 +65,7 @@ export type AuditActor = { kind: 'user'; id: number } | { kind: 'key'; id: numbe
 
 export const AUDIT_ACTOR_KINDS = ['user', 'key', 'operator', 'system'] as const;
 
-export const AUDIT_TARGET_KINDS = ['api_key', 'order', 'user', 'passkey', 'session', 'webhook_endpoint'] as const;
+export const AUDIT_TARGET_KINDS = ['api_key', 'order', 'user', 'passkey', 'session', 'webhook_endpoint', 'invitation'] as const;
 
 /** What was acted on, e.g. { kind: 'order', id: '1001' }; ids as decimal text (order ids are int64). */
 export interface AuditTarget {

@@ -96,13 +96,13 @@ export function emailChangeNoticeMail({ to, newEmail, link }: { to: string; newE
   });
 }
 
-/** The mail an invitation sends: the one-time sign-up link that joins `storeName`. */
-export function invitationMail({ to, link, storeName, expiresAt }: { to: string; link: string; storeName: string; expiresAt: string }): MailMessage {
+/** The mail an invitation sends: the one-time link that joins `storeName` (as `role`, when given: "Developer"). */
+export function invitationMail({ to, link, storeName, expiresAt, role }: { to: string; link: string; storeName: string; expiresAt: string; role?: string }): MailMessage {
   return composeMail({
     kind: 'invitation',
     to,
     subject: `You are invited to ${storeName} on Store Orders`,
-    lead: [`You are invited to join ${storeName} on the Store Orders portal.`],
+    lead: [`You are invited to join ${storeName} on the Store Orders portal${role === undefined ? '' : ` as ${role}`}.`],
     action: { label: 'Accept the invitation', url: link },
     after: [`The link works once, until ${readableInstant(expiresAt)}.`, 'If you do not know this store, ignore this mail.'],
   });

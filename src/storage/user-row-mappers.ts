@@ -1,4 +1,5 @@
 import type { SessionRecord, SessionSummary } from '../users/sessions-repository.js';
+import type { MemberRole } from '../users/team/member-roles.js';
 import type { User, UserWithPassword } from '../users/users-repository.js';
 
 /*
@@ -37,6 +38,7 @@ export interface SessionRow extends Omit<UserRow, 'password_hash'> {
   last_seen_at: string;
   expires_at: string;
   account_name: string;
+  role: MemberRole;
 }
 
 export function toSessionRecord(row: SessionRow): SessionRecord {
@@ -47,6 +49,7 @@ export function toSessionRecord(row: SessionRow): SessionRecord {
     expiresAt: row.expires_at,
     user: userOf(row),
     accountName: row.account_name,
+    role: row.role,
   };
 }
 

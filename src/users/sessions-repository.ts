@@ -1,3 +1,4 @@
+import type { MemberRole } from './team/member-roles.js';
 import type { User } from './users-repository.js';
 
 export interface NewSession {
@@ -13,6 +14,12 @@ export interface NewSession {
   device: string;
   /** The client's address at sign-in, as the audit trail records it; '' when unknown. */
   address: string;
+  /**
+   * The account the session works in; the user must be a member of it.
+   * Absent: the account the user was created into while they are still a
+   * member of it, else the one they joined first.
+   */
+  accountId?: number;
 }
 
 /** One of a user's sessions as the Sessions list shows it: never its id or the id's hash. */
@@ -27,7 +34,11 @@ export interface SessionSummary {
   current: boolean;
 }
 
-/** A stored session with its user and the user's account name, as one read. */
+/**
+ * A stored session with its user, as one read: `user.accountId` is the
+ * account the session works in (not necessarily the one the user was
+ * created into), `accountName` its name and `role` the user's role there.
+ */
 export interface SessionRecord {
   idHash: string;
   createdAt: string;
@@ -35,12 +46,17 @@ export interface SessionRecord {
   expiresAt: string;
   user: User;
   accountName: string;
+  role: MemberRole;
 }
 
 /** Storage of portal sessions. Adapters live in src/storage/<database>/. */
 export interface SessionsRepository {
-  create(session: NewSession): Promise<void>;
+  /** Stores the session; the account it works in, or undefined (nothing stored) when the user is a member of no account (or not of `accountId`). */
+  create(session: NewSession): Promise<number | undefined>;
+  /** The session, while its user is still a member of the account it works in. */
   find(idHash: string): Promise<SessionRecord | undefined>;
+  /** Makes the user's session work in `accountId`, when they are a member of it; returns whether it did. */
+  switchAccount(idHash: string, userId: number, accountId: number): Promise<boolean>;
   /** Moves last_seen_at forward (never back). */
   touch(idHash: string, at: string): Promise<void>;
   delete(idHash: string): Promise<void>;

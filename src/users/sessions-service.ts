@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { describeUserAgent } from '../shared/user-agent.js';
 import { isSecretTokenShape, newSecretToken, tokenHash } from './secret-tokens.js';
 import type { SessionsRepository, SessionSummary } from './sessions-repository.js';
+import type { MemberRole } from './team/member-roles.js';
 import type { User } from './users-repository.js';
 
 export interface SessionTimeouts {
@@ -12,10 +13,15 @@ export interface SessionTimeouts {
   absoluteMs: number;
 }
 
-/** The signed-in user of a request, with what every page shows. */
+/**
+ * The signed-in user of a request, with what every page shows.
+ * `user.accountId` is the account the session works in (the header's
+ * switcher changes it), `role` the user's role there.
+ */
 export interface SignedIn {
   user: User;
   accountName: string;
+  role: MemberRole;
   /** The session's id hash: to end it, or to keep it while ending the others. */
   sessionIdHash: string;
 }
@@ -46,11 +52,17 @@ export function createSessionsService({
   return {
     timeouts,
 
-    /** A new session for the user (always a new id: no fixation), described by its browser for the Sessions list; returns the cookie's value. */
-    async start(userId: number, client: SessionClient): Promise<string> {
+    /**
+     * A new session for the user (always a new id: no fixation), described
+     * by its browser for the Sessions list, working in `accountId` when
+     * given (else their own account, or the first they joined); returns the
+     * cookie's value and that account, or undefined when the user is a
+     * member of no account (or not of that one): then nothing is stored.
+     */
+    async start(userId: number, client: SessionClient, accountId?: number): Promise<{ token: string; accountId: number } | undefined> {
       const token = newSecretToken();
       const now = clock.now();
-      await sessionsRepository.create({
+      const stored = await sessionsRepository.create({
         idHash: tokenHash(token),
         userId,
         createdAt: now.toISOString(),
@@ -59,11 +71,21 @@ export function createSessionsService({
         handle: randomBytes(16).toString('hex'),
         device: describeUserAgent(client.userAgent),
         address: client.address,
+        ...(accountId === undefined ? {} : { accountId }),
       });
-      return token;
+      return stored === undefined ? undefined : { token, accountId: stored };
     },
 
-    /** The session's user, or undefined when the token is unknown, idle too long, past its absolute end, or its user disabled (then it is deleted). */
+    /** Makes the session work in another account of the user's; false when they are not a member of it. */
+    async switchAccount(signedIn: Pick<SignedIn, 'user' | 'sessionIdHash'>, accountId: number): Promise<boolean> {
+      return sessionsRepository.switchAccount(signedIn.sessionIdHash, signedIn.user.id, accountId);
+    },
+
+    /**
+     * The session's user, or undefined when the token is unknown, idle too
+     * long, past its absolute end, or its user disabled (then it is
+     * deleted), or no longer a member of the account it works in.
+     */
     async resolve(token: string): Promise<SignedIn | undefined> {
       if (!isSecretTokenShape(token)) return undefined;
       const idHash = tokenHash(token);
@@ -76,7 +98,7 @@ export function createSessionsService({
         return undefined;
       }
       if (now - lastSeen >= touchEveryMs) await sessionsRepository.touch(idHash, new Date(now).toISOString());
-      return { user: record.user, accountName: record.accountName, sessionIdHash: idHash };
+      return { user: record.user, accountName: record.accountName, role: record.role, sessionIdHash: idHash };
     },
 
     /** The user's live sessions (past their idle or absolute end ones are left out), `current` marking the one asking; newest first. */

@@ -1,6 +1,12 @@
 import type { NewMail } from '../mail/mail-repository.js';
+import type { MemberRole } from './team/member-roles.js';
 
-/** A person who signs in to the portal; they belong to one account (the store). */
+/**
+ * A person who signs in to the portal. They may belong to several accounts
+ * (team/team-repository.ts, memberships); `accountId` is the account they
+ * were created into, or, for a signed-in user (sessions-service.ts), the
+ * account their session works in.
+ */
 export interface User {
   id: number;
   accountId: number;
@@ -21,13 +27,20 @@ export interface UserWithPassword extends User {
 
 export interface NewUser {
   accountId: number;
+  /** The user's role in `accountId` (their first membership): owner of a store they create, an invitation's role. */
+  role: MemberRole;
   email: string;
   passwordHash: string;
   createdAt: string;
 }
 
-/** What a one-time link lets its holder do: join an account, set a password, confirm the user's address, or make `email` their address. */
-export type OneTimeTokenKind = 'invite' | 'reset' | 'verify-email' | 'change-email';
+/**
+ * What a one-time link lets its holder do: set a password, confirm the
+ * user's address, or make `email` their address. (Invitations, kind
+ * `invite` in this table until migration 0022, are the team's:
+ * team/team-repository.ts.)
+ */
+export type OneTimeTokenKind = 'reset' | 'verify-email' | 'change-email';
 
 /** Who made a link: the operator (the CLI) or the user themself (the portal's "Forgot password?"). */
 export type OneTimeTokenOrigin = 'operator' | 'user';
@@ -36,10 +49,8 @@ export interface NewOneTimeToken {
   /** SHA-256 (hex) of the token; the token itself is never stored. */
   hash: string;
   kind: OneTimeTokenKind;
-  /** The account an invitation joins (kind `invite`). */
-  accountId?: number;
-  /** The user whose password a reset sets, or whose address the link confirms (every kind but `invite`). */
-  userId?: number;
+  /** The user whose password a reset sets, or whose address the link confirms. */
+  userId: number;
   /** The address a `verify-email` link confirms or a `change-email` link makes the user's (those kinds only). */
   email?: string;
   /** `operator` unless given. */
@@ -71,16 +82,16 @@ export interface EmailTokenUse {
 export interface OneTimeTokenGrant {
   kind: OneTimeTokenKind;
   origin: OneTimeTokenOrigin;
-  accountId?: number;
-  userId?: number;
+  userId: number;
 }
 
 /** Storage of portal users and the operator's one-time tokens. Adapters live in src/storage/<database>/. */
 export interface UsersRepository {
   /**
    * The new user, or `email_taken` when a user already has that (normalised)
-   * email. With `verification`, its `verify-email` token (for the new user's
-   * address) and its mail are written in the same transaction as the user.
+   * email; their membership of `accountId` with `role` is written in the
+   * same transaction. With `verification`, its `verify-email` token (for
+   * the new user's address) and its mail are too.
    */
   create(user: NewUser, verification?: SignUpVerification): Promise<User | 'email_taken'>;
   findByEmail(email: string): Promise<UserWithPassword | undefined>;

@@ -12,10 +12,10 @@ import { isSecretTokenShape, newSecretToken, tokenHash } from './secret-tokens.j
 import type { SessionsService } from './sessions-service.js';
 import { takingAtLeast } from './steady-time.js';
 import { withoutPassword, type OneTimeTokenOrigin, type User, type UsersRepository } from './users-repository.js';
+import type { Invitation, TeamRepository } from './team/team-repository.js';
 
 export type SignUpPolicy = 'open' | 'closed';
 
-const INVITE_VALID_MS = 7 * 24 * 3_600_000;
 const RESET_VALID_MS = 3_600_000;
 /**
  * A "Forgot password?" request answers no sooner than this: a known
@@ -36,10 +36,12 @@ const NOBODY = 'nobody@invalid';
 const SIGN_UP_REFUSED = 'An account could not be created with these details. If you already have one, sign in.';
 const RESET_INVALID: Refusal = { ok: false, field: 'form', message: 'This reset link is not valid any more; ask for a new one.' };
 const PASSKEY_REQUIRED: Refusal = { ok: false, field: 'passkey', message: 'Confirm the reset with one of your passkeys.' };
+const INVITATION_INVALID: Refusal = { ok: false, field: 'form', message: 'This invitation link is not valid any more; ask for a new one.' };
 
 export function createUsersService({
   usersRepository,
   passkeysRepository,
+  teamRepository,
   accounts,
   sessions,
   mail,
@@ -48,6 +50,8 @@ export function createUsersService({
 }: {
   usersRepository: UsersRepository;
   passkeysRepository: Pick<PasskeysRepository, 'listByUser'>;
+  /** Invitations: a sign-up with one joins its account with its role. */
+  teamRepository: Pick<TeamRepository, 'peekInvitation' | 'acceptInvitation'>;
   accounts: AccountsService;
   mail: Pick<MailService, 'prepare'>;
   sessions: SessionsService;
@@ -62,9 +66,12 @@ export function createUsersService({
 
     /**
      * Creates a user and, unless an invitation names one, their account (the
-     * store). The password is hashed before anything is looked up, so every
-     * outcome costs one Argon2 hash. A link to verify the address (to
-     * `/verify-email` on `origin`) is queued in the user's own transaction.
+     * store), of which they are the owner; with an invitation, a member of
+     * its account with its role (an invitation mailed to an address is for
+     * that address only). The password is hashed before anything is looked
+     * up, so every outcome costs one Argon2 hash. A link to verify the
+     * address (to `/verify-email` on `origin`) is queued in the user's own
+     * transaction.
      */
     async signUp(input: { email: string; password: string; storeName: string; inviteToken?: string; origin: string }): Promise<{ ok: true; user: User } | Refusal> {
       const email = normaliseEmail(input.email);
@@ -77,20 +84,23 @@ export function createUsersService({
       if (badStoreName !== undefined) return { ok: false, field: 'storeName', message: badStoreName };
       // An invitation joins a store that already has a name: the password must not be that one either.
       const joins = invited ? await peekInvite(input.inviteToken ?? '') : undefined;
-      const badPassword = await passwordProblem(input.password, { email, storeName: joins === undefined ? storeName : (await accounts.requireAccount(joins)).name });
+      if (invited && joins === undefined) return INVITATION_INVALID;
+      if (joins?.email !== undefined && joins.email !== email) return { ok: false, field: 'email', message: `This invitation was sent to ${joins.email}: sign up with that address.` };
+      const badPassword = await passwordProblem(input.password, { email, storeName: joins === undefined ? storeName : (await accounts.requireAccount(joins.accountId)).name });
       if (badPassword !== undefined) return { ok: false, field: 'password', message: badPassword };
       const passwordHash = await hashPassword(input.password);
       if ((await usersRepository.findByEmail(email)) !== undefined) return { ok: false, field: 'form', message: SIGN_UP_REFUSED };
-      let accountId: number;
+      let membership: Pick<Invitation, 'accountId' | 'role'>;
       if (invited) {
-        const grant = isSecretTokenShape(input.inviteToken ?? '') ? await usersRepository.consumeToken(tokenHash(input.inviteToken ?? ''), 'invite', nowIso()) : undefined;
-        if (grant?.accountId === undefined) return { ok: false, field: 'form', message: 'This invitation link is not valid any more; ask your operator for a new one.' };
-        accountId = grant.accountId;
+        const accepted = await teamRepository.acceptInvitation(tokenHash(input.inviteToken ?? ''), nowIso());
+        if (accepted === undefined || accepted === 'already_member') return INVITATION_INVALID;
+        membership = accepted;
       } else {
-        accountId = (await accounts.createAccount({ name: storeName })).id;
+        membership = { accountId: (await accounts.createAccount({ name: storeName })).id, role: 'owner' };
       }
+      const { accountId, role } = membership;
       const verification = await prepareVerification({ mail, clock }, { to: email, accountId, origin: input.origin });
-      const user = await usersRepository.create({ accountId, email, passwordHash, createdAt: nowIso() }, verification);
+      const user = await usersRepository.create({ accountId, role, email, passwordHash, createdAt: nowIso() }, verification);
       if (user === 'email_taken') return { ok: false, field: 'form', message: SIGN_UP_REFUSED };
       return { ok: true, user };
     },
@@ -139,14 +149,6 @@ export function createUsersService({
       await usersRepository.disable(user.id, at);
       return { ...withoutPassword(user), disabledAt: user.disabledAt ?? at };
     },
-
-    /** A one-time token that lets its holder sign up into the account, valid 7 days. Throws account_not_found. */
-    async invite(accountId: number): Promise<{ token: string; expiresAt: string }> {
-      await accounts.requireAccount(accountId);
-      return issueToken({ kind: 'invite', accountId }, INVITE_VALID_MS);
-    },
-
-    peekInvite,
 
     /** A one-time password-reset token for the user, valid 1 hour, made by the operator (no passkey asked); undefined when no user has that email. */
     async createPasswordReset(email: string): Promise<{ token: string; expiresAt: string; user: User } | undefined> {
@@ -212,10 +214,10 @@ export function createUsersService({
     return origin === 'user' && (await passkeysRepository.listByUser(userId)).length > 0;
   }
 
-  /** The account an invitation joins, if the token is still valid (without using it). */
-  async function peekInvite(token: string): Promise<number | undefined> {
+  /** The invitation a sign-up link carries, if it is still pending (without using it). */
+  async function peekInvite(token: string): Promise<Invitation | undefined> {
     if (!isSecretTokenShape(token)) return undefined;
-    return (await usersRepository.peekToken(tokenHash(token), 'invite', nowIso()))?.accountId;
+    return teamRepository.peekInvitation(tokenHash(token), nowIso());
   }
 
   /** Whose password is being set: their email and their store's name, which it must not be. */
@@ -223,7 +225,7 @@ export function createUsersService({
     return { email: user.email, storeName: (await accounts.requireAccount(user.accountId)).name };
   }
 
-  async function issueToken(grant: { kind: 'invite'; accountId: number } | { kind: 'reset'; userId: number }, validMs: number) {
+  async function issueToken(grant: { kind: 'reset'; userId: number }, validMs: number) {
     const token = newSecretToken();
     const now = clock.now();
     const expiresAt = new Date(now.getTime() + validMs).toISOString();

@@ -15,14 +15,15 @@ test('when an operator invites, lists, resets and disables portal users, then th
 
   const invite = await cli.run('users', 'invite', '--account', '1', '--json');
   assert.equal(invite.code, 0, invite.stderr);
-  const { link, expiresAt, accountId } = JSON.parse(invite.stdout) as { link: string; expiresAt: string; accountId: number };
+  const { link, expiresAt, accountId, role } = JSON.parse(invite.stdout) as { link: string; expiresAt: string; accountId: number; role: string };
   assert.equal(accountId, 1);
+  assert.equal(role, 'owner', 'owner unless --role says otherwise: what joining meant before roles');
   assert.match(link, /^https:\/\/portal\.example\.com\/sign-up\?invite=[A-Za-z0-9_-]{43}$/);
   assert.ok(Math.abs(Date.parse(expiresAt) - Date.now() - 7 * 24 * 3_600_000) < 60_000, 'valid 7 days');
   const token = new URL(link).searchParams.get('invite') ?? '';
   const file = cli.env.DATABASE_URL.slice('sqlite:'.length);
   const db = new Database(file, { readonly: true });
-  const stored = db.prepare('SELECT hash FROM user_tokens').pluck().all() as string[];
+  const stored = db.prepare('SELECT token_hash FROM invitations').pluck().all() as string[];
   db.close();
   assert.equal(stored.length, 1);
   assert.notEqual(stored[0], token, 'only a hash is stored');
@@ -50,10 +51,19 @@ test('when an operator invites, lists, resets and disables portal users, then th
   assert.match(disabled.stdout, /Disabled ann@example\.com; their portal sessions have ended\./);
   assert.equal((await browser.get('/')).statusCode, 303, 'the session ended at once');
   assert.notEqual((JSON.parse((await cli.run('users', 'list', '--json')).stdout) as typeof list).users[0]?.disabledAt, null);
+  const viewerInvite = await cli.run('users', 'invite', '--account', '1', '--role', 'viewer');
+  assert.equal(viewerInvite.code, 0, viewerInvite.stderr);
+  assert.match(viewerInvite.stdout, /Sign-up link for account 1 as viewer/);
+  const viewerToken = new URL(/https:\/\/\S+/.exec(viewerInvite.stdout)?.[0] ?? '').searchParams.get('invite') ?? '';
+  const viewer = portal.client();
+  assert.equal((await viewer.post('/sign-up', { email: 'vic@example.com', password: TEST_PASSWORD, invite: viewerToken }, {}, `/sign-up?invite=${viewerToken}`)).statusCode, 303);
+  assert.equal((await viewer.post('/keys', { name: 'x', expiresIn: '90d', scope: 'orders:read' }, {}, '/keys')).statusCode, 403, 'a viewer makes no key');
+
   // The account's audit trail holds the sign-up (as the new user, from their address) and the disable (as the operator).
   const trail = JSON.parse((await cli.run('audit', 'list', '--account', '1', '--json')).stdout) as { data: { action: string; actor: { kind: string }; target?: { kind: string }; details: Record<string, unknown> }[] };
   const userEntries = trail.data.filter((entry) => entry.target?.kind === 'user').map((entry) => [entry.action, entry.actor.kind, entry.details]);
   assert.deepEqual(userEntries, [
+    ['user_created', 'user', { invited: true }],
     ['user_disabled', 'operator', {}],
     ['user_created', 'user', { invited: true }],
   ]);
@@ -75,4 +85,8 @@ test('when a users command names no such user or account, then it fails with a c
   assert.equal((JSON.parse(noAccount.stdout) as { code: string }).code, 'account_not_found');
   const usage = await cli.run('users', 'invite');
   assert.equal(usage.code, 2);
+  await cli.run('accounts', 'create', '--name', 'Harbour Pets');
+  const badRole = await cli.run('users', 'invite', '--account', '1', '--role', 'admin', '--json');
+  assert.equal(badRole.code, 1);
+  assert.match((JSON.parse(badRole.stdout) as { message: string }).message, /--role must be owner, developer or viewer/);
 });

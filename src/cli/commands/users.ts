@@ -2,6 +2,7 @@ import type { User } from '../../users/users-repository.js';
 import { portalOrigin } from '../../hosts/portal/portal-origin.js';
 import type { Config } from '../../config/config.js';
 import { CommandFailed } from '../cli-errors.js';
+import { isMemberRole } from '../../users/team/member-roles.js';
 import { accountIdOption, JSON_OPTION } from '../cli-args.js';
 import type { DatabaseCommand } from './command.js';
 
@@ -54,14 +55,25 @@ export const usersCommands: readonly DatabaseCommand[] = [
     kind: 'database',
     name: 'users invite',
     summary: 'Print a one-time sign-up link (valid 7 days) that joins an account',
-    options: { account: { type: 'string', value: '<id>', description: 'The account the new user joins', required: true }, ...JSON_OPTION },
-    details: ['The link works once, also when PORTAL_SIGNUP=closed. Only its hash is stored: it cannot be shown again.'],
+    options: {
+      account: { type: 'string', value: '<id>', description: 'The account the new user joins', required: true },
+      role: { type: 'string', value: '<role>', description: 'Their role in it: owner (the default), developer or viewer' },
+      ...JSON_OPTION,
+    },
+    details: [
+      'The link works once, also when PORTAL_SIGNUP=closed, for whoever holds it (a new user signs up with it; a signed-in user joins with it). Only its hash is stored: it cannot be shown again.',
+      'The role defaults to owner: until roles existed, everyone who joined an account could do everything in it.',
+    ],
     migrateFirst: true,
     async run({ container, config, values, print }) {
       const accountId = accountIdOption(values);
-      const { token, expiresAt } = await container.services.users.invite(accountId);
+      const role = values.role ?? 'owner';
+      if (!isMemberRole(role)) throw new CommandFailed(`--role must be owner, developer or viewer, not ${JSON.stringify(role)}`);
+      await container.services.accounts.requireAccount(accountId);
+      const { token, invitation } = await container.services.team.inviteByOperator(accountId, role);
       const link = portalLink(config, '/sign-up', token);
-      print.result({ accountId, link, expiresAt }, `Sign-up link for account ${accountId} (one use, valid until ${expiresAt}):\n\n  ${link}\n`);
+      const { expiresAt } = invitation;
+      print.result({ accountId, role, link, expiresAt }, `Sign-up link for account ${accountId} as ${role} (one use, valid until ${expiresAt}):\n\n  ${link}\n`);
     },
   },
   {

@@ -2,6 +2,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SessionsService, SignedIn } from '../../users/sessions-service.js';
 import type { CookieNames } from './portal-security.js';
 import { hasControlCharacter } from '../../shared/user-text.js';
+import type { Membership } from '../../users/team/team-repository.js';
+import type { AuditRecorder } from '../../audit/audit-service.js';
+import { checkRole } from './portal-roles.js';
+import { PortalRefusal } from './portal-security.js';
 
 /** The longest `next` followed; a longer one goes to `/`. */
 const NEXT_MAX_LENGTH = 2000;
@@ -38,6 +42,9 @@ function decodedPath(pathname: string): string | undefined {
 }
 
 /** Starting, reading and ending the session cookie; one per portal host. */
+/** A user who is a member of no account any more signs in to nothing (docs/portal.md, "Team and roles"). */
+const NO_ACCOUNT = 'You are not a member of any store any more. Ask an owner to invite you again.';
+
 export function createSessionCookies({ sessions, cookies }: { sessions: SessionsService; cookies: CookieNames }) {
   const options = {
     path: '/',
@@ -51,13 +58,18 @@ export function createSessionCookies({ sessions, cookies }: { sessions: Sessions
     /**
      * Signs the user in on this reply: any session the browser had ends, a
      * new id is issued (no fixation), and the CSRF secret is replaced so a
-     * token learnt before sign-in is worthless after it.
+     * token learnt before sign-in is worthless after it. The session works
+     * in the user's own account, or the first they joined; a user who
+     * belongs to none gets the 403 page. Returns the account the session
+     * works in (whose audit trail records the sign-in).
      */
-    async start(request: FastifyRequest, reply: FastifyReply, userId: number): Promise<void> {
+    async start(request: FastifyRequest, reply: FastifyReply, userId: number): Promise<number> {
       await this.end(request, reply);
-      const token = await sessions.start(userId, { userAgent: request.headers['user-agent'], address: request.ip });
-      reply.setCookie(cookies.session, token, { ...options, maxAge: Math.floor(sessions.timeouts.absoluteMs / 1000) });
+      const started = await sessions.start(userId, { userAgent: request.headers['user-agent'], address: request.ip });
+      if (started === undefined) throw new PortalRefusal(403, NO_ACCOUNT);
+      reply.setCookie(cookies.session, started.token, { ...options, maxAge: Math.floor(sessions.timeouts.absoluteMs / 1000) });
       reply.clearCookie(cookies.csrf, { path: '/' });
+      return started.accountId;
     },
 
     /** The request's signed-in user, from the database (so a sign-out or a disabled user elsewhere counts at once). */
@@ -81,9 +93,16 @@ export type SessionCookies = ReturnType<typeof createSessionCookies>;
  * The session guard: every route registered in `scope` after this call
  * needs a signed-in user. Without one, a GET is redirected to
  * `/sign-in?next=<path>` and anything else to `/sign-in`; with one,
- * `request.signedIn` holds it and the answer is never cached.
+ * `request.signedIn` holds it (with the accounts they belong to, from
+ * `memberships`, for the header's switcher), the answer is never cached,
+ * and the route's role is checked (portal-roles.ts): a role below it gets
+ * the 403 page.
  */
-export function requireSignedIn(scope: FastifyInstance, sessionCookies: SessionCookies): void {
+export function requireSignedIn(
+  scope: FastifyInstance,
+  sessionCookies: SessionCookies,
+  { memberships, audit }: { memberships: (userId: number) => Promise<Membership[]>; audit: AuditRecorder },
+): void {
   scope.addHook('onRequest', async (request, reply) => {
     reply.header('cache-control', 'no-store');
     const signedIn = await sessionCookies.read(request);
@@ -92,6 +111,8 @@ export function requireSignedIn(scope: FastifyInstance, sessionCookies: SessionC
       return reply.redirect(`/sign-in${next}`, 303);
     }
     request.signedIn = signedIn;
+    request.memberships = await memberships(signedIn.user.id);
+    await checkRole(request, signedIn, audit);
     return undefined;
   });
 }

@@ -1,5 +1,5 @@
 import { NotFoundError } from '../../errors/errors.js';
-import { withoutPassword, type EmailTokenUse, type NewOneTimeToken, type UsersRepository } from '../../users/users-repository.js';
+import { withoutPassword, type EmailTokenUse, type NewOneTimeToken, type OneTimeTokenKind, type UsersRepository } from '../../users/users-repository.js';
 import { insertMail } from './postgres-mail-repository.js';
 import { toUser, type UserRow } from '../user-row-mappers.js';
 import { FOREIGN_KEY_VIOLATION, sqlState, UNIQUE_VIOLATION } from './postgres-errors.js';
@@ -8,17 +8,15 @@ import { isoTimestamp, type Sql, type Transaction } from './postgres-sql.js';
 const COLUMNS = `id, account_id, email, password_hash, ${isoTimestamp('created_at')}, ${isoTimestamp('disabled_at')}, ${isoTimestamp('email_verified_at')}`;
 
 interface GrantRow {
-  kind: 'invite' | 'reset' | 'verify-email' | 'change-email';
+  kind: OneTimeTokenKind;
   origin: 'operator' | 'user';
-  account_id: bigint | null;
-  user_id: bigint | null;
+  user_id: bigint;
 }
 
 const toGrant = (row: GrantRow) => ({
   kind: row.kind,
   origin: row.origin,
-  ...(row.account_id === null ? {} : { accountId: Number(row.account_id) }),
-  ...(row.user_id === null ? {} : { userId: Number(row.user_id) }),
+  userId: Number(row.user_id),
 });
 
 /** The new hash, and no outstanding reset link of the user any more; run inside a transaction. */
@@ -29,12 +27,11 @@ async function setPassword(tx: Sql, userId: number, passwordHash: string): Promi
 }
 
 async function insertToken(tx: Sql, token: NewOneTimeToken): Promise<void> {
-  await tx('INSERT INTO user_tokens (hash, kind, origin, account_id, user_id, email, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)', [
+  await tx('INSERT INTO user_tokens (hash, kind, origin, user_id, email, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
     token.hash,
     token.kind,
     token.origin ?? 'operator',
-    token.accountId ?? null,
-    token.userId ?? null,
+    token.userId,
     token.email ?? null,
     token.createdAt,
     token.expiresAt,
@@ -76,6 +73,7 @@ export function createPostgresUsersRepository(sql: Sql, transaction: Transaction
             user.createdAt,
           ]);
           if (inserted === undefined) throw new Error('INSERT … RETURNING returned no row');
+          await tx('INSERT INTO memberships (user_id, account_id, role, created_at) VALUES ($1, $2, $3, $4)', [inserted.id, user.accountId, user.role, user.createdAt]);
           if (verification !== undefined) {
             const { mail, ...token } = verification;
             await insertToken(tx, { ...token, kind: 'verify-email', origin: 'user', userId: Number(inserted.id), email: user.email });
@@ -122,7 +120,7 @@ export function createPostgresUsersRepository(sql: Sql, transaction: Transaction
       });
     },
     async peekToken(hash, kind, now) {
-      const [row] = await sql<GrantRow>('SELECT kind, origin, account_id, user_id FROM user_tokens WHERE hash = $1 AND kind = $2 AND used_at IS NULL AND expires_at > $3', [
+      const [row] = await sql<GrantRow>('SELECT kind, origin, user_id FROM user_tokens WHERE hash = $1 AND kind = $2 AND used_at IS NULL AND expires_at > $3', [
         hash,
         kind,
         now,
@@ -131,7 +129,7 @@ export function createPostgresUsersRepository(sql: Sql, transaction: Transaction
     },
     async consumeToken(hash, kind, now) {
       const [row] = await sql<GrantRow>(
-        'UPDATE user_tokens SET used_at = $3 WHERE hash = $1 AND kind = $2 AND used_at IS NULL AND expires_at > $3 RETURNING kind, origin, account_id, user_id',
+        'UPDATE user_tokens SET used_at = $3 WHERE hash = $1 AND kind = $2 AND used_at IS NULL AND expires_at > $3 RETURNING kind, origin, user_id',
         [hash, kind, now],
       );
       return row && toGrant(row);

@@ -7,7 +7,14 @@ export function createSqliteSessionsRepository(db: Database.Database): SessionsR
   const sql = statementCache(db);
   return {
     async create(session) {
-      sql('INSERT INTO user_sessions (id_hash, user_id, created_at, last_seen_at, expires_at, handle, device, address) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
+      // The account: the one asked for, else the user's own while they are a member of it, else the first they joined.
+      const stored = sql(
+        `INSERT INTO user_sessions (id_hash, user_id, created_at, last_seen_at, expires_at, handle, device, address, account_id)
+         SELECT ?, ?, ?, ?, ?, ?, ?, ?, m.account_id FROM memberships m JOIN users u ON u.id = m.user_id
+          WHERE m.user_id = ? AND (? IS NULL OR m.account_id = ?)
+          ORDER BY m.account_id = u.account_id DESC, m.created_at, m.account_id LIMIT 1
+         RETURNING account_id`,
+      ).get(
         session.idHash,
         session.userId,
         session.createdAt,
@@ -16,16 +23,32 @@ export function createSqliteSessionsRepository(db: Database.Database): SessionsR
         session.handle,
         session.device,
         session.address,
-      );
+        session.userId,
+        session.accountId ?? null,
+        session.accountId ?? null,
+      ) as { account_id: bigint } | undefined;
+      return stored === undefined ? undefined : Number(stored.account_id);
     },
     async find(idHash) {
       const row = sql(
         `SELECT s.id_hash, s.created_at AS session_created_at, s.last_seen_at, s.expires_at,
-                u.id, u.account_id, u.email, u.created_at, u.disabled_at, u.email_verified_at, a.name AS account_name
-           FROM user_sessions s JOIN users u ON u.id = s.user_id JOIN accounts a ON a.id = u.account_id
+                u.id, s.account_id, u.email, u.created_at, u.disabled_at, u.email_verified_at, a.name AS account_name, m.role
+           FROM user_sessions s JOIN users u ON u.id = s.user_id
+           JOIN memberships m ON m.user_id = s.user_id AND m.account_id = s.account_id JOIN accounts a ON a.id = s.account_id
           WHERE s.id_hash = ?`,
       ).get(idHash) as SessionRow | undefined;
       return row && toSessionRecord(row);
+    },
+    async switchAccount(idHash, userId, accountId) {
+      return (
+        sql('UPDATE user_sessions SET account_id = ? WHERE id_hash = ? AND user_id = ? AND EXISTS (SELECT 1 FROM memberships WHERE user_id = ? AND account_id = ?)').run(
+          accountId,
+          idHash,
+          userId,
+          userId,
+          accountId,
+        ).changes > 0
+      );
     },
     async touch(idHash, at) {
       sql('UPDATE user_sessions SET last_seen_at = ? WHERE id_hash = ? AND last_seen_at < ?').run(at, idHash, at);

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { NotFoundError } from '../../errors/errors.js';
 import type { NewMail } from '../../mail/mail-repository.js';
-import { withoutPassword, type EmailTokenUse, type NewOneTimeToken, type NewUser, type SignUpVerification, type UsersRepository } from '../../users/users-repository.js';
+import { withoutPassword, type EmailTokenUse, type NewOneTimeToken, type OneTimeTokenKind, type NewUser, type SignUpVerification, type UsersRepository } from '../../users/users-repository.js';
 import { insertMail } from './sqlite-mail-repository.js';
 import { toUser, type UserRow } from '../user-row-mappers.js';
 import { sqliteConstraint, statementCache } from './sqlite-util.js';
@@ -9,17 +9,15 @@ import { sqliteConstraint, statementCache } from './sqlite-util.js';
 const COLUMNS = 'id, account_id, email, password_hash, created_at, disabled_at, email_verified_at';
 
 interface GrantRow {
-  kind: 'invite' | 'reset' | 'verify-email' | 'change-email';
+  kind: OneTimeTokenKind;
   origin: 'operator' | 'user';
-  account_id: bigint | null;
-  user_id: bigint | null;
+  user_id: bigint;
 }
 
 const toGrant = (row: GrantRow) => ({
   kind: row.kind,
   origin: row.origin,
-  ...(row.account_id === null ? {} : { accountId: Number(row.account_id) }),
-  ...(row.user_id === null ? {} : { userId: Number(row.user_id) }),
+  userId: Number(row.user_id),
 });
 
 export function createSqliteUsersRepository(db: Database.Database): UsersRepository {
@@ -42,12 +40,11 @@ export function createSqliteUsersRepository(db: Database.Database): UsersReposit
   });
 
   const insertToken = (token: NewOneTimeToken): void => {
-    sql('INSERT INTO user_tokens (hash, kind, origin, account_id, user_id, email, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
+    sql('INSERT INTO user_tokens (hash, kind, origin, user_id, email, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
       token.hash,
       token.kind,
       token.origin ?? 'operator',
-      token.accountId ?? null,
-      token.userId ?? null,
+      token.userId,
       token.email ?? null,
       token.createdAt,
       token.expiresAt,
@@ -65,6 +62,7 @@ export function createSqliteUsersRepository(db: Database.Database): UsersReposit
       user.passwordHash,
       user.createdAt,
     ) as UserRow;
+    sql('INSERT INTO memberships (user_id, account_id, role, created_at) VALUES (?, ?, ?, ?)').run(row.id, user.accountId, user.role, user.createdAt);
     if (verification !== undefined) {
       const { mail, ...token } = verification;
       insertToken({ ...token, kind: 'verify-email', origin: 'user', userId: Number(row.id), email: user.email });
@@ -134,14 +132,14 @@ export function createSqliteUsersRepository(db: Database.Database): UsersReposit
       createTokenWithMail.immediate(token, mail);
     },
     async peekToken(hash, kind, now) {
-      const row = sql('SELECT kind, origin, account_id, user_id FROM user_tokens WHERE hash = ? AND kind = ? AND used_at IS NULL AND expires_at > ?').get(hash, kind, now) as
+      const row = sql('SELECT kind, origin, user_id FROM user_tokens WHERE hash = ? AND kind = ? AND used_at IS NULL AND expires_at > ?').get(hash, kind, now) as
         | GrantRow
         | undefined;
       return row && toGrant(row);
     },
     async consumeToken(hash, kind, now) {
       const row = sql(
-        'UPDATE user_tokens SET used_at = ? WHERE hash = ? AND kind = ? AND used_at IS NULL AND expires_at > ? RETURNING kind, origin, account_id, user_id',
+        'UPDATE user_tokens SET used_at = ? WHERE hash = ? AND kind = ? AND used_at IS NULL AND expires_at > ? RETURNING kind, origin, user_id',
       ).get(now, hash, kind, now) as GrantRow | undefined;
       return row && toGrant(row);
     },

@@ -18,8 +18,8 @@ for (const backend of storageBackends({ postgresDirect: true })) {
     async function setUp(t: TestContext): Promise<{ storage: Storage; userId: number; otherId: number }> {
       const { storage } = await backend.freshDatabase(t);
       const account = await storage.accounts.create({ name: 'Main Street Pets', createdAt: AT });
-      const user = await storage.users.create({ accountId: account.id, email: 'ann@example.com', passwordHash: 'h', createdAt: AT });
-      const other = await storage.users.create({ accountId: account.id, email: 'bob@example.com', passwordHash: 'h', createdAt: AT });
+      const user = await storage.users.create({ accountId: account.id, role: 'owner', email: 'ann@example.com', passwordHash: 'h', createdAt: AT });
+      const other = await storage.users.create({ accountId: account.id, role: 'owner', email: 'bob@example.com', passwordHash: 'h', createdAt: AT });
       assert.ok(user !== 'email_taken' && other !== 'email_taken');
       return { storage, userId: user.id, otherId: other.id };
     }

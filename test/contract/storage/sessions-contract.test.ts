@@ -20,8 +20,8 @@ for (const backend of storageBackends({ postgresDirect: true })) {
     async function setUp(t: TestContext): Promise<{ storage: Storage; userId: number; otherId: number }> {
       const { storage } = await backend.freshDatabase(t);
       const account = await storage.accounts.create({ name: 'Main Street Pets', createdAt: AT });
-      const user = await storage.users.create({ accountId: account.id, email: 'ann@example.com', passwordHash: 'h', createdAt: AT });
-      const other = await storage.users.create({ accountId: account.id, email: 'bob@example.com', passwordHash: 'h', createdAt: AT });
+      const user = await storage.users.create({ accountId: account.id, role: 'owner', email: 'ann@example.com', passwordHash: 'h', createdAt: AT });
+      const other = await storage.users.create({ accountId: account.id, role: 'owner', email: 'bob@example.com', passwordHash: 'h', createdAt: AT });
       assert.ok(user !== 'email_taken' && other !== 'email_taken');
       await storage.sessions.create({ idHash: hashOf(1), userId: user.id, createdAt: AT, expiresAt: END, handle: handleOf(1), device: 'Firefox on Linux', address: '192.0.2.1' });
       await storage.sessions.create({ idHash: hashOf(2), userId: user.id, createdAt: LATER, expiresAt: END, handle: handleOf(2), device: 'Safari on iOS', address: '2001:db8::2' });

@@ -26,7 +26,7 @@ for (const backend of storageBackends({ postgresDirect: true })) {
 
     test('when a user is created, then it is found by email and id with its hash, listed without it, and a second user with that email is email_taken', async (t) => {
       const { storage, accountId } = await setUp(t);
-      const created = await storage.users.create({ accountId, email: 'ann@example.com', passwordHash: '$argon2id$x', createdAt: AT });
+      const created = await storage.users.create({ accountId, role: 'owner', email: 'ann@example.com', passwordHash: '$argon2id$x', createdAt: AT });
       assert.notEqual(created, 'email_taken');
       if (created === 'email_taken') return;
       assert.deepEqual(created, { id: created.id, accountId, email: 'ann@example.com', createdAt: AT });
@@ -34,16 +34,16 @@ for (const backend of storageBackends({ postgresDirect: true })) {
       assert.deepEqual(await storage.users.findById(created.id), { ...created, passwordHash: '$argon2id$x' });
       assert.equal(await storage.users.findByEmail('bob@example.com'), undefined);
       assert.equal(await storage.users.findById(created.id + 1000), undefined);
-      assert.equal(await storage.users.create({ accountId, email: 'ann@example.com', passwordHash: 'h', createdAt: AT }), 'email_taken');
-      const second = await storage.users.create({ accountId, email: 'bob@example.com', passwordHash: 'h', createdAt: AT });
+      assert.equal(await storage.users.create({ accountId, role: 'owner', email: 'ann@example.com', passwordHash: 'h', createdAt: AT }), 'email_taken');
+      const second = await storage.users.create({ accountId, role: 'owner', email: 'bob@example.com', passwordHash: 'h', createdAt: AT });
       assert.deepEqual(await storage.users.list(), [created, second]);
-      await assert.rejects(storage.users.create({ accountId: 999_999, email: 'c@example.com', passwordHash: 'h', createdAt: AT }), rejectsWithCode('account_not_found'));
+      await assert.rejects(storage.users.create({ accountId: 999_999, role: 'owner', email: 'c@example.com', passwordHash: 'h', createdAt: AT }), rejectsWithCode('account_not_found'));
     });
 
     test('when a password hash is set or a user disabled, then reads show it, disabling twice keeps the first time, and disabling ends every session of the user', async (t) => {
       const { storage, accountId } = await setUp(t);
-      const user = await storage.users.create({ accountId, email: 'ann@example.com', passwordHash: 'old', createdAt: AT });
-      const other = await storage.users.create({ accountId, email: 'bob@example.com', passwordHash: 'h', createdAt: AT });
+      const user = await storage.users.create({ accountId, role: 'owner', email: 'ann@example.com', passwordHash: 'old', createdAt: AT });
+      const other = await storage.users.create({ accountId, role: 'owner', email: 'bob@example.com', passwordHash: 'h', createdAt: AT });
       if (user === 'email_taken' || other === 'email_taken') throw new Error('unexpected');
       assert.equal(await storage.users.setPasswordHash(user.id, 'new'), true);
       assert.equal((await storage.users.findById(user.id))?.passwordHash, 'new');
@@ -60,17 +60,18 @@ for (const backend of storageBackends({ postgresDirect: true })) {
 
     test('when one-time tokens are used, then a valid one is granted once, and an expired, used or other-kind one never', async (t) => {
       const { storage, accountId } = await setUp(t);
-      const user = await storage.users.create({ accountId, email: 'ann@example.com', passwordHash: 'h', createdAt: AT });
+      const user = await storage.users.create({ accountId, role: 'owner', email: 'ann@example.com', passwordHash: 'h', createdAt: AT });
       if (user === 'email_taken') throw new Error('unexpected');
       const later = isoPlus(AT, 3_600_000);
-      await storage.users.createToken({ hash: hashOf(10), kind: 'invite', accountId, createdAt: AT, expiresAt: later });
+      await storage.users.createToken({ hash: hashOf(10), kind: 'verify-email', userId: user.id, email: 'ann@example.com', createdAt: AT, expiresAt: later });
       await storage.users.createToken({ hash: hashOf(11), kind: 'reset', userId: user.id, createdAt: AT, expiresAt: later });
-      assert.deepEqual(await storage.users.peekToken(hashOf(10), 'invite', AT), { kind: 'invite', origin: 'operator', accountId });
+      const verification = { kind: 'verify-email', origin: 'operator', userId: user.id };
+      assert.deepEqual(await storage.users.peekToken(hashOf(10), 'verify-email', AT), verification);
       assert.equal(await storage.users.peekToken(hashOf(10), 'reset', AT), undefined);
-      assert.equal(await storage.users.peekToken(hashOf(10), 'invite', later), undefined, 'expired at expiresAt');
-      assert.deepEqual(await storage.users.consumeToken(hashOf(10), 'invite', AT), { kind: 'invite', origin: 'operator', accountId });
-      assert.equal(await storage.users.consumeToken(hashOf(10), 'invite', AT), undefined, 'used once');
-      assert.equal(await storage.users.peekToken(hashOf(10), 'invite', AT), undefined);
+      assert.equal(await storage.users.peekToken(hashOf(10), 'verify-email', later), undefined, 'expired at expiresAt');
+      assert.deepEqual(await storage.users.consumeToken(hashOf(10), 'verify-email', AT), verification);
+      assert.equal(await storage.users.consumeToken(hashOf(10), 'verify-email', AT), undefined, 'used once');
+      assert.equal(await storage.users.peekToken(hashOf(10), 'verify-email', AT), undefined);
       assert.equal(await storage.users.consumeToken(hashOf(11), 'reset', later), undefined, 'expired');
       const both = await Promise.all([storage.users.consumeToken(hashOf(11), 'reset', AT), storage.users.consumeToken(hashOf(11), 'reset', AT)]);
       assert.deepEqual(
@@ -83,16 +84,16 @@ for (const backend of storageBackends({ postgresDirect: true })) {
 
     test('when a reset token is used or a password set, then it happens once, atomically, and every other outstanding reset token of that user is dead, not another user\'s', async (t) => {
       const { storage, accountId } = await setUp(t);
-      const ann = await storage.users.create({ accountId, email: 'ann@example.com', passwordHash: 'old', createdAt: AT });
-      const bob = await storage.users.create({ accountId, email: 'bob@example.com', passwordHash: 'bob', createdAt: AT });
+      const ann = await storage.users.create({ accountId, role: 'owner', email: 'ann@example.com', passwordHash: 'old', createdAt: AT });
+      const bob = await storage.users.create({ accountId, role: 'owner', email: 'bob@example.com', passwordHash: 'bob', createdAt: AT });
       if (ann === 'email_taken' || bob === 'email_taken') throw new Error('unexpected');
       const later = isoPlus(AT, 3_600_000);
       const reset = (n: number, userId: number) => storage.users.createToken({ hash: hashOf(n), kind: 'reset', userId, createdAt: AT, expiresAt: later });
       for (const n of [20, 21, 22]) await reset(n, ann.id);
       await reset(30, bob.id);
-      await storage.users.createToken({ hash: hashOf(40), kind: 'invite', accountId, createdAt: AT, expiresAt: later });
+      await storage.users.createToken({ hash: hashOf(40), kind: 'verify-email', userId: ann.id, email: 'ann@example.com', createdAt: AT, expiresAt: later });
 
-      assert.equal(await storage.users.usePasswordReset(hashOf(40), 'x', AT), undefined, 'an invitation is not a reset');
+      assert.equal(await storage.users.usePasswordReset(hashOf(40), 'x', AT), undefined, 'a verification link is not a reset');
       assert.equal(await storage.users.usePasswordReset(hashOf(21), 'x', later), undefined, 'expired');
       assert.equal((await storage.users.findById(ann.id))?.passwordHash, 'old', 'a refused use changes nothing');
       assert.equal(await storage.users.usePasswordReset(hashOf(22), 'newer', AT), ann.id);
@@ -101,7 +102,7 @@ for (const backend of storageBackends({ postgresDirect: true })) {
       assert.equal(await storage.users.usePasswordReset(hashOf(20), 'older', AT), undefined, 'an older link is dead once a newer one was used');
       assert.equal((await storage.users.findById(ann.id))?.passwordHash, 'newer');
       assert.deepEqual(await storage.users.peekToken(hashOf(30), 'reset', AT), { kind: 'reset', origin: 'operator', userId: bob.id }, 'another user\'s link lives');
-      assert.deepEqual(await storage.users.peekToken(hashOf(40), 'invite', AT), { kind: 'invite', origin: 'operator', accountId }, 'invitations are untouched');
+      assert.deepEqual(await storage.users.peekToken(hashOf(40), 'verify-email', AT), { kind: 'verify-email', origin: 'operator', userId: ann.id }, 'verification links are untouched');
 
       // A password set any other way (the settings page) kills the outstanding links too.
       await reset(23, ann.id);
@@ -120,7 +121,7 @@ for (const backend of storageBackends({ postgresDirect: true })) {
 
     test('when a token is created with its mail, then both are stored in one transaction with its origin, and a mail that cannot be stored leaves no token', async (t) => {
       const { storage, accountId } = await setUp(t);
-      const ann = await storage.users.create({ accountId, email: 'ann@example.com', passwordHash: 'h', createdAt: AT });
+      const ann = await storage.users.create({ accountId, role: 'owner', email: 'ann@example.com', passwordHash: 'h', createdAt: AT });
       if (ann === 'email_taken') throw new Error('unexpected');
       const later = isoPlus(AT, 3_600_000);
       const mail = (id: string, fields: Partial<NewMail> = {}): NewMail => ({ id, kind: 'password-reset', recipient: 'ann@example.com', subject: 'Reset', sealedBody: `v1.sealed-${id}`, accountId, createdAt: AT, ...fields });
@@ -141,11 +142,11 @@ for (const backend of storageBackends({ postgresDirect: true })) {
 
     test('when sessions are created, touched and deleted, then find returns the session with its user and account name until it is deleted', async (t) => {
       const { storage, accountId } = await setUp(t);
-      const user = await storage.users.create({ accountId, email: 'ann@example.com', passwordHash: 'h', createdAt: AT });
+      const user = await storage.users.create({ accountId, role: 'owner', email: 'ann@example.com', passwordHash: 'h', createdAt: AT });
       if (user === 'email_taken') throw new Error('unexpected');
       const expiresAt = isoPlus(AT, 12 * 3_600_000);
       for (const n of [1, 2, 3]) await storage.sessions.create({ idHash: hashOf(n), userId: user.id, createdAt: AT, expiresAt, ...sessionClient(n) });
-      assert.deepEqual(await storage.sessions.find(hashOf(1)), { idHash: hashOf(1), createdAt: AT, lastSeenAt: AT, expiresAt, user, accountName: 'Main Street Pets' });
+      assert.deepEqual(await storage.sessions.find(hashOf(1)), { idHash: hashOf(1), createdAt: AT, lastSeenAt: AT, expiresAt, user, accountName: 'Main Street Pets', role: 'owner' });
       await storage.sessions.touch(hashOf(1), isoPlus(AT, 60_000));
       await storage.sessions.touch(hashOf(1), isoPlus(AT, 30_000));
       assert.equal((await storage.sessions.find(hashOf(1)))?.lastSeenAt, isoPlus(AT, 60_000), 'never moves back');
@@ -162,7 +163,7 @@ for (const backend of storageBackends({ postgresDirect: true })) {
     test('when a user is created with a verification, then its token and mail are written with it, the token verifies once, and a verify link of an old address does nothing', async (t) => {
       const { storage, accountId } = await setUp(t);
       const mail: NewMail = { id: 'm-verify', kind: 'email-verification', recipient: 'ann@example.com', subject: 'Confirm', sealedBody: 'v1.sealed', accountId, createdAt: AT };
-      const user = await storage.users.create({ accountId, email: 'ann@example.com', passwordHash: 'h', createdAt: AT }, { hash: hashOf(30), createdAt: AT, expiresAt: isoPlus(AT, 3_600_000), mail });
+      const user = await storage.users.create({ accountId, role: 'owner', email: 'ann@example.com', passwordHash: 'h', createdAt: AT }, { hash: hashOf(30), createdAt: AT, expiresAt: isoPlus(AT, 3_600_000), mail });
       if (user === 'email_taken') throw new Error('unexpected');
       assert.equal(user.emailVerifiedAt, undefined);
       assert.equal((await storage.mail.find('m-verify'))?.recipient, 'ann@example.com');
@@ -170,7 +171,7 @@ for (const backend of storageBackends({ postgresDirect: true })) {
       assert.deepEqual(await storage.users.useEmailToken(hashOf(30), isoPlus(AT, 1000)), { kind: 'verify-email', userId: user.id, accountId, email: 'ann@example.com' });
       assert.equal((await storage.users.findById(user.id))?.emailVerifiedAt, isoPlus(AT, 1000));
       assert.equal(await storage.users.useEmailToken(hashOf(30), isoPlus(AT, 2000)), undefined, 'used once');
-      const taken = await storage.users.create({ accountId, email: 'ann@example.com', passwordHash: 'h', createdAt: AT }, { hash: hashOf(31), createdAt: AT, expiresAt: isoPlus(AT, 1000), mail: { ...mail, id: 'm-2' } });
+      const taken = await storage.users.create({ accountId, role: 'owner', email: 'ann@example.com', passwordHash: 'h', createdAt: AT }, { hash: hashOf(31), createdAt: AT, expiresAt: isoPlus(AT, 1000), mail: { ...mail, id: 'm-2' } });
       assert.equal(taken, 'email_taken');
       assert.equal(await storage.mail.find('m-2'), undefined, 'nothing of a refused user is written');
       await storage.users.createToken({ hash: hashOf(32), kind: 'verify-email', userId: user.id, email: 'old@example.com', createdAt: AT, expiresAt: isoPlus(AT, 3_600_000) });
@@ -179,8 +180,8 @@ for (const backend of storageBackends({ postgresDirect: true })) {
 
     test('when a change-email token is used, then the address changes and is verified, the other outstanding links of the user die, and an address taken by then changes nothing', async (t) => {
       const { storage, accountId } = await setUp(t);
-      const user = await storage.users.create({ accountId, email: 'ann@example.com', passwordHash: 'h', createdAt: AT });
-      const other = await storage.users.create({ accountId, email: 'bob@example.com', passwordHash: 'h', createdAt: AT });
+      const user = await storage.users.create({ accountId, role: 'owner', email: 'ann@example.com', passwordHash: 'h', createdAt: AT });
+      const other = await storage.users.create({ accountId, role: 'owner', email: 'bob@example.com', passwordHash: 'h', createdAt: AT });
       if (user === 'email_taken' || other === 'email_taken') throw new Error('unexpected');
       const later = isoPlus(AT, 3_600_000);
       await storage.users.createTokenWithMail({ hash: hashOf(40), kind: 'change-email', origin: 'user', userId: user.id, email: 'bob@example.com', createdAt: AT, expiresAt: later }, [

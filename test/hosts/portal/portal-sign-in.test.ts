@@ -65,12 +65,12 @@ for (const backend of httpBackends()) {
     test('when an invited user or a reset picks a common password, their email or the store\u2019s name, then it is refused with the reason', async (t) => {
       const portal = await createTestPortal(t, backend);
       const account = await portal.services.accounts.createAccount({ name: 'Harbour Pets' });
-      const { token } = await portal.services.users.invite(account.id);
+      const { token } = await portal.services.team.inviteByOperator(account.id, 'owner');
       const invited = await portal.client().post('/sign-up', { email: 'b@example.com', password: 'harbour pets', invite: token }, {}, `/sign-up?invite=${token}`);
       assert.equal(invited.statusCode, 400);
       assert.match(pageText(invited.body), /cannot be your store name/, 'the store an invitation joins counts');
       assert.equal((await portal.services.users.listUsers()).length, 0);
-      assert.ok(await portal.services.users.peekInvite(token), 'the invitation is still usable');
+      assert.ok(await portal.services.team.peek(token), 'the invitation is still usable');
 
       const { email } = await signUp(portal, { email: 'owner@example.com', storeName: 'Main Street Pets' });
       const reset = await portal.services.users.createPasswordReset(email);
@@ -165,10 +165,10 @@ for (const backend of httpBackends()) {
       assert.equal((await portal.services.users.listUsers()).length, 0);
 
       const account = await portal.services.accounts.createAccount({ name: 'Harbour Pets' });
-      const { token } = await portal.services.users.invite(account.id);
+      const { token } = await portal.services.team.inviteByOperator(account.id, 'owner');
       const invited = portal.client();
       const form = await invited.get(`/sign-up?invite=${token}`);
-      assert.match(pageText(form.body), /You are invited to join Harbour Pets \./);
+      assert.match(pageText(form.body), /You are invited to join Harbour Pets as owner\./);
       const joined = await invited.post('/sign-up', { email: 'b@example.com', password: TEST_PASSWORD, invite: token });
       assert.equal(joined.statusCode, 303);
       assert.equal((await portal.services.users.listUsers())[0]?.accountId, account.id);
@@ -177,7 +177,7 @@ for (const backend of httpBackends()) {
       assert.equal(reused.statusCode, 400);
       assert.match(pageText(reused.body), /not valid any more/);
       portal.clock.advance(7 * 24 * 3_600_000);
-      const { token: late } = await portal.services.users.invite(account.id);
+      const { token: late } = await portal.services.team.inviteByOperator(account.id, 'owner');
       portal.clock.advance(7 * 24 * 3_600_000);
       assert.match(pageText((await portal.client().get(`/sign-up?invite=${late}`)).body), /not valid any more/, 'an invitation expires after 7 days');
     });

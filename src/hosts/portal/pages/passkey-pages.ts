@@ -120,8 +120,8 @@ function passkeySignInRoutes(scope: FastifyInstance, context: PortalContext): vo
       return reply.code(401).send({ message: PASSKEY_SIGN_IN_FAILED });
     }
     await throttle.succeeded({ address: request.ip });
-    await sessions.start(request, reply, user.id);
-    await recordPortalAction(services.audit, request, user, 'authn_login_success', { details: { method: 'passkey' } });
+    const accountId = await sessions.start(request, reply, user.id);
+    await recordPortalAction(services.audit, request, { ...user, accountId }, 'authn_login_success', { details: { method: 'passkey' } });
     return reply.send({ redirect: safeNext(request.body.next) });
   });
 

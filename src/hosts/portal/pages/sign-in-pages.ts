@@ -81,8 +81,9 @@ export function registerSignInPages(scope: FastifyInstance, context: PortalConte
       return render(request, reply, 'sign-in', { title: 'Sign in', next, email, error: SIGN_IN_FAILED }, 401);
     }
     await throttle.succeeded({ email: normalised, address: request.ip });
-    await sessions.start(request, reply, result.user.id);
-    await recordPortalAction(services.audit, request, result.user, 'authn_login_success', { details: { method: 'password' } });
+    // Recorded in the account the session works in: not one the user has left.
+    const accountId = await sessions.start(request, reply, result.user.id);
+    await recordPortalAction(services.audit, request, { ...result.user, accountId }, 'authn_login_success', { details: { method: 'password' } });
     return reply.redirect(next, 303);
   });
 }

@@ -5,32 +5,39 @@ import type { PortalContext } from '../portal-context.js';
 import { csrfField, formField } from '../portal-context.js';
 import { recordPortalAction } from '../portal-audit.js';
 import { spendAttempt } from './sign-in-pages.js';
+import { roleLabel } from '../../../users/team/member-roles.js';
 
 const SignUpQuery = Type.Object({ invite: Type.Optional(Type.String({ maxLength: 200 })) });
 const SignUpForm = Type.Object({ _csrf: csrfField, email: formField(), password: formField(), storeName: Type.Optional(formField()), invite: Type.Optional(formField()) });
 
 /**
  * `/sign-up` (public): creates a user and their account (the store), or,
- * with an operator's invitation (`?invite=`), a user of that account; then
- * signs them in and lands on `/`. PORTAL_SIGNUP=closed admits invitations only.
+ * with an invitation (`?invite=`: mailed from the Team page, or an
+ * operator's link), a member of that account with the invitation's role;
+ * then signs them in and lands on `/`. A visitor already signed in is
+ * offered to accept the invitation as themself instead (team-pages.ts,
+ * `/invitations/accept`). PORTAL_SIGNUP=closed admits invitations only.
  */
 export function registerSignUpPages(scope: FastifyInstance, context: PortalContext): void {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   const { render, services, sessions, origin } = context;
   const { users } = services;
 
-  /** What the form shows: the store an invitation joins, or whether it must ask for a store name. */
-  async function invitation(token: string | undefined): Promise<{ invite: string; joins?: string; inviteInvalid: boolean }> {
+  /** What the form shows: the store an invitation joins, as which role and for which address, or whether it must ask for a store name. */
+  async function invitation(token: string | undefined): Promise<{ invite: string; joins?: string; joinsAs?: string; invitedEmail?: string; inviteInvalid: boolean }> {
     if (token === undefined || token === '') return { invite: '', inviteInvalid: false };
-    const accountId = await users.peekInvite(token);
-    if (accountId === undefined) return { invite: '', inviteInvalid: true };
-    return { invite: token, joins: (await services.accounts.requireAccount(accountId)).name, inviteInvalid: false };
+    const pending = await services.team.peek(token);
+    if (pending === undefined) return { invite: '', inviteInvalid: true };
+    const joins = (await services.accounts.requireAccount(pending.accountId)).name;
+    return { invite: token, joins, joinsAs: roleLabel(pending.role).toLowerCase(), ...(pending.email === undefined ? {} : { invitedEmail: pending.email }), inviteInvalid: false };
   }
 
   app.get('/sign-up', { schema: { querystring: SignUpQuery } }, async (request, reply) => {
     reply.header('cache-control', 'no-store');
     const invite = await invitation(request.query.invite);
-    return render(request, reply, 'sign-up', { title: 'Create your account', closed: users.signUpPolicy === 'closed', email: '', storeName: '', ...invite });
+    const signedIn = invite.joins === undefined ? undefined : await sessions.read(request);
+    if (signedIn !== undefined) return render(request, reply, 'invitation', { title: 'Join a store', ...invite, email: signedIn.user.email });
+    return render(request, reply, 'sign-up', { title: 'Create your account', closed: users.signUpPolicy === 'closed', email: invite.invitedEmail ?? '', storeName: '', ...invite });
   });
 
   app.post('/sign-up', { schema: { body: SignUpForm } }, async (request, reply) => {
