@@ -182,6 +182,12 @@ export function createBackgroundWork(
     intervalMs: config.events.pruneIntervalMs,
     onError: (err) => logger.warn({ err }, 'could not prune expired Idempotency-Key records'),
   });
+  // Request logs live REQUEST_LOG_RETENTION_DAYS: pruned in the same batched rounds, on their own schedule.
+  const requestLogsPruner = createEventsPruner({
+    eventsService: services.requestLogs,
+    intervalMs: config.requestLogs.pruneIntervalMs,
+    onError: (err) => logger.warn({ err }, 'could not prune expired request logs'),
+  });
   const webhooks = createWebhooksDispatcher(container, logger, outages, undefined, load);
   const mail = createMailEngine(container, logger, outages);
   return {
@@ -193,12 +199,16 @@ export function createBackgroundWork(
       messages.start();
       eventsPruner.start();
       idempotencyPruner.start();
+      services.requestLogRecorder.start(config.requestLogs.flushMs, (err) =>
+        logger.warn({ err, droppedSinceStart: services.requestLogRecorder.dropped() }, 'could not write request logs; kept in memory for the next attempt'),
+      );
+      requestLogsPruner.start();
       webhooks.start();
       mail.start();
     },
     async stop() {
       await Promise.all([messages.stop(), webhooks.stop(), mail.stop()]);
-      await Promise.all([eventsPruner.stop(), idempotencyPruner.stop()]);
+      await Promise.all([eventsPruner.stop(), idempotencyPruner.stop(), requestLogsPruner.stop()]);
     },
   };
 }

@@ -25,6 +25,7 @@ import { createAttemptThrottle } from './users/attempt-throttle.js';
 import { createEmailVerificationService } from './users/email-verification.js';
 import { createUsersService } from './users/users-service.js';
 import { createPasskeysService } from './users/passkeys-service.js';
+import { createTeamService } from './users/team/team-service.js';
 import type { Storage } from './storage/storage.js';
 import { createOutageLog, type OutageLog, type OutageLogger } from './shared/outage-log.js';
 import { createWebhookSecretBox } from './webhooks/security/webhook-secrets.js';
@@ -34,6 +35,11 @@ import { createWebhookSender } from './webhooks/delivery/webhook-sender.js';
 import { createUrlPolicy, systemResolver } from './delivery/url-policy.js';
 import { createWebhooksService } from './webhooks/webhooks-service.js';
 import { createWebhookNoticesService } from './webhooks/notices/webhook-notices-service.js';
+import { createRequestLogRecorder } from './request-logs/request-log-recorder.js';
+import { createRequestLogsService } from './request-logs/request-logs-service.js';
+
+/** Requests held in memory while storage cannot take them (an outage); beyond, the oldest are dropped. */
+const REQUEST_LOG_BUFFER_MAX = 100_000;
 
 // The background work's wiring lives beside this root (background-work.ts); these names are where the server and tests found them.
 export { createBackgroundEventsPruner, createBackgroundWork, createWebhooksDispatcher } from './background-work.js';
@@ -52,7 +58,7 @@ export interface Container {
  */
 export function createServices(
   storage: Storage,
-  config: Pick<Config, 'environment' | 'cursorSecrets' | 'pets' | 'portal' | 'audit' | 'tracing' | 'events' | 'webhooks' | 'mail'>,
+  config: Pick<Config, 'environment' | 'cursorSecrets' | 'pets' | 'portal' | 'audit' | 'tracing' | 'events' | 'webhooks' | 'mail' | 'requestLogs'>,
   clock: Clock,
   metrics: ServiceMetrics,
 ): Services {
@@ -63,7 +69,7 @@ export function createServices(
 
 function buildServices(
   untraced: Storage,
-  config: Pick<Config, 'environment' | 'cursorSecrets' | 'pets' | 'portal' | 'audit' | 'events' | 'webhooks' | 'mail'>,
+  config: Pick<Config, 'environment' | 'cursorSecrets' | 'pets' | 'portal' | 'audit' | 'events' | 'webhooks' | 'mail' | 'requestLogs'>,
   clock: Clock,
   metrics: ServiceMetrics,
   tracing?: ServiceTracing,
@@ -108,7 +114,17 @@ function buildServices(
     pets: createPetsService({ petsRepository: storage.pets, clock, lifecycle: config.pets }),
     messages: createMessagesService({ messagesRepository: storage.messages, clock }),
     idempotency: createIdempotencyService({ idempotencyRepository: storage.idempotency, clock, waitMs: IDEMPOTENCY_WAIT_MS, pollMs: IDEMPOTENCY_POLL_MS }),
-    users: createUsersService({ usersRepository: storage.users, passkeysRepository: storage.passkeys, accounts, sessions, mail, clock, signUp: config.portal.signUp }),
+    users: createUsersService({
+      usersRepository: storage.users,
+      passkeysRepository: storage.passkeys,
+      teamRepository: storage.team,
+      accounts,
+      sessions,
+      mail,
+      clock,
+      signUp: config.portal.signUp,
+    }),
+    team: createTeamService({ teamRepository: storage.team, mail, audit, clock }),
     emailVerification: createEmailVerificationService({ usersRepository: storage.users, mail, clock, required: config.portal.requireVerifiedEmail }),
     sessions,
     attemptThrottle: createAttemptThrottle({ attemptThrottleRepository: storage.attemptThrottle, secretsRepository: storage.secrets, limits: config.portal.throttle, clock }),
@@ -128,6 +144,8 @@ function buildServices(
     }),
     webhookNotices: createWebhookNoticesService({ webhookNoticesRepository: storage.webhookNotices, clock, audit }),
     mail,
+    requestLogs: createRequestLogsService({ requestLogsRepository: storage.requestLogs, cursors, clock, retentionDays: config.requestLogs.retentionDays }),
+    requestLogRecorder: createRequestLogRecorder({ requestLogsRepository: storage.requestLogs, clock, enabled: config.requestLogs.enabled, maxBuffered: REQUEST_LOG_BUFFER_MAX }),
   };
 }
 
@@ -146,6 +164,8 @@ export function createContainer(config: Config, { clock = systemClock, registry 
     close: async () => {
       // Last-used times still in memory are written before the database closes.
       await services.keyUsage.stop().catch(() => undefined);
+      // So are the request logs still buffered.
+      await services.requestLogRecorder.stop().catch(() => undefined);
       await services.audit.stopPruning();
       services.webhooks.close();
       await storage.close();

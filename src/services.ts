@@ -10,6 +10,7 @@ import type { OrdersService } from './orders/v1/orders-service.js';
 import type { OrdersV2Service } from './orders/v2/orders-v2-service.js';
 import type { PetsService } from './pets/pets-service.js';
 import type { SessionsService } from './users/sessions-service.js';
+import type { TeamService } from './users/team/team-service.js';
 import type { AttemptThrottle } from './users/attempt-throttle.js';
 import type { UsersService } from './users/users-service.js';
 import type { EmailVerificationService } from './users/email-verification.js';
@@ -17,6 +18,8 @@ import type { EventsService } from './events/events-service.js';
 import type { WebhooksService } from './webhooks/webhooks-service.js';
 import type { WebhookNoticesService } from './webhooks/notices/webhook-notices-service.js';
 import type { MailService } from './mail/mail-service.js';
+import type { RequestLogRecorder } from './request-logs/request-log-recorder.js';
+import type { RequestLogsService } from './request-logs/request-logs-service.js';
 
 /**
  * Every service of one process, as the composition root builds them and the
@@ -40,6 +43,8 @@ export interface Services {
   emailVerification: EmailVerificationService;
   /** Portal sessions. */
   sessions: SessionsService;
+  /** An account's members, roles and invitations. */
+  team: TeamService;
   /** The portal's sign-in, sign-up, reset and verification throttle, kept in the database. */
   attemptThrottle: AttemptThrottle;
   audit: AuditService;
@@ -51,4 +56,8 @@ export interface Services {
   webhookNotices: WebhookNoticesService;
   /** Outgoing mail: composed, sealed and queued here, sent by the mail engine (background-work.ts). */
   mail: MailService;
+  /** The store host's request logs: the listing, the detail, the pruning. */
+  requestLogs: RequestLogsService;
+  /** Buffers the store host's requests in memory and writes them in batches (started by background-work.ts). */
+  requestLogRecorder: RequestLogRecorder;
 }

@@ -1,6 +1,6 @@
 import type { Clock } from '../shared/clock.js';
 import { Lru } from '../shared/lru.js';
-import type { ApiKeyPrincipal, ApiKeysRepository } from './api-keys-repository.js';
+import type { ApiKeyPrincipal, ApiKeysRepository, KeyOwner } from './api-keys-repository.js';
 
 export interface ApiKeyCacheOptions {
   /**
@@ -36,6 +36,8 @@ export function cacheApiKeyLookups(
   const known = new Lru<string, Entry>(maxKnown);
   const unknown = new Lru<string, Entry>(maxUnknown);
   const inFlight = new Map<string, Promise<ApiKeyPrincipal | undefined>>();
+  // Keys never change owner: only a key unknown when asked can become known (created since), which ttlMs bounds.
+  const owners = new Lru<string, { owner: KeyOwner | undefined; checkedAt: number }>(maxUnknown);
   // Bumped by every local write, so that a lookup begun before a revocation
   // does not store its (now stale) answer after it.
   let generation = 0;
@@ -74,6 +76,16 @@ export function cacheApiKeyLookups(
       }
     },
     findById: (id) => repository.findById(id),
+    findOwnerByHash(hash) {
+      // Asked only for requests whose key failed (request logs): remembered, so that a client retrying with a revoked key costs one lookup per ttlMs.
+      const now = clock.now().getTime();
+      const hit = owners.get(hash);
+      if (hit !== undefined && now - hit.checkedAt < ttlMs && now >= hit.checkedAt) return Promise.resolve(hit.owner);
+      return repository.findOwnerByHash(hash).then((owner) => {
+        owners.set(hash, { owner, checkedAt: now });
+        return owner;
+      });
+    },
     async roll(seen, replacement) {
       try {
         return await repository.roll(seen, replacement);

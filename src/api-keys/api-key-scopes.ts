@@ -4,7 +4,7 @@
  * without --scopes gets all of them, and so holds the scopes added later
  * too (ALL_SCOPES_MARKER). New scopes are appended.
  */
-export const API_KEY_SCOPES = ['orders:read', 'orders:write', 'pets:read', 'messages:write', 'audit:read', 'events:read', 'webhooks:manage'] as const;
+export const API_KEY_SCOPES = ['orders:read', 'orders:write', 'pets:read', 'messages:write', 'audit:read', 'events:read', 'webhooks:manage', 'logs:read'] as const;
 
 /**
  * Stored first in the scope list of a key that holds every scope: such a key

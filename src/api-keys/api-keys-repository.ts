@@ -35,6 +35,12 @@ export interface ApiKeyPrincipal {
   expiresAt?: string;
 }
 
+/** Which key a presented key is, and whose. */
+export interface KeyOwner {
+  keyId: number;
+  accountId: number;
+}
+
 export type RevokeOutcome = 'revoked' | 'already_revoked' | 'not_found';
 
 /**
@@ -56,6 +62,12 @@ export interface ApiKeysRepository {
   listByAccount(accountId: number): Promise<ApiKey[]>;
   /** The key with this hash, if it exists and is not revoked (expired keys included: the caller decides). */
   findActiveByHash(hash: string): Promise<ApiKeyPrincipal | undefined>;
+  /**
+   * The key and account of the key with this hash, revoked and expired keys
+   * included: whom a request names, for its request log, whether or not the
+   * key still works.
+   */
+  findOwnerByHash(hash: string): Promise<KeyOwner | undefined>;
   revoke(id: number, revokedAt: string): Promise<RevokeOutcome>;
   /** Any key by id, revoked and expired ones included. */
   findById(id: number): Promise<ApiKey | undefined>;

@@ -8,7 +8,7 @@ import type { Clock } from '../shared/clock.js';
 import { checkText } from '../shared/user-text.js';
 import { checkApiKey, generateApiKey } from './api-key-format.js';
 import { API_KEY_SCOPES, type ApiKeyScope } from './api-key-scopes.js';
-import type { ApiKey, ApiKeyPrincipal, ApiKeysRepository } from './api-keys-repository.js';
+import type { ApiKey, ApiKeyPrincipal, ApiKeysRepository, KeyOwner } from './api-keys-repository.js';
 
 const API_KEY_NAME_MAX = 100;
 /** A roll reads again this often when another process changes the key between its read and its write. */
@@ -136,6 +136,19 @@ export function createApiKeysService({ apiKeysRepository, accountsRepository, cl
         if (key !== undefined) await recordKey(context, key.accountId, 'authn_token_revoked', keyId, {});
       }
       return outcome;
+    },
+
+    /**
+     * Which key and account a presented token names, whether or not it
+     * works (expired and revoked keys included), for the request logs of
+     * requests it failed on; undefined for a token that is no key of ours.
+     */
+    async identify(token: string): Promise<KeyOwner | undefined> {
+      const check = checkApiKey(token, environment);
+      if (!check.ok) return undefined;
+      const principal = await apiKeysRepository.findActiveByHash(check.hash);
+      if (principal !== undefined) return { keyId: principal.keyId, accountId: principal.accountId };
+      return apiKeysRepository.findOwnerByHash(check.hash);
     },
 
     /**

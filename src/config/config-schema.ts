@@ -7,6 +7,7 @@ import { limits } from './sections/limits.js';
 import { mail } from './sections/mail.js';
 import { metrics, tracing } from './sections/observability.js';
 import { portal } from './sections/portal.js';
+import { requestLogs } from './sections/request-logs.js';
 import { quickstart, server } from './sections/server.js';
 
 /**
@@ -25,7 +26,7 @@ import { quickstart, server } from './sections/server.js';
  */
 
 /** The whole environment: one object per section, one property per variable, in the order problems are reported. */
-export const CONFIG_SCHEMA = Type.Object({ server, database, api, quickstart, metrics, messages, limits, portal, audit, tracing, webhooks, mail });
+export const CONFIG_SCHEMA = Type.Object({ server, database, api, quickstart, metrics, messages, limits, portal, audit, tracing, webhooks, mail, requestLogs });
 
 /** The environment as read: every value typed and within its bounds (or its default, when it was refused). */
 export type EnvironmentValues = Static<typeof CONFIG_SCHEMA>;

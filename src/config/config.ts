@@ -91,6 +91,17 @@ export interface Config {
   readonly audit: AuditConfig;
   /** The event feed's retention, and how often the server prunes it. */
   readonly events: Readonly<EventsConfig>;
+  /** The store host's request logs (docs/request-logs.md). */
+  readonly requestLogs: Readonly<RequestLogsConfig>;
+}
+
+export interface RequestLogsConfig {
+  /** REQUEST_LOGS=on. */
+  enabled: boolean;
+  retentionDays: number;
+  pruneIntervalMs: number;
+  /** How often buffered logs are written (at most a second: what kill -9 may lose). */
+  flushMs: number;
 }
 
 export interface EventsConfig {
@@ -221,7 +232,7 @@ function crossVariableProblems({ values, problems, given }: EnvironmentReading):
 }
 
 /** The Config shape the rest of the program reads, from values the schema has accepted. */
-function assemble({ server, database, api, quickstart, metrics, messages, limits, portal, audit, tracing, webhooks, mail }: EnvironmentValues, cwd: string): Config {
+function assemble({ server, database, api, quickstart, metrics, messages, limits, portal, audit, tracing, webhooks, mail, requestLogs }: EnvironmentValues, cwd: string): Config {
   const url = parseDatabaseUrl(database.DATABASE_URL);
   if (url.kind === 'invalid') throw new Error('DATABASE_URL was accepted by the schema but cannot be parsed.');
   const cursorSecret = api.CURSOR_SECRET;
@@ -253,6 +264,12 @@ function assemble({ server, database, api, quickstart, metrics, messages, limits
     portal: portalFrom(portal),
     audit: { retentionDays: audit.AUDIT_RETENTION_DAYS, pruneIntervalMs: audit.AUDIT_PRUNE_INTERVAL_MS },
     events: { retentionDays: api.EVENTS_RETENTION_DAYS, pruneIntervalMs: api.EVENTS_PRUNE_INTERVAL_MS },
+    requestLogs: {
+      enabled: requestLogs.REQUEST_LOGS === 'on',
+      retentionDays: requestLogs.REQUEST_LOG_RETENTION_DAYS,
+      pruneIntervalMs: requestLogs.REQUEST_LOG_PRUNE_INTERVAL_MS,
+      flushMs: requestLogs.REQUEST_LOG_FLUSH_MS,
+    },
   };
 }
 

@@ -5,6 +5,7 @@ import type { ApiKeyScope } from '../api-keys/api-key-scopes.js';
 import type { ApiKeyPrincipal } from '../api-keys/api-keys-repository.js';
 import type { KeyUsageRecorder } from '../api-keys/api-key-usage.js';
 import type { ApiKeysService } from '../api-keys/api-keys-service.js';
+import type { RequestLogRecorder } from '../request-logs/request-log-recorder.js';
 import { bearerKey, principalInScope } from '../api/http/authentication.js';
 import { clientHasCurrent, strongEtag, validatorHeaders } from '../api/http/conditional-get.js';
 import { SECURITY_HEADER_ENTRIES } from './protection/hardening.js';
@@ -31,6 +32,8 @@ export interface FastLaneOptions {
   logger: FastifyBaseLogger;
   /** The representation for a key that may read it, as the route would open it. */
   open(principal: ApiKeyPrincipal): Promise<InMemoryRepresentation>;
+  /** The request logs' buffer when REQUEST_LOGS is on (the lane's requests are logged as the route's are), and how the route reads the client's address. */
+  requestLogs?: { recorder: Pick<RequestLogRecorder, 'capture' | 'now'>; clientAddress(req: IncomingMessage): string | undefined };
 }
 
 const NO_RATE_LIMIT_HEADERS: readonly string[] = [];
@@ -65,9 +68,15 @@ function mayHaveBody(req: IncomingMessage): boolean {
  * always. So every request is counted, logged and answered once, whichever
  * path answers it.
  */
-export function createFastLane({ url, scope, apiKeys, keyUsage, rateLimiter, logger, open }: FastLaneOptions): PreRouting {
+export function createFastLane({ url, scope, apiKeys, keyUsage, rateLimiter, logger, open, requestLogs }: FastLaneOptions): PreRouting {
   /** Answers and returns true, or returns false having done nothing. */
-  async function answer(req: IncomingMessage, res: ServerResponse, answered: (res: ServerResponse, route: string) => void, startedAt: number | undefined): Promise<boolean> {
+  async function answer(
+    req: IncomingMessage,
+    res: ServerResponse,
+    answered: (res: ServerResponse, route: string) => void,
+    startedAt: number | undefined,
+    logsRequests: boolean,
+  ): Promise<boolean> {
     // checkKey's steps, in its synchronous halves: one promise fewer per request.
     const token = bearerKey(req.rawHeaders);
     if (token === undefined) return false;
@@ -92,7 +101,24 @@ export function createFastLane({ url, scope, apiKeys, keyUsage, rateLimiter, log
       res.end(body);
     }
     answered(res, url);
-    if (startedAt !== undefined) {
+    if (requestLogs !== undefined && startedAt !== undefined) {
+      // A few fields into the buffer: the stored form is made when the batch is written.
+      const durationMs = performance.now() - startedAt;
+      requestLogs.recorder.capture({
+        at: requestLogs.recorder.now() - durationMs,
+        method: 'GET',
+        url,
+        status: notModified ? 304 : 200,
+        durationMs,
+        requestId: id,
+        accountId: principal.accountId,
+        keyId: principal.keyId,
+        clientAddress: requestLogs.clientAddress(req),
+        userAgent: req.headers['user-agent'],
+        errorBody: undefined,
+      });
+    }
+    if (startedAt !== undefined && logsRequests) {
       const log = logger.child({ requestId: id });
       const statusCode = notModified ? 304 : 200;
       logRequestReceived(log, req);
@@ -106,7 +132,8 @@ export function createFastLane({ url, scope, apiKeys, keyUsage, rateLimiter, log
       fastify(req, res);
       return;
     }
-    answer(req, res, answered, LOGS_REQUESTS.has(logger.level) ? performance.now() : undefined).then(
+    const logsRequests = LOGS_REQUESTS.has(logger.level);
+    answer(req, res, answered, logsRequests || requestLogs !== undefined ? performance.now() : undefined, logsRequests).then(
       (done) => {
         if (!done) fastify(req, res);
       },

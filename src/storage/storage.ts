@@ -7,6 +7,7 @@ import type { OrdersRepository } from '../orders/orders-repository.js';
 import type { SecretsRepository } from '../secrets/secrets-repository.js';
 import type { PetsRepository } from '../pets/pets-repository.js';
 import type { SessionsRepository } from '../users/sessions-repository.js';
+import type { TeamRepository } from '../users/team/team-repository.js';
 import type { AttemptThrottleRepository } from '../users/attempt-throttle-repository.js';
 import type { UsersRepository } from '../users/users-repository.js';
 import type { AuditRepository } from '../audit/audit-repository.js';
@@ -15,6 +16,7 @@ import type { EventsRepository } from '../events/events-repository.js';
 import type { WebhooksRepository } from '../webhooks/webhooks-repository.js';
 import type { SystemDisableReason, WebhookNoticesRepository } from '../webhooks/notices/webhook-notices-repository.js';
 import type { MailRepository } from '../mail/mail-repository.js';
+import type { RequestLogsRepository } from '../request-logs/request-logs-repository.js';
 
 export interface MigrationReport {
   /** Migrations applied by this call, e.g. ["0001-initial"]. */
@@ -35,6 +37,8 @@ export interface Storage {
   readonly idempotency: IdempotencyRepository;
   readonly users: UsersRepository;
   readonly sessions: SessionsRepository;
+  /** Memberships (user × account × role) and invitations. */
+  readonly team: TeamRepository;
   /** The portal's attempt throttle (sign-in, sign-up, reset, verification): one budget for every process. */
   readonly attemptThrottle: AttemptThrottleRepository;
   readonly audit: AuditRepository;
@@ -46,6 +50,8 @@ export interface Storage {
   readonly webhookNotices: WebhookNoticesRepository;
   /** Outgoing mail and its delivery queue (written on its own, or by a change in its transaction: the adapters' `insertMail`). */
   readonly mail: MailRepository;
+  /** The store host's request logs, appended in batches by the recorder and pruned by age. */
+  readonly requestLogs: RequestLogsRepository;
   /**
    * Registers `listener` for the commits that queue webhook deliveries: this
    * process's at once (after the commit); on PostgreSQL, once

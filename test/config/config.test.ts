@@ -45,6 +45,7 @@ describe('configuration', () => {
         claimMarginMs: 60000,
       },
       events: { retentionDays: 30, pruneIntervalMs: 3_600_000 },
+      requestLogs: { enabled: true, retentionDays: 14, pruneIntervalMs: 3_600_000, flushMs: 1000 },
       // No SMTP_URL: mail is kept in the local outbox (test/config/mail-config.test.ts). 30 s, 2 min, 10 min, 30 min, 1 h, 2 h, 4 h, 8 h.
       mail: { smtp: null, from: 'Store Orders <no-reply@localhost>', timeoutMs: 30000, retryScheduleMs: [30000, 120000, 600000, 1800000, 3600000, 7200000, 14400000, 28800000], pollIntervalMs: 1000 },
     });

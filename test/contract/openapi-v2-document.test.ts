@@ -86,6 +86,7 @@ describe('the committed OpenAPI document of v2 (beta)', () => {
       '/audit-events',
       '/events',
       '/events/{eventId}',
+      '/request-logs',
       '/webhook-endpoints',
       '/webhook-endpoints/{endpointId}',
       '/webhook-endpoints/{endpointId}/rotate-secret',
@@ -124,6 +125,7 @@ describe('the committed OpenAPI document of v2 (beta)', () => {
         ['get', '/audit-events', 'listAuditEvents', 'beta', ['audit']],
         ['get', '/events', 'listEvents', 'beta', ['events']],
         ['get', '/events/{eventId}', 'getEvent', 'beta', ['events']],
+        ['get', '/request-logs', 'listRequestLogs', 'beta', ['request-logs']],
         ['get', '/webhook-endpoints', 'listWebhookEndpoints', 'beta', ['webhooks']],
         ['post', '/webhook-endpoints', 'createWebhookEndpoint', 'beta', ['webhooks']],
         ['get', '/webhook-endpoints/{endpointId}', 'getWebhookEndpoint', 'beta', ['webhooks']],
@@ -137,7 +139,7 @@ describe('the committed OpenAPI document of v2 (beta)', () => {
         ['post', '/events/{eventId}/redeliver', 'redeliverEvent', 'beta', ['webhooks']],
       ],
     );
-    assert.deepEqual([...tags], ['orders', 'audit', 'events', 'webhooks']);
+    assert.deepEqual([...tags], ['orders', 'audit', 'events', 'webhooks', 'request-logs']);
     for (const { op } of operations) for (const tag of op.tags as string[]) assert.ok(tags.has(tag), `tag ${tag} is defined`);
     const v1Ids = new Set(operationsOf(v1).map((o) => o.op.operationId));
     for (const { op } of operations) assert.ok(!v1Ids.has(op.operationId), `${String(op.operationId)} is not a v1 operationId`);
@@ -281,5 +283,25 @@ describe('the audit trail in the v2 document', () => {
     const event = doc.components.schemas.AuditEvent;
     assert.deepEqual(event?.required, ['id', 'at', 'action', 'actor', 'details']);
     assert.ok((event?.properties.action?.enum as string[]).includes('authn_token_created'));
+  });
+});
+
+describe('the request logs in the v2 document', () => {
+  test('when read, then listRequestLogs takes its filters, limit and cursor, needs logs:read and answers the {data, nextCursor} page of RequestLog with examples', () => {
+    const { op } = operation('listRequestLogs');
+    assert.deepEqual(
+      (op.parameters as Json[]).map(({ name }) => name),
+      ['status', 'method', 'path', 'requestId', 'keyId', 'since', 'until', 'limit', 'cursor'],
+    );
+    assert.deepEqual(Object.keys(op.responses), ['200', '400', '401', '403', '408', '429', '431', '500', '503']);
+    assert.match(JSON.stringify(op.responses['403']), /logs:read/);
+    assert.deepEqual(media(op.responses['200'])?.schema, { $ref: '#/components/schemas/RequestLogsPage' });
+    const page = doc.components.schemas.RequestLogsPage;
+    assert.deepEqual(page?.required, ['data', 'nextCursor']);
+    assert.deepEqual(page?.properties.data?.items, { $ref: '#/components/schemas/RequestLog' });
+    assert.ok(JSON.stringify(media(op.responses['200'])).includes('order_already_shipped'), 'the example page shows an error answer');
+    const log = doc.components.schemas.RequestLog;
+    assert.deepEqual(log?.required, ['id', 'at', 'method', 'path', 'status', 'durationMs', 'requestId']);
+    assert.deepEqual(log?.properties.response, { $ref: '#/components/schemas/Error' });
   });
 });

@@ -172,6 +172,7 @@ test('when Portman turns openapi-v2.json into contract and variation tests and n
     'Get a delivery with every attempt (beta) -> 200',
     'Recover failed deliveries (beta) -> 202',
     'Delete a webhook endpoint (beta) -> 204',
+    'List request logs, newest first (beta) -> 200',
     'List orders, filtered and paged (beta)[WithoutAuthorization] -> 401',
     'List orders, filtered and paged (beta)[WithUnknownBearerKey] -> 401',
     'Get one order (beta)[WithoutAuthorization] -> 401',
@@ -227,5 +228,9 @@ test('when Portman turns openapi-v2.json into contract and variation tests and n
     'Create a webhook endpoint (beta)[MetadataUrl] -> 400',
     'Get a webhook endpoint (beta)[MalformedEndpointId] -> 400',
     'Get a webhook endpoint (beta)[UnknownEndpoint] -> 404',
+    'List request logs, newest first (beta)[WithoutAuthorization] -> 401',
+    'List request logs, newest first (beta)[WithUnknownBearerKey] -> 401',
+    'List request logs, newest first (beta)[MalformedStatus] -> 400',
+    'List request logs, newest first (beta)[ForgedCursor] -> 400',
   ]);
 });

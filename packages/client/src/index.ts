@@ -5,6 +5,7 @@ export type {
   ErrorCode,
   ErrorRecord,
   ListOrdersV2Options,
+  ListRequestLogsOptions,
   Order,
   OrdersPageV2,
   OrdersV2Filter,
@@ -14,6 +15,8 @@ export type {
   PlacedOrderV2,
   PlaceOrderV2Input,
   PlaceOrderV2Options,
+  RequestLog,
+  RequestLogsPage,
   StoreOrdersClient,
   StoreOrdersClientOptions,
 } from './store-orders-client.js';

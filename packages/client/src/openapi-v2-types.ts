@@ -108,6 +108,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/request-logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List request logs, newest first (beta)
+         * @description Returns the requests the account's API keys made to this API, newest first, one page at a time: what was sent (method, path and query, never a header or a secret), what came back (status, and for an error its Error record), how long it took, with which key and from where. Requests with a key that failed (expired, revoked, lacking a scope) are logged for the key's account too. Entries appear within about a second and are kept for 14 days by default (REQUEST_LOG_RETENTION_DAYS).
+         */
+        get: operations["listRequestLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhook-endpoints": {
         parameters: {
             query?: never;
@@ -434,7 +454,7 @@ export interface components {
              * @description What happened, named after the OWASP Logging Vocabulary where it has a name (authn_token_created, …).
              * @enum {string}
              */
-            action: "authn_login_success" | "authn_login_fail" | "session_expired" | "authn_password_change" | "authn_passkey_added" | "authn_token_created" | "authn_token_rolled" | "authn_token_revoked" | "user_created" | "user_disabled" | "user_email_verified" | "user_email_change_requested" | "user_email_changed" | "order_cancelled" | "order_shipped" | "webhook_endpoint_disabled" | "webhook_endpoint_created" | "webhook_endpoint_updated" | "webhook_endpoint_enabled" | "webhook_endpoint_deleted" | "webhook_secret_rotated" | "webhook_event_redelivered" | "webhook_deliveries_recovered" | "webhook_endpoint_notice_acknowledged";
+            action: "authn_login_success" | "authn_login_fail" | "session_expired" | "authn_password_change" | "authn_passkey_added" | "authn_token_created" | "authn_token_rolled" | "authn_token_revoked" | "user_created" | "user_disabled" | "user_email_verified" | "user_email_change_requested" | "user_email_changed" | "order_cancelled" | "order_shipped" | "webhook_endpoint_disabled" | "webhook_endpoint_created" | "webhook_endpoint_updated" | "webhook_endpoint_enabled" | "webhook_endpoint_deleted" | "webhook_secret_rotated" | "webhook_event_redelivered" | "webhook_deliveries_recovered" | "webhook_endpoint_notice_acknowledged" | "member_invited" | "member_invitation_revoked" | "member_joined" | "member_removed" | "privilege_permissions_changed" | "authz_fail";
             actor: components["schemas"]["AuditActor"];
             /** @description The client's IP address, when the action came from a client. */
             address?: string;
@@ -457,7 +477,7 @@ export interface components {
              * @description What kind of thing was acted on.
              * @enum {string}
              */
-            kind: "api_key" | "order" | "user" | "passkey" | "session" | "webhook_endpoint";
+            kind: "api_key" | "order" | "user" | "passkey" | "session" | "webhook_endpoint" | "invitation";
             /** @description Its identifier, as decimal text (order ids are int64). */
             id: string;
         };
@@ -627,6 +647,62 @@ export interface components {
              * @description How many deliveries were queued.
              */
             queued: number;
+        };
+        /** RequestLog */
+        RequestLog: {
+            /**
+             * Format: int64
+             * @description The log entry's identifier. int64: may exceed 2^53 (9007199254740992); parse it exactly (as a bigint or a string), never through a double.
+             */
+            id: bigint;
+            /**
+             * Format: date-time
+             * @description When the request arrived, ISO 8601 in UTC.
+             */
+            at: string;
+            /** @description The HTTP method. */
+            method: string;
+            /** @description The path and query as sent, except that query values whose names suggest a secret (token, key, secret, …) and anything shaped like an API key are replaced by [redacted]. */
+            path: string;
+            /**
+             * Format: int32
+             * @description The HTTP status of the answer.
+             */
+            status: number;
+            /** @description The Error record's code, for an error answer. */
+            errorCode?: string;
+            /** @description How long the server took to answer, in milliseconds. */
+            durationMs: number;
+            /** @description The X-Request-Id of the answer. */
+            requestId: string;
+            key?: components["schemas"]["RequestLogKey"];
+            /** @description The client's IP address (after TRUST_PROXY). */
+            clientAddress?: string;
+            /** @description The User-Agent header as sent (at most 512 characters). */
+            userAgent?: string;
+            /**
+             * @description The API version the path names.
+             * @enum {string}
+             */
+            apiVersion?: "v1" | "v2";
+            response?: components["schemas"]["Error"];
+        };
+        /** RequestLogKey */
+        RequestLogKey: {
+            /**
+             * Format: int64
+             * @description The API key's id (as `store-orders keys list` and the portal show it). int64: may exceed 2^53 (9007199254740992); parse it exactly (as a bigint or a string), never through a double.
+             */
+            id: bigint;
+            /** @description The key's visible start (so_prod_ab12); never the key. Absent once the key is gone. */
+            start?: string;
+        };
+        /** RequestLogsPage */
+        RequestLogsPage: {
+            /** @description The entries of this page, newest first: at most limit (at most 500). */
+            data: components["schemas"]["RequestLog"][];
+            /** @description Opaque cursor of the next page, or null when this page is the last. */
+            nextCursor: string | null;
         };
         /** UpdateWebhookEndpointRequest */
         UpdateWebhookEndpointRequest: {
@@ -2728,6 +2804,289 @@ export interface operations {
                      *       "code": "event_not_found",
                      *       "message": "Event evt_5f0c6a1e9b2d4c3f8a7e6d5c4b3a2910 was not found.",
                      *       "status": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers or body did not arrive in time (request_timeout); the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request was not received in time (headers or body too slow).",
+                     *       "status": 408
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key (or, without a valid key, the client address) has spent its quota for the window (rate_limited). */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests: the limit is 100 per 60 s. Retry after 17 s.",
+                     *       "status": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers are too large (headers_too_large); the connection is closed. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "The request headers are too large.",
+                     *       "status": 431
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal error; details are logged, never returned. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal_error",
+                     *       "message": "An internal error occurred. It has been logged; retrying may help.",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down, overloaded (load shedding) or its database is unreachable; retry after the given delay (service_unavailable, overloaded). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "The server is shutting down; retry the request.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listRequestLogs: {
+        parameters: {
+            query?: {
+                /** @description a status such as 409, or a class such as 4xx; only answers with that status are listed. */
+                status?: string;
+                /** @description an HTTP method (GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS); only requests with that method are listed. */
+                method?: string;
+                /** @description the start of a path, beginning with / (at most 256 characters), e.g. /v1/store/orders; only requests whose path starts with it are listed. */
+                path?: string;
+                /** @description a request id as X-Request-Id carries it; only that request is listed. */
+                requestId?: string;
+                /** @description an API key's id (a positive integer); only requests made with that key are listed. int64: may exceed 2^53 (9007199254740992); parse it exactly (as a bigint or a string), never through a double. */
+                keyId?: bigint;
+                /** @description an ISO 8601 date-time with a time zone, e.g. 2026-11-27T10:00:00Z; only requests that arrived at or after it are listed. */
+                since?: string;
+                /** @description an ISO 8601 date-time with a time zone, e.g. 2026-11-27T11:00:00Z; only requests that arrived before it are listed (the range is half-open). */
+                until?: string;
+                /** @description the page size, an integer from 1 to 500 (default 50). */
+                limit?: number;
+                /** @description the nextCursor of the previous page, unchanged (with the same filters). */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the account's request logs, newest first. nextCursor is null on the last page; otherwise pass it as cursor, with the same filters, for the next. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": 9,
+                     *           "at": "2026-11-27T10:02:00.000Z",
+                     *           "method": "DELETE",
+                     *           "path": "/v1/store/orders/1001",
+                     *           "status": 409,
+                     *           "errorCode": "order_already_shipped",
+                     *           "durationMs": 3.2,
+                     *           "requestId": "7f1c2a9e-4c1b-4f7e-9d3a-2b8c6e5f1a00",
+                     *           "key": {
+                     *             "id": 12,
+                     *             "start": "so_prod_ab12"
+                     *           },
+                     *           "clientAddress": "203.0.113.7",
+                     *           "userAgent": "store-orders-client/1.0",
+                     *           "apiVersion": "v1",
+                     *           "response": {
+                     *             "code": "order_already_shipped",
+                     *             "message": "Order 1001 has already shipped and cannot be cancelled.",
+                     *             "status": 409
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": 8,
+                     *           "at": "2026-11-27T10:01:00.000Z",
+                     *           "method": "GET",
+                     *           "path": "/v2/store/orders?status=pending&limit=20",
+                     *           "status": 200,
+                     *           "durationMs": 1.1,
+                     *           "requestId": "0b9d8c7e-6f5a-4e3d-8c2b-1a0f9e8d7c6b",
+                     *           "key": {
+                     *             "id": 12,
+                     *             "start": "so_prod_ab12"
+                     *           },
+                     *           "clientAddress": "203.0.113.7",
+                     *           "apiVersion": "v2"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJhIjoxLCJmIjoicmVxdWVzdC1sb2dzIiwiayI6IjgifQ.c2lnbmF0dXJlLW9mLTE2Yg"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RequestLogsPage"];
+                };
+            };
+            /** @description A query parameter is unknown, repeated, empty or malformed (validation_failed; the message names it), or the cursor is not a nextCursor of this listing: altered, of another account or sent with other filters (invalid_cursor). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is missing, invalid or expired (missing_api_key, invalid_api_key, expired_api_key). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    /** @description RFC 6750 challenge: Bearer realm="store-orders", with error="invalid_token" for a rejected key. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "missing_api_key",
+                     *       "message": "An API key is required: send Authorization: Bearer <API key>.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is valid but lacks the scope logs:read this operation needs (insufficient_scope). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description no-store: answers carry account data; no cache may keep them (a listing with an ETag says otherwise). */
+                    "Cache-Control"?: string;
+                    /** @description RFC 6750 challenge naming the scope that is needed. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "insufficient_scope",
+                     *       "message": "This API key lacks the scope logs:read that this operation needs.",
+                     *       "status": 403
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

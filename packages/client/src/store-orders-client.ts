@@ -50,6 +50,30 @@ export interface ListOrdersV2Options extends OrdersV2Filter {
   cursor?: string;
 }
 
+/** One request the account's keys made, as the v2 (beta) request logs show it (ids as bigint). */
+export type RequestLog = componentsV2['schemas']['RequestLog'];
+/** One page of the v2 (beta) request logs, newest first. */
+export type RequestLogsPage = componentsV2['schemas']['RequestLogsPage'];
+
+/** The v2 (beta) request logs' filters and page; all optional, combined with AND. */
+export interface ListRequestLogsOptions {
+  /** One status (`'409'`) or a class (`'4xx'`). */
+  status?: string;
+  method?: string;
+  /** The path starts with this text, e.g. `/v1/store/orders`. */
+  path?: string;
+  requestId?: string;
+  keyId?: bigint;
+  /** At or after this instant (a Date, or ISO 8601 text with a zone). */
+  since?: Date | string;
+  /** Strictly before this instant: the range is half-open. */
+  until?: Date | string;
+  /** 1 to 500 (server default 50). */
+  limit?: number;
+  /** The nextCursor of the previous page, sent with the same filters. */
+  cursor?: string;
+}
+
 /** The fields the contracts (v1 and v2) type as int64; they are parsed as bigint. */
 const INT64_FIELDS: ReadonlySet<string> = new Set(['id', 'petId']);
 
@@ -172,6 +196,23 @@ export function createStoreOrdersClient({ baseUrl, v2BaseUrl, apiKey, fetch }: S
       });
       if (!response.ok || data === undefined) return fail(error, response);
       return { order: parseJsonExact(data, INT64_FIELDS) as OrderV2, replayed: response.headers.get('idempotent-replayed') === 'true' };
+    },
+
+    /**
+     * v2 (beta): one page of the requests the account's keys made, newest
+     * first, filtered (needs the logs:read scope). Pass the page's nextCursor
+     * as `cursor`, with the same filters, for the next.
+     */
+    async listRequestLogs({ keyId, since, until, ...options }: ListRequestLogsOptions = {}): Promise<RequestLogsPage> {
+      const query: NonNullable<operationsV2['listRequestLogs']['parameters']['query']> = {
+        ...options,
+        ...(keyId === undefined ? {} : { keyId }),
+        ...(since === undefined ? {} : { since: instant(since) }),
+        ...(until === undefined ? {} : { until: instant(until) }),
+      };
+      const { data, error, response } = await v2().GET('/request-logs', { params: { query }, parseAs: 'text' });
+      if (!response.ok || data === undefined) return fail(error, response);
+      return parseJsonExact(data, INT64_FIELDS) as RequestLogsPage;
     },
 
     /** v2 (beta): one order in any status; throws `order_not_found` (404). */

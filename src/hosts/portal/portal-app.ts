@@ -16,6 +16,8 @@ import { cookieNames, installFormProtection, installPortalHeaders } from './port
 import { createSessionCookies, requireSignedIn } from './portal-session.js';
 import { loadPortalAssets, registerPortalAssets } from './assets/portal-assets.js';
 import { registerAuditPages } from './pages/audit-pages.js';
+import { registerLogsPages } from './pages/logs-pages.js';
+import { registerTeamPages } from './pages/team-pages.js';
 import { registerHomePage } from './pages/home-page.js';
 import { registerKeysPages } from './pages/keys-pages.js';
 import { registerPasskeySettingsPages, registerPasskeySignInPages } from './pages/passkey-pages.js';
@@ -74,6 +76,7 @@ export async function buildPortalApp({ logger, services, config, storeAddress, r
     tracing,
   });
   app.decorateRequest('signedIn', undefined);
+  app.decorateRequest('memberships', undefined);
   app.decorateRequest('webhookNotices', undefined);
   const origin = () => portalOrigin(config.portal, config.host, app.server);
   // Decided once: the cookie names depend on the scheme, which a derived origin (always http) cannot change.
@@ -104,7 +107,7 @@ export async function buildPortalApp({ logger, services, config, storeAddress, r
   registerVerifyEmailPage(app, context);
   // Every page below needs a signed-in user (portal-session.ts); add new signed-in pages here.
   await app.register(async (signedIn) => {
-    requireSignedIn(signedIn, context.sessions);
+    requireSignedIn(signedIn, context.sessions, { memberships: (userId) => services.team.memberships(userId), audit: services.audit });
     // First after the guard: the failure notices every page below shows.
     registerWebhookNoticePages(signedIn, context);
     registerHomePage(signedIn, context);
@@ -114,6 +117,8 @@ export async function buildPortalApp({ logger, services, config, storeAddress, r
     registerKeysPages(signedIn, context);
     registerOrdersPages(signedIn, context);
     registerAuditPages(signedIn, context);
+    registerLogsPages(signedIn, context);
+    registerTeamPages(signedIn, context);
     registerPasskeySettingsPages(signedIn, context);
     registerWebhooksPages(signedIn, context);
     if (devMailbox) registerDevMailboxPages(signedIn, context);

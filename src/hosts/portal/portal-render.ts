@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ErrorPresenter } from '../../http/error-handler.js';
 import { FORGED_FORM, PORTAL_HEADERS, PortalRefusal } from './portal-security.js';
 import type { SignedIn } from '../../users/sessions-service.js';
+import type { Membership } from '../../users/team/team-repository.js';
 
 /** Templates and static files live beside migrations/, outside src/ and dist/, so both run from the same files. */
 export const PORTAL_FILES = fileURLToPath(new URL('../../../portal/', import.meta.url));
@@ -27,7 +28,9 @@ const NAVIGATION = [
   { href: '/keys', label: 'API keys' },
   { href: '/orders', label: 'Orders' },
   { href: '/webhooks', label: 'Webhooks' },
+  { href: '/logs', label: 'Logs' },
   { href: '/audit', label: 'Audit trail' },
+  { href: '/team', label: 'Team' },
   { href: '/settings', label: 'Settings' },
 ] as const;
 
@@ -54,6 +57,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The signed-in user, set by the session guard on signed-in pages (portal-session.ts); undefined elsewhere. */
     signedIn: SignedIn | undefined;
+    /** The accounts the signed-in user belongs to (the header's switcher), set with `signedIn`. */
+    memberships: Membership[] | undefined;
   }
 }
 
@@ -74,7 +79,7 @@ export function createPageRenderer({ cache, assets, devMailbox = false }: { cach
     // An error page can be rendered before the cookies were parsed (a refusal in the first hooks): it then has no forms to protect.
     const csrfToken = (request.cookies as FastifyRequest['cookies'] | null) === null ? '' : reply.generateCsrf();
     const nav = navigation(request.url.split('?', 1)[0] ?? '/', links);
-    const html = eta.render(view, { ...data, csrfToken, signedIn: request.signedIn, webhookNotices: request.webhookNotices, assets, nav });
+    const html = eta.render(view, { ...data, csrfToken, signedIn: request.signedIn, memberships: request.memberships ?? [], webhookNotices: request.webhookNotices, assets, nav });
     return reply.code(status).type('text/html; charset=utf-8').send(html);
   };
 }

@@ -5,6 +5,8 @@ import { registerHealthRoutes } from '../../health/health-routes.js';
 import { requireApiKey } from '../../api/http/authentication.js';
 import { announceDeprecation } from '../../api/http/deprecation.js';
 import { createFastLane } from '../../http/fast-lane.js';
+import { clientAddressReader, installRequestLogCapture } from '../../http/request-log-capture.js';
+import { registerRequestLogsRoutes } from '../../request-logs/request-logs-routes.js';
 import { createHttpApp, type HttpAppOptions, type HttpTracing, type PreRouting } from '../../http/http-app.js';
 import type { ListingCacheMetrics } from '../../orders/listing/listing-metrics.js';
 import type { HttpMetrics } from '../../observability/http-metrics.js';
@@ -68,7 +70,7 @@ export function storeHttpOptions({ logger, config, rateLimiter, httpMetrics, out
 }
 
 /** The fast lane of the v1 listing, answering from the same listings as its route. */
-export function v1ListingLane({ logger, services, rateLimiter }: AppDependencies, listings: Pick<ListingResponses, 'openV1'>): PreRouting {
+export function v1ListingLane({ logger, services, rateLimiter, config }: AppDependencies, listings: Pick<ListingResponses, 'openV1'>): PreRouting {
   return createFastLane({
     url: `${V1_PREFIX}${V1_LISTING.path}`,
     scope: V1_LISTING.scope,
@@ -77,6 +79,9 @@ export function v1ListingLane({ logger, services, rateLimiter }: AppDependencies
     rateLimiter,
     logger,
     open: ({ accountId }) => listings.openV1(accountId),
+    ...(services.requestLogRecorder.enabled
+      ? { requestLogs: { recorder: services.requestLogRecorder, clientAddress: clientAddressReader(config.limits.trustProxy) } }
+      : {}),
   });
 }
 
@@ -86,6 +91,8 @@ export async function registerStoreRoutes(
   { services, storage, config, rateLimiter, outages }: AppDependencies,
   listings: ListingResponses,
 ): Promise<void> {
+  // Before any route, so that its hooks see every request Fastify answers (the fast lane logs its own).
+  if (services.requestLogRecorder.enabled) installRequestLogCapture(app, { recorder: services.requestLogRecorder, apiKeys: services.apiKeys });
   // Before any route: the generators collect routes as they are added. One
   // document per version prefix (spec section 1: servers carry the prefix).
   await registerOpenApi(app, storeOpenApiOptions(config));
@@ -112,6 +119,7 @@ export async function registerStoreRoutes(
       registerOrdersV2Routes(v2, { ordersV2Service: services.ordersV2, listings });
       registerAuditRoutes(v2, { auditService: services.audit });
       registerEventsRoutes(v2, { eventsService: services.events });
+      registerRequestLogsRoutes(v2, { requestLogsService: services.requestLogs });
     },
     { prefix: '/v2' },
   );

@@ -207,6 +207,7 @@ export function storeV2OpenApiOptions(config: ServerUrls): OpenApiOptions {
       { name: 'audit', description: 'The account\'s audit trail: who did what, when and from where (beta).' },
       { name: 'events', description: 'What changed, in commit order: the event feed and the webhook event types (beta).' },
       { name: 'webhooks', description: 'Webhook endpoints: signed events POSTed to your URL, with their delivery log (beta).' },
+      { name: 'request-logs', description: 'What your integration sent and got back: every request your keys made, kept 14 days (beta).' },
     ],
     webhooks: eventWebhooks(),
   };

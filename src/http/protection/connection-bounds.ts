@@ -22,7 +22,7 @@ const NAMED_RANGES: Readonly<Record<string, readonly [string, number, 'ipv4' | '
 };
 
 /** TRUST_PROXY as a set of addresses (entries were validated by the configuration). */
-function trustedProxies(entries: readonly string[]): BlockList {
+export function trustedProxies(entries: readonly string[]): BlockList {
   const list = new BlockList();
   for (const entry of entries) {
     const named = NAMED_RANGES[entry];

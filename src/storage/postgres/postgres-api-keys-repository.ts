@@ -43,6 +43,10 @@ export function createPostgresApiKeysRepository(sql: Sql): ApiKeysRepository {
       const principal = { keyId: Number(row.id), accountId: Number(row.account_id), scopes: readStoredScopes(row.scopes) };
       return row.expires_at === null ? principal : { ...principal, expiresAt: row.expires_at };
     },
+    async findOwnerByHash(hash) {
+      const [row] = await sql<{ id: bigint; account_id: bigint }>('SELECT id, account_id FROM api_keys WHERE hash = $1', [hash]);
+      return row === undefined ? undefined : { keyId: Number(row.id), accountId: Number(row.account_id) };
+    },
     async revoke(id, revokedAt) {
       const updated = await sql('UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL RETURNING id', [revokedAt, id]);
       if (updated.length > 0) return 'revoked';

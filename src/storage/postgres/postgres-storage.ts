@@ -14,6 +14,7 @@ import { createPostgresOrdersRepository } from './postgres-orders-repository.js'
 import { createPostgresSecretsRepository } from './postgres-secrets-repository.js';
 import { createPostgresPetsRepository } from './postgres-pets-repository.js';
 import { createPostgresSessionsRepository } from './postgres-sessions-repository.js';
+import { createPostgresTeamRepository } from './postgres-team-repository.js';
 import { createPostgresAttemptThrottleRepository } from './postgres-attempt-throttle-repository.js';
 import { createPostgresUsersRepository } from './postgres-users-repository.js';
 import { createPostgresEventsRepository } from './postgres-events.js';
@@ -31,6 +32,7 @@ import { createDeliveriesQueued } from '../../delivery/deliveries-queued.js';
 import { createEndpointsDisabled } from '../../webhooks/notices/endpoints-disabled.js';
 import { createPostgresWebhookNoticesRepository, endpointsDisabledIn } from './postgres-webhook-notices-repository.js';
 import { createPostgresMailRepository, queuedMail } from './postgres-mail-repository.js';
+import { createPostgresRequestLogsRepository } from './postgres-request-logs-repository.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations/postgres/', import.meta.url));
 
@@ -84,6 +86,7 @@ export function openPostgresStorage(
     pets: createPostgresPetsRepository(sql),
     users: createPostgresUsersRepository(sql, transaction),
     sessions: createPostgresSessionsRepository(sql),
+    team: createPostgresTeamRepository(sql, transaction),
     attemptThrottle: createPostgresAttemptThrottleRepository(sql),
     audit: createPostgresAuditRepository(sql),
     passkeys: createPostgresPasskeysRepository(sql),
@@ -93,6 +96,7 @@ export function openPostgresStorage(
     webhooks: createPostgresWebhooksRepository(sql, transaction),
     webhookNotices: createPostgresWebhookNoticesRepository(sql),
     mail: createPostgresMailRepository(sql, transaction),
+    requestLogs: createPostgresRequestLogsRepository(sql),
     migrate: async () => {
       // Its own connection, without the request timeouts: it may wait for
       // another process's migrations and a migration may run long.

@@ -56,6 +56,10 @@ export function createSqliteApiKeysRepository(db: Database.Database): ApiKeysRep
       const principal = { keyId: Number(row.id), accountId: Number(row.account_id), scopes: readStoredScopes(row.scopes) };
       return row.expires_at === null ? principal : { ...principal, expiresAt: row.expires_at };
     },
+    async findOwnerByHash(hash) {
+      const row = sql('SELECT id, account_id FROM api_keys WHERE hash = ?').get(hash) as { id: bigint; account_id: bigint } | undefined;
+      return row === undefined ? undefined : { keyId: Number(row.id), accountId: Number(row.account_id) };
+    },
     async revoke(id, revokedAt) {
       const result = sql('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(revokedAt, id);
       if (result.changes > 0) return 'revoked';

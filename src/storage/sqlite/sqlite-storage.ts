@@ -16,6 +16,7 @@ import { createSqlitePetsRepository } from './sqlite-pets-repository.js';
 import { createSqliteEventsRepository } from './sqlite-events.js';
 import { Database } from './sqlite-driver.js';
 import { createSqliteSessionsRepository } from './sqlite-sessions-repository.js';
+import { createSqliteTeamRepository } from './sqlite-team-repository.js';
 import { createSqliteAttemptThrottleRepository } from './sqlite-attempt-throttle-repository.js';
 import { createSqliteUsersRepository } from './sqlite-users-repository.js';
 import { createSqliteAuditRepository } from './sqlite-audit-repository.js';
@@ -26,6 +27,7 @@ import { createDeliveriesQueued } from '../../delivery/deliveries-queued.js';
 import { createEndpointsDisabled } from '../../webhooks/notices/endpoints-disabled.js';
 import { createSqliteWebhookNoticesRepository } from './sqlite-webhook-notices-repository.js';
 import { announceMailOf, createSqliteMailRepository } from './sqlite-mail-repository.js';
+import { createSqliteRequestLogsRepository } from './sqlite-request-logs-repository.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations/sqlite/', import.meta.url));
 /*
@@ -70,6 +72,7 @@ export function openSqliteStorage(file: string, { synchronous = 'full' }: { sync
     idempotency: mapUnavailable(createSqliteIdempotencyRepository(db)),
     users: mapUnavailable(createSqliteUsersRepository(db)),
     sessions: mapUnavailable(createSqliteSessionsRepository(db)),
+    team: mapUnavailable(createSqliteTeamRepository(db)),
     attemptThrottle: mapUnavailable(createSqliteAttemptThrottleRepository(db)),
     audit: mapUnavailable(createSqliteAuditRepository(db)),
     passkeys: mapUnavailable(createSqlitePasskeysRepository(db)),
@@ -77,6 +80,7 @@ export function openSqliteStorage(file: string, { synchronous = 'full' }: { sync
     webhooks: mapUnavailable(createSqliteWebhooksRepository(db, endpointsDisabled.tell)),
     webhookNotices: mapUnavailable(createSqliteWebhookNoticesRepository(db)),
     mail: mapUnavailable(createSqliteMailRepository(db)),
+    requestLogs: mapUnavailable(createSqliteRequestLogsRepository(db)),
     migrate: async () => {
       db.pragma(`busy_timeout = ${MIGRATION_BUSY_TIMEOUT_MS}`);
       try {

@@ -1,0 +1,68 @@
+/** The API versions a request log names: the path's first segment. */
+export const API_VERSIONS = ['v1', 'v2'] as const;
+export type ApiVersion = (typeof API_VERSIONS)[number];
+
+/** One request to the store host that named an account, as stored. Never a header, cookie or secret. */
+export interface NewRequestLog {
+  accountId: number;
+  /** When the request arrived, ISO 8601 UTC with milliseconds. */
+  at: string;
+  method: string;
+  /** Path and query as sent, query values that could be secrets redacted (request-log-url.ts). */
+  path: string;
+  status: number;
+  /** The Error record's code of a non-2xx answer. */
+  errorCode?: string;
+  durationMs: number;
+  requestId: string;
+  /** The key the request was made with (its id, never the key). */
+  keyId?: number;
+  clientAddress?: string;
+  userAgent?: string;
+  apiVersion?: ApiVersion;
+  /** The Error record of a non-2xx answer, as sent (JSON text). */
+  errorBody?: string;
+}
+
+export interface RequestLog extends NewRequestLog {
+  id: bigint;
+  /** The visible start of the key (so_prod_ab12), when the key still exists. */
+  keyStart?: string;
+}
+
+/** A status filter: one status (409) or a class (4xx: 400 to 499). */
+export interface StatusRange {
+  min: number;
+  max: number;
+}
+
+export interface RequestLogFilters {
+  status?: StatusRange;
+  method?: string;
+  /** The stored path starts with this text. */
+  pathPrefix?: string;
+  requestId?: string;
+  keyId?: number;
+  /** ISO 8601 UTC with milliseconds: at or after. */
+  since?: string;
+  /** ISO 8601 UTC with milliseconds: before. */
+  until?: string;
+}
+
+/** Where a page resumes: below this (at, id), newest first. */
+export interface RequestLogPosition {
+  at: string;
+  id: bigint;
+}
+
+/** Storage of the request logs: appended in batches, read newest first per account, pruned by age. */
+export interface RequestLogsRepository {
+  /** Writes the entries in one statement or transaction; an entry of an unknown account rejects the call (account_not_found). */
+  append(entries: readonly NewRequestLog[]): Promise<void>;
+  /** The account's entries matching `filters`, ordered by (at, id) descending, below `before` when given; at most `limit`. */
+  listPage(query: { accountId: number; filters: RequestLogFilters; before?: RequestLogPosition; limit: number }): Promise<RequestLog[]>;
+  /** One of the account's entries by id. */
+  findById(accountId: number, id: bigint): Promise<RequestLog | undefined>;
+  /** Deletes at most `limit` entries older than `before` (any account); answers how many it deleted. */
+  deleteOlderThan(before: string, limit: number): Promise<number>;
+}

@@ -1,0 +1,65 @@
+import type Database from 'better-sqlite3';
+import { NotFoundError } from '../../errors/errors.js';
+import type { NewRequestLog, RequestLogFilters, RequestLogsRepository } from '../../request-logs/request-logs-repository.js';
+import { REQUEST_LOG_INSERT_COLUMNS, requestLogColumns, toRequestLog, type RequestLogRow } from '../request-log-rows.js';
+import { sqliteConstraint, statementCache } from './sqlite-util.js';
+
+const SELECT = `SELECT l.id, l.account_id, l.at, l.method, l.path, l.status, l.error_code, l.duration_ms, l.request_id, l.key_id, k.start AS key_start,
+  l.client_address, l.user_agent, l.api_version, l.error_body
+  FROM request_logs l LEFT JOIN api_keys k ON k.id = l.key_id`;
+
+/** The WHERE clause of a page and its values, in order. */
+function where(accountId: number, filters: RequestLogFilters, before: { at: string; id: bigint } | undefined): { clause: string; values: unknown[] } {
+  const parts = ['l.account_id = ?'];
+  const values: unknown[] = [accountId];
+  const add = (part: string, ...more: unknown[]) => {
+    parts.push(part);
+    values.push(...more);
+  };
+  if (filters.status !== undefined) add('l.status BETWEEN ? AND ?', filters.status.min, filters.status.max);
+  if (filters.method !== undefined) add('l.method = ?', filters.method);
+  if (filters.pathPrefix !== undefined) add('substr(l.path, 1, ?) = ?', filters.pathPrefix.length, filters.pathPrefix);
+  if (filters.requestId !== undefined) add('l.request_id = ?', filters.requestId);
+  if (filters.keyId !== undefined) add('l.key_id = ?', filters.keyId);
+  if (filters.since !== undefined) add('l.at >= ?', filters.since);
+  if (filters.until !== undefined) add('l.at < ?', filters.until);
+  if (before !== undefined) add('(l.at, l.id) < (?, ?)', before.at, before.id);
+  return { clause: parts.join(' AND '), values };
+}
+
+export function createSqliteRequestLogsRepository(db: Database.Database): RequestLogsRepository {
+  const sql = statementCache(db);
+  const append = db.transaction((entries: readonly NewRequestLog[]) => {
+    const insert = sql(`INSERT INTO request_logs (${REQUEST_LOG_INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    for (const entry of entries) insert.run(...requestLogColumns(entry));
+  });
+
+  return {
+    async append(entries) {
+      if (entries.length === 0) return;
+      try {
+        append(entries);
+      } catch (error) {
+        if (sqliteConstraint(error) === 'SQLITE_CONSTRAINT_FOREIGNKEY') throw new NotFoundError('account_not_found', 'A request log names an account that does not exist.');
+        throw error;
+      }
+    },
+    async listPage({ accountId, filters, before, limit }) {
+      const { clause, values } = where(accountId, filters, before);
+      const rows = sql(`${SELECT} WHERE ${clause} ORDER BY l.at DESC, l.id DESC LIMIT ?`).all(...values, limit) as RequestLogRow[];
+      return rows.map(toRequestLog);
+    },
+    async findById(accountId, id) {
+      const row = sql(`${SELECT} WHERE l.account_id = ? AND l.id = ?`).get(accountId, id) as RequestLogRow | undefined;
+      return row === undefined ? undefined : toRequestLog(row);
+    },
+    async deleteOlderThan(before, limit) {
+      // Ids grow with time (a batch is written within a second of its requests): the oldest rows are the lowest ids, so
+      // the walk by rowid stops at the first young row, with no index on at (each index costs every logged request).
+      const young = sql('SELECT id FROM request_logs WHERE at >= ? ORDER BY id LIMIT 1').get(before) as { id: bigint } | undefined;
+      return young === undefined
+        ? sql('DELETE FROM request_logs WHERE id IN (SELECT id FROM request_logs WHERE at < ? ORDER BY id LIMIT ?)').run(before, limit).changes
+        : sql('DELETE FROM request_logs WHERE id IN (SELECT id FROM request_logs WHERE id < ? AND at < ? ORDER BY id LIMIT ?)').run(young.id, before, limit).changes;
+    },
+  };
+}

@@ -1,0 +1,142 @@
+/**
+ * The request logs part of the storage contract, the same cases on every
+ * adapter: entries are appended in batches and read back as written, newest
+ * first by (at, id), per account, through every filter and from a position;
+ * one is found by id within its account only; pruning deletes by age in
+ * bounded rounds. And the key lookup the logs need: whose a key is, revoked
+ * keys included.
+ */
+import assert from 'node:assert/strict';
+import { describe, test, type TestContext } from 'node:test';
+import { API_KEY_SCOPES } from '../../../src/api-keys/api-key-scopes.js';
+import { AppError } from '../../../src/errors/errors.js';
+import type { NewRequestLog, RequestLog } from '../../../src/request-logs/request-logs-repository.js';
+import type { ContractCoverage } from '../../support/storage-contract.js';
+import { storageBackends } from '../../support/storage.js';
+
+export const CONTRACT_COVERS = {
+  requestLogs: ['append', 'listPage', 'findById', 'deleteOlderThan'],
+  apiKeys: ['findOwnerByHash'],
+} as const satisfies ContractCoverage;
+
+const T0 = Date.parse('2026-11-27T10:00:00.000Z');
+const at = (minutes: number) => new Date(T0 + minutes * 60_000).toISOString();
+
+function entry(accountId: number, minutes: number, fields: Partial<NewRequestLog> = {}): NewRequestLog {
+  return { accountId, at: at(minutes), method: 'GET', path: '/v1/store/orders', status: 200, durationMs: 1.25, requestId: `req-${minutes}`, ...fields };
+}
+
+const ids = (logs: readonly RequestLog[]) => logs.map((log) => log.requestId);
+
+for (const backend of storageBackends({ postgresDirect: true })) {
+  describe(`request logs storage contract: ${backend.name}`, () => {
+    async function setUp(t: TestContext) {
+      const { storage } = await backend.freshDatabase(t);
+      const account = await storage.accounts.create({ name: 'Main Street Pets', createdAt: at(0) });
+      const other = await storage.accounts.create({ name: 'Harbour Pets', createdAt: at(0) });
+      const key = await storage.apiKeys.create({ accountId: account.id, hash: 'a'.repeat(64), start: 'so_prod_abcd', createdAt: at(0), scopes: API_KEY_SCOPES });
+      return { storage, account, other, key };
+    }
+
+    test('when entries are appended, then each is read back as written, with its key\'s start, and absent fields stay absent', async (t) => {
+      const { storage, account, key } = await setUp(t);
+      const full: NewRequestLog = {
+        ...entry(account.id, 1),
+        method: 'DELETE',
+        path: '/v2/store/orders/9007199254740993?x=1',
+        status: 409,
+        errorCode: 'order_already_shipped',
+        durationMs: 3.5,
+        keyId: key.id,
+        clientAddress: '2001:db8::9',
+        userAgent: 'curl/8.5 ünïcödé',
+        apiVersion: 'v2',
+        errorBody: '{"code":"order_already_shipped","message":"It shipped.","status":409}',
+      };
+      const bare = entry(account.id, 0);
+      await storage.requestLogs.append([bare, full]);
+      await storage.requestLogs.append([]);
+      const [newest, oldest] = await storage.requestLogs.listPage({ accountId: account.id, filters: {}, limit: 10 });
+      assert.ok(newest !== undefined && oldest !== undefined);
+      assert.deepEqual(newest, { ...full, id: newest.id, keyStart: 'so_prod_abcd' });
+      assert.deepEqual(oldest, { ...bare, id: oldest.id });
+      assert.equal(typeof newest.id, 'bigint');
+      assert.deepEqual(await storage.requestLogs.findById(account.id, newest.id), newest);
+    });
+
+    test('when an entry names an unknown account, then the append fails with account_not_found', async (t) => {
+      const { storage } = await setUp(t);
+      await assert.rejects(storage.requestLogs.append([entry(999_999, 0)]), (error: unknown) => error instanceof AppError && error.code === 'account_not_found');
+    });
+
+    test('when two accounts have entries, then each lists and finds only its own', async (t) => {
+      const { storage, account, other } = await setUp(t);
+      await storage.requestLogs.append([entry(account.id, 0), entry(other.id, 1, { requestId: 'theirs' })]);
+      assert.deepEqual(ids(await storage.requestLogs.listPage({ accountId: account.id, filters: {}, limit: 10 })), ['req-0']);
+      const [theirs] = await storage.requestLogs.listPage({ accountId: other.id, filters: {}, limit: 10 });
+      assert.ok(theirs !== undefined);
+      assert.equal(await storage.requestLogs.findById(account.id, theirs.id), undefined);
+      assert.equal(await storage.requestLogs.findById(account.id, 9_999_999n), undefined);
+    });
+
+    test('when pages are read from a position, then the walk is newest first by time, then id, and sees every entry once', async (t) => {
+      const { storage, account } = await setUp(t);
+      // Two entries at the same instant, written out of time order: time orders first, the id breaks the tie.
+      await storage.requestLogs.append([entry(account.id, 2), entry(account.id, 1, { requestId: 'tie-a' }), entry(account.id, 1, { requestId: 'tie-b' }), entry(account.id, 3)]);
+      const all = await storage.requestLogs.listPage({ accountId: account.id, filters: {}, limit: 10 });
+      assert.deepEqual(ids(all), ['req-3', 'req-2', 'tie-b', 'tie-a']);
+      const seen: string[] = [];
+      let before: { at: string; id: bigint } | undefined;
+      for (;;) {
+        const page = await storage.requestLogs.listPage({ accountId: account.id, filters: {}, limit: 1, ...(before === undefined ? {} : { before }) });
+        const last = page.at(-1);
+        if (last === undefined) break;
+        seen.push(...ids(page));
+        before = { at: last.at, id: last.id };
+      }
+      assert.deepEqual(seen, ids(all));
+    });
+
+    test('when filters are given, then only matching entries are listed, each filter and their combination', async (t) => {
+      const { storage, account, key } = await setUp(t);
+      await storage.requestLogs.append([
+        entry(account.id, 0),
+        entry(account.id, 1, { method: 'DELETE', path: '/v1/store/orders/7', status: 409, errorCode: 'order_already_shipped', keyId: key.id, requestId: 'r409' }),
+        entry(account.id, 2, { method: 'DELETE', path: '/v1/store/orders/8', status: 404, keyId: key.id, requestId: 'r404' }),
+        entry(account.id, 3, { path: '/v2/audit-events', status: 500, requestId: 'r500' }),
+        entry(account.id, 4, { path: '/v1/store/orders%', requestId: 'percent' }),
+      ]);
+      const list = async (filters: Parameters<typeof storage.requestLogs.listPage>[0]['filters']) =>
+        ids(await storage.requestLogs.listPage({ accountId: account.id, filters, limit: 10 }));
+      assert.deepEqual(await list({ status: { min: 400, max: 499 } }), ['r404', 'r409']);
+      assert.deepEqual(await list({ status: { min: 409, max: 409 } }), ['r409']);
+      assert.deepEqual(await list({ status: { min: 500, max: 599 } }), ['r500']);
+      assert.deepEqual(await list({ method: 'DELETE' }), ['r404', 'r409']);
+      assert.deepEqual(await list({ pathPrefix: '/v1/store/orders/' }), ['r404', 'r409']);
+      // A prefix is text, not a pattern: % and _ match themselves only.
+      assert.deepEqual(await list({ pathPrefix: '/v1/store/orders%' }), ['percent']);
+      assert.deepEqual(await list({ requestId: 'r500' }), ['r500']);
+      assert.deepEqual(await list({ keyId: key.id }), ['r404', 'r409']);
+      assert.deepEqual(await list({ since: at(1), until: at(3) }), ['r404', 'r409']);
+      assert.deepEqual(await list({ method: 'DELETE', status: { min: 400, max: 499 }, since: at(2) }), ['r404']);
+    });
+
+    test('when old entries are pruned in bounded rounds, then only those older than the instant go, any account', async (t) => {
+      const { storage, account, other } = await setUp(t);
+      await storage.requestLogs.append([entry(account.id, 0), entry(other.id, 1), entry(account.id, 2), entry(account.id, 10)]);
+      assert.equal(await storage.requestLogs.deleteOlderThan(at(5), 2), 2);
+      assert.equal(await storage.requestLogs.deleteOlderThan(at(5), 2), 1);
+      assert.equal(await storage.requestLogs.deleteOlderThan(at(5), 2), 0);
+      assert.deepEqual(ids(await storage.requestLogs.listPage({ accountId: account.id, filters: {}, limit: 10 })), ['req-10']);
+      assert.deepEqual(ids(await storage.requestLogs.listPage({ accountId: other.id, filters: {}, limit: 10 })), []);
+    });
+
+    test('when a key is looked up by hash for its owner, then it is found revoked or not, and an unknown hash is not', async (t) => {
+      const { storage, account, key } = await setUp(t);
+      assert.deepEqual(await storage.apiKeys.findOwnerByHash('a'.repeat(64)), { keyId: key.id, accountId: account.id });
+      assert.equal(await storage.apiKeys.revoke(key.id, at(1)), 'revoked');
+      assert.deepEqual(await storage.apiKeys.findOwnerByHash('a'.repeat(64)), { keyId: key.id, accountId: account.id });
+      assert.equal(await storage.apiKeys.findOwnerByHash('c'.repeat(64)), undefined);
+    });
+  });
+}

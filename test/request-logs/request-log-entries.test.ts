@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import fc from 'fast-check';
+import { generateApiKey } from '../../src/api-keys/api-key-format.js';
+import { storablePath, toNewRequestLog, type CapturedRequest } from '../../src/request-logs/request-log-entries.js';
+import { createRequestLogRecorder } from '../../src/request-logs/request-log-recorder.js';
+import type { NewRequestLog } from '../../src/request-logs/request-logs-repository.js';
+import { systemClock } from '../../src/shared/clock.js';
+
+const captured = (fields: Partial<CapturedRequest> = {}): CapturedRequest => ({
+  at: Date.parse('2026-11-27T10:00:00.000Z'),
+  method: 'GET',
+  url: '/v1/store/orders',
+  status: 200,
+  durationMs: 1.23456,
+  requestId: 'r1',
+  accountId: 1,
+  keyId: 2,
+  clientAddress: '203.0.113.7',
+  userAgent: 'ua',
+  errorBody: undefined,
+  ...fields,
+});
+
+describe('the stored form of a request', () => {
+  test('when a query carries secret-named parameters, then their values are redacted and the others kept', () => {
+    assert.equal(
+      storablePath('/v2/store/orders?status=pending&access_token=abc&API_KEY=x&client_secret=y&password=p&sig=s&limit=5&flag'),
+      '/v2/store/orders?status=pending&access_token=[redacted]&API_KEY=[redacted]&client_secret=[redacted]&password=[redacted]&sig=[redacted]&limit=5&flag',
+    );
+    assert.equal(storablePath('/v1/store/orders'), '/v1/store/orders');
+    assert.equal(storablePath(`/x?${'a'.repeat(5000)}`).length, 2048);
+  });
+
+  test('when an API key appears anywhere in the URL, plain or percent-encoded, then the stored path never holds it', () => {
+    const keys = fc.constantFrom(...Array.from({ length: 8 }, () => generateApiKey(Math.random() < 0.5 ? 'production' : 'staging').key));
+    const text = fc.string({ unit: fc.constantFrom('a', 'b', '/', '-', '_', '.', '~', '0') , maxLength: 12 });
+    fc.assert(
+      fc.property(keys, text, text, fc.constantFrom('path', 'value', 'name'), fc.boolean(), (key, before, after, where, encode) => {
+        const shown = encode ? encodeURIComponent(key).replace(/_/g, '%5F') : key;
+        const url = where === 'path' ? `/v1/${before}${shown}${after}` : where === 'value' ? `/v1/x?note=${before}${shown}${after}` : `/v1/x?${before}${shown}=1`;
+        const stored = storablePath(url);
+        assert.ok(!stored.includes(key.slice(8)), `${url} -> ${stored}`);
+      }),
+    );
+  });
+
+  test('when an error answer is captured, then its body is kept with its code; a 2xx keeps none', () => {
+    const body = '{"code":"order_not_found","message":"Order 9 does not exist.","status":404}';
+    const error: NewRequestLog = toNewRequestLog(captured({ status: 404, errorBody: body, url: '/v2/store/orders/9' }));
+    assert.deepEqual(error, {
+      accountId: 1,
+      at: '2026-11-27T10:00:00.000Z',
+      method: 'GET',
+      path: '/v2/store/orders/9',
+      status: 404,
+      durationMs: 1.235,
+      requestId: 'r1',
+      apiVersion: 'v2',
+      keyId: 2,
+      clientAddress: '203.0.113.7',
+      userAgent: 'ua',
+      errorBody: body,
+      errorCode: 'order_not_found',
+    });
+    assert.equal(toNewRequestLog(captured({ status: 200, errorBody: '{}' })).errorBody, undefined);
+    assert.equal(toNewRequestLog(captured({ url: '/healthz' })).apiVersion, undefined);
+  });
+
+  test('when storage fails, then the batch is kept for the next flush, ahead of what came since, and the buffer stays bounded', async () => {
+    const written: NewRequestLog[][] = [];
+    let failing = true;
+    const recorder = createRequestLogRecorder({
+      requestLogsRepository: {
+        append: async (entries) => {
+          if (failing) throw new Error('database down');
+          written.push([...entries]);
+        },
+      },
+      clock: systemClock,
+      enabled: true,
+      maxBuffered: 10,
+    });
+    recorder.capture(captured({ requestId: 'a' }));
+    await assert.rejects(recorder.flush(), /database down/);
+    recorder.capture(captured({ requestId: 'b' }));
+    failing = false;
+    await recorder.flush();
+    assert.deepEqual(written.map((batch) => batch.map((entry) => entry.requestId)), [['a', 'b']]);
+
+    for (let i = 0; i < 25; i++) recorder.capture(captured({ requestId: `n${i}` }));
+    assert.equal(recorder.dropped(), 15);
+    await recorder.stop();
+    assert.deepEqual(written[1]?.map((entry) => entry.requestId), Array.from({ length: 10 }, (_, i) => `n${i + 15}`));
+  });
+});
