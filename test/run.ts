@@ -25,6 +25,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { startEmbeddedPostgres, type EmbeddedServer } from './support/embedded-postgres.js';
 import { findPgBouncer, startPgBouncer, type PgBouncer } from './support/pgbouncer.js';
 import { createPostgresTemplate, createSqliteTemplate, type Template } from './support/templates.js';
@@ -36,7 +37,13 @@ import { createPostgresTemplate, createSqliteTemplate, type Template } from './s
  */
 const concurrency = Number(process.env.TEST_CONCURRENCY ?? availableParallelism() * 2);
 if (!Number.isInteger(concurrency) || concurrency < 1) {
-  process.stderr.write(`test/run.ts: TEST_CONCURRENCY must be a whole number of files, at least 1; got ${String(process.env.TEST_CONCURRENCY)}\n`);
+  process.stderr.write(`test/run.ts: TEST_CONCURRENCY must be a whole number of processes, at least 1; got ${String(process.env.TEST_CONCURRENCY)}\n`);
+  process.exit(2);
+}
+/** Test files per process, on average (inGroups below). */
+const filesPerProcess = Number(process.env.TEST_FILES_PER_PROCESS ?? 10);
+if (!Number.isInteger(filesPerProcess) || filesPerProcess < 1) {
+  process.stderr.write(`test/run.ts: TEST_FILES_PER_PROCESS must be a whole number, at least 1; got ${String(process.env.TEST_FILES_PER_PROCESS)}\n`);
   process.exit(2);
 }
 
@@ -114,7 +121,7 @@ const timesFile = process.env.TEST_TIMES_FILE ?? path.join(timesDir, 'files.json
 const TIMES_CACHE = path.join(import.meta.dirname, '..', 'node_modules', '.cache', 'store-orders', 'test-times.json');
 const runner = spawn(
   process.execPath,
-  ['--import', 'tsx', path.join(import.meta.dirname, 'support', 'run-files.ts'), String(concurrency), timesFile, ...longestFirst(files)],
+  ['--import', 'tsx', path.join(import.meta.dirname, 'support', 'run-files.ts'), String(concurrency), timesFile, ...inGroups(files)],
   { env, stdio: 'inherit' },
 );
 const check = withCheck ? startCheck() : undefined;
@@ -132,11 +139,11 @@ const code = await new Promise<number>((resolve) => {
 await stopAll();
 printSlowest(10);
 rememberTimes();
-const checkCode = check === undefined ? 0 : await check.done;
+const checkCode = check === undefined ? 0 : await reportCheck(check.done);
 process.exit(code !== 0 ? code : checkCode);
 
-/** `npm run check` beside the test files; its output is held until they end, so the two do not interleave. */
-function startCheck(): { child: ReturnType<typeof spawn>; done: Promise<number> } {
+/** `npm run check` beside the test files; its output is held until they end (reportCheck), so the two do not interleave. */
+function startCheck(): { child: ReturnType<typeof spawn>; done: Promise<{ code: number; seconds: number; output: Buffer }> } {
   const started = Date.now();
   const child = spawn('npm', ['run', '--silent', 'check'], { stdio: ['ignore', 'pipe', 'pipe'] });
   const output: Buffer[] = [];
@@ -148,13 +155,15 @@ function startCheck(): { child: ReturnType<typeof spawn>; done: Promise<number> 
       resolve(1);
     });
     child.on('close', (exitCode) => resolve(exitCode ?? 1));
-  }).then((exitCode) => {
-    const seconds = ((Date.now() - started) / 1000).toFixed(0);
-    process.stdout.write(`\nnpm run check (type-check, lint, unused code, beside the tests): ${exitCode === 0 ? 'passed' : `FAILED (exit ${exitCode})`} in ${seconds} s\n`);
-    if (exitCode !== 0 || output.length > 0) process.stdout.write(Buffer.concat(output));
-    return exitCode;
-  });
+  }).then((code) => ({ code, seconds: Math.round((Date.now() - started) / 1000), output: Buffer.concat(output) }));
   return { child, done };
+}
+
+async function reportCheck(done: Promise<{ code: number; seconds: number; output: Buffer }>): Promise<number> {
+  const { code, seconds, output } = await done;
+  process.stdout.write(`\nnpm run check (type-check, lint, unused code), run beside the tests: ${code === 0 ? 'passed' : `FAILED (exit ${code})`} in ${seconds} s\n`);
+  process.stdout.write(output);
+  return code;
 }
 
 /** This run's file times, from the file-times reporter, slowest first. */
@@ -171,20 +180,42 @@ function thisRunsTimes(): { file: string; ms: number }[] {
 }
 
 /**
- * The files in the order to start them: the longest first, so that the end
- * of a run is not one long file alone on one core. A file's length is its
- * time in the last run on this checkout (kept in node_modules/.cache, so a
- * clean checkout has none); without one, a guess: browsers, spawned servers
- * and the storage contract suite first, then by size.
+ * The files as the processes that run them: a few files per process, each
+ * process an entry module importing its files one after the other. A file
+ * alone in a process paid for loading and compiling the whole application
+ * again (about two seconds of CPU per file, most of the suite's CPU); the
+ * files of one process share that, while each test still gets its own
+ * databases and servers. Processes are filled longest file first and started
+ * longest first (four per core at most), so that the end of a run is not
+ * one long process alone on one core. A file's length is its time in the
+ * last run on this checkout (kept in node_modules/.cache, so a clean
+ * checkout has none); without one, a guess: browsers, spawned servers and
+ * the storage contract suite first, then by size. TEST_FILES_PER_PROCESS=1
+ * runs every file in a process of its own.
  */
-function longestFirst(testFiles: string[]): string[] {
+function inGroups(testFiles: string[]): string[] {
   const previous = previousTimes();
   const guess = (file: string) => {
     const kind = /browser|portman|multi-process|backup/.test(file) ? 4 : file.includes(`${path.sep}e2e${path.sep}`) ? 3 : file.includes(`contract${path.sep}storage`) ? 2 : 1;
-    return kind * 1_000_000 + statSync(file).size;
+    return (kind * 1_000_000 + statSync(file).size) / 100;
   };
-  const weight = (file: string) => previous.get(path.resolve(file)) ?? guess(file) / 100;
-  return [...testFiles].sort((a, b) => weight(b) - weight(a));
+  const weight = (file: string) => previous.get(path.resolve(file)) ?? guess(file);
+  const longest = [...testFiles].sort((a, b) => weight(b) - weight(a));
+  if (filesPerProcess === 1) return longest;
+  const groups = Array.from({ length: Math.min(longest.length, Math.ceil(longest.length / filesPerProcess)) }, () => ({ files: [] as string[], ms: 0 }));
+  for (const file of longest) {
+    const lightest = groups.reduce((a, b) => (b.ms < a.ms ? b : a));
+    lightest.files.push(file);
+    lightest.ms += weight(file);
+  }
+  return groups
+    .sort((a, b) => b.ms - a.ms)
+    .map((group, index) => {
+      if (group.files.length === 1) return group.files[0] as string;
+      const entry = path.join(timesDir, `process-${String(index + 1).padStart(2, '0')}.test.mjs`);
+      writeFileSync(entry, group.files.map((file) => `await import(${JSON.stringify(pathToFileURL(path.resolve(file)).href)});\n`).join(''));
+      return entry;
+    });
 }
 
 function previousTimes(): Map<string, number> {
