@@ -11,7 +11,7 @@ import { clientHasCurrent, strongEtag, validatorHeaders } from '../api/http/cond
 import { SECURITY_HEADER_ENTRIES } from './protection/hardening.js';
 import type { PreRouting } from './http-app.js';
 import { JSON_CONTENT_TYPE } from './media-types.js';
-import { logRequestCompleted, logRequestReceived } from './logging.js';
+import { logRequestCompleted } from './logging.js';
 import { rateLimitHeaderPairs, type RateLimiter } from './protection/rate-limit.js';
 import { requestIdFor } from './request-id.js';
 
@@ -121,8 +121,7 @@ export function createFastLane({ url, scope, apiKeys, keyUsage, rateLimiter, log
     if (startedAt !== undefined && logsRequests) {
       const log = logger.child({ requestId: id });
       const statusCode = notModified ? 304 : 200;
-      logRequestReceived(log, req);
-      res.once('finish', () => logRequestCompleted(log, statusCode, performance.now() - startedAt));
+      res.once('finish', () => logRequestCompleted(log, req, statusCode, performance.now() - startedAt));
     }
     return true;
   }

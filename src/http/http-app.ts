@@ -6,7 +6,7 @@ import { createErrorSender, installErrorHandling, type ErrorPresenter } from './
 import { hardenedServerOptions, installHardening } from './protection/hardening.js';
 import type { RateLimiter } from './protection/rate-limit.js';
 import { int64Keyword } from '../api/http/int64-parameter.js';
-import { logRequestReceived, RequestLogLines } from './logging.js';
+import { RequestLogLines } from './logging.js';
 import { clientErrorWriter, installRawServerGuards } from './raw-responses.js';
 import { recordRoute, type HostHttpMetrics } from '../observability/http-metrics.js';
 import { requestIdFor } from './request-id.js';
@@ -83,7 +83,7 @@ export async function createHttpApp({ logger, bodyLimit, ajv = {}, limits, rateL
     ...hardened,
     loggerInstance: logger,
     genReqId: requestIdFor,
-    logController: new RequestLogLines({ requestIdLogLabel: 'requestId' }, outages, { incomingInHook: tracing !== null }),
+    logController: new RequestLogLines({ requestIdLogLabel: 'requestId' }, outages),
     bodyLimit,
     // Our own onRequest hook answers with an Error record while closing.
     return503OnClosing: false,
@@ -117,10 +117,6 @@ export async function createHttpApp({ logger, bodyLimit, ajv = {}, limits, rateL
   if (tracing !== null) {
     // First, so that its server span (with the incoming traceparent) is active for every hook, handler and log line after it.
     await app.register(tracing.plugin());
-    app.addHook('onRequest', (request, _reply, done) => {
-      logRequestReceived(request.log, request);
-      done();
-    });
   }
   installRawServerGuards(app.server, (status) => metrics.answeredRaw(status));
 

@@ -78,42 +78,35 @@ export function createLogger(level: LogLevel, destination?: DestinationStream, {
 /** A logger that request lines go to: a request's child logger, labelled with its request id. */
 type RequestLog = Pick<FastifyBaseLogger, 'info'>;
 
-/** The first of a request's two log lines, written by every path that answers requests. */
-export function logRequestReceived(log: RequestLog, req: Pick<IncomingMessage, 'method' | 'url' | 'socket'>): void {
-  log.info({ req }, 'incoming request');
-}
-
-/** The second of a request's two log lines, once its response is sent. */
-export function logRequestCompleted(log: RequestLog, statusCode: number, responseTime: number): void {
-  log.info({ res: { statusCode }, responseTime }, 'request completed');
+/**
+ * A request's one log line, once its response is sent: method, path (its
+ * query values redacted), client address, status, duration and, from the
+ * child logger, the request id (and the trace id while tracing is on). One
+ * line rather than Fastify's two ("incoming request", then this): each line
+ * is a JSON serialization and a write, about a third of a cached listing's
+ * CPU for the two (BENCHMARKS.md). A request that never completes (the
+ * process killed mid-request) leaves no line; the access it made is in its
+ * metrics and, for store requests, the request logs.
+ */
+export function logRequestCompleted(log: RequestLog, req: Pick<IncomingMessage, 'method' | 'url' | 'socket'>, statusCode: number, responseTime: number): void {
+  log.info({ req, res: { statusCode }, responseTime }, 'request completed');
 }
 
 /**
- * Fastify's request log lines, written through the two functions above, so
- * that a path in front of Fastify (http/fast-lane.ts) writes the very same
- * lines. Errors are logged as Fastify logs them.
+ * Fastify's request log lines, written through logRequestCompleted above,
+ * so that a path in front of Fastify (http/fast-lane.ts) writes the very
+ * same line. Errors are logged as Fastify logs them.
  */
 export class RequestLogLines extends LogController {
-  private readonly incomingInHook: boolean;
-
-  /**
-   * With `incomingInHook` (tracing on), the first line is written by an
-   * onRequest hook after the tracing plugin's, so that it carries the
-   * request's trace id too; Fastify writes it before any hook runs.
-   */
   constructor(
     options: ConstructorParameters<typeof LogController>[0],
     private readonly outages: Pick<OutageLog, 'clientGone'>,
-    { incomingInHook }: { incomingInHook: boolean },
   ) {
     super(options);
-    this.incomingInHook = incomingInHook;
   }
 
-  override incomingRequest(request: FastifyRequest): void {
-    if (this.incomingInHook || this.isLogDisabled(request)) return;
-    logRequestReceived(request.log, request);
-  }
+  /** No line when a request arrives: its one line is written when it completes. */
+  override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     if (error !== null && error !== undefined) {
@@ -123,7 +116,7 @@ export class RequestLogLines extends LogController {
       return;
     }
     if (this.isLogDisabled(request)) return;
-    logRequestCompleted(reply.log, reply.statusCode, reply.elapsedTime);
+    logRequestCompleted(reply.log, request, reply.statusCode, reply.elapsedTime);
   }
 
   override streamError(error: Error, request: FastifyRequest, reply: FastifyReply): void {

@@ -41,7 +41,7 @@ for (const backend of httpBackends()) {
       }
       const lines = logs.flatMap((chunk) => chunk.split('\n')).filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
       for (const id of ids) {
-        assert.ok(lines.some((line) => line.requestId === id && line.msg === 'incoming request'), `request ${id} was not logged`);
+        assert.ok(lines.some((line) => line.requestId === id && line.msg === 'request completed'), `request ${id} was not logged`);
       }
       assert.ok(lines.some((line) => JSON.stringify(line).includes('[redacted')), 'expected visible redaction markers');
     });
