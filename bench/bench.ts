@@ -8,7 +8,7 @@
  * an embedded PostgreSQL (fsync on) started here; --no-postgres skips them.
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -92,9 +92,12 @@ interface Server {
   stop(): Promise<void>;
 }
 
-async function start(command: string, argv: string[], env: Record<string, string>, core = SERVER_CORE): Promise<Server> {
+/** `stdout`: a file the process's standard output goes to (our server's log lines), or nowhere. */
+async function start(command: string, argv: string[], env: Record<string, string>, core = SERVER_CORE, stdout?: string): Promise<Server> {
   const [cmd, full] = pinned(core, command, argv);
-  const child = spawn(cmd, full, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const out = stdout === undefined ? 'ignore' : openSync(stdout, 'a');
+  const child = spawn(cmd, full, { env: { ...process.env, ...env }, stdio: ['ignore', out, 'pipe'] });
+  if (typeof out === 'number') closeSync(out);
   children.push(child);
   let err = '';
   const url = await new Promise<string>((resolve, reject) => {
@@ -120,18 +123,22 @@ async function start(command: string, argv: string[], env: Record<string, string
 }
 
 /**
- * Our server as deployed, except: warnings-only logging (a request log line
- * per request would measure pino), no quickstart host (not measured), and a
- * rate limit no load generator reaches (the limiter still counts every request).
+ * Our server as `npm start` runs it: logs at the default level (a line per
+ * request), written to a file as a service's output is, except: no
+ * quickstart host (not measured), and a rate limit no load generator
+ * reaches (the limiter still counts every request). No setting is made for
+ * the benchmark (issue 29).
  */
 function startOurs(env: Record<string, string>, extra: string[] = [], core = SERVER_CORE): Promise<Server> {
   return start(
     process.execPath,
     [...SETTLED, BIN, 'serve', ...extra],
-    { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', QUICKSTART_PORT: 'off', PORTAL_PORT: 'off', METRICS_PORT: '0', RATE_LIMIT_REQUESTS: '1000000000', ...env },
+    { PORT: '0', HOST: '127.0.0.1', QUICKSTART_PORT: 'off', PORTAL_PORT: 'off', METRICS_PORT: '0', RATE_LIMIT_REQUESTS: '1000000000', ...env },
     core,
+    path.join(work, `server-${++serversStarted}.log`),
   );
 }
+let serversStarted = 0;
 
 function startBaseline(mode: 'bytes' | 'stringify' | 'bytes-headers' | 'fastify-headers', file: string, headersFile?: string): Promise<Server> {
   return start(process.execPath, [...SETTLED, '--import', 'tsx', path.join(ROOT, 'bench', 'baseline-server.ts'), mode, file, ...(headersFile === undefined ? [] : [headersFile])], {});
