@@ -45,8 +45,17 @@ async function waitUntilUp(url: string, child: ChildProcess): Promise<void> {
   throw new Error(`${url} did not answer`);
 }
 
+let written = 0;
+
 async function shoot(page: Page, name: string, size: string): Promise<void> {
   await page.screenshot({ path: join(OUT, `${name}-${size}.png`), fullPage: true });
+  written += 1;
+}
+
+/** One part of a page (a section), for a feature the whole page would lose among the rest. */
+async function shootPart(page: Page, selector: string, name: string, size: string): Promise<void> {
+  await page.locator(selector).first().screenshot({ path: join(OUT, `${name}-${size}.png`) });
+  written += 1;
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'store-orders-screenshots-'));
@@ -91,6 +100,8 @@ try {
     }
     await page.reload();
     await shoot(page, 'account', size.name);
+    // Until the address is verified (the link waits in the development mailbox), every page shows the banner with Resend.
+    await shootPart(page, 'section[aria-labelledby="verify-email-heading"]', 'verify-email-banner', size.name);
     await page.goto(`${portal}/keys`);
     await page.getByLabel('Key name').fill('Till in the shop');
     await page.getByRole('button', { name: 'Create key' }).click();
@@ -116,13 +127,38 @@ try {
     await page.getByRole('button', { name: 'Send invitation' }).click();
     await page.getByText('The invitation is on its way').waitFor();
     await shoot(page, 'team', size.name);
+    // A second browser of the same user, so that Settings lists two sessions.
+    const elsewhere = await browser.newContext({ viewport: size.viewport, deviceScaleFactor: 1, userAgent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.1' });
+    const other = await elsewhere.newPage();
+    await other.goto(`${portal}/sign-in`);
+    await other.getByLabel('Email').fill(`owner${index}@example.com`);
+    await other.getByLabel('Password').fill('correct horse battery staple');
+    await other.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await other.waitForURL(`${portal}/`);
+    await elsewhere.close();
     await page.goto(`${portal}/settings`);
     await shoot(page, 'settings', size.name);
+    await shootPart(page, 'section[aria-labelledby="sessions-heading"]', 'sessions', size.name);
+    await page.goto(`${portal}/dev/mailbox`);
+    await shoot(page, 'dev-mailbox', size.name);
     await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.waitForURL(`${portal}/sign-in?signed-out=1`);
     await shoot(page, 'sign-in', size.name);
+    await page.getByRole('link', { name: 'Forgot password?' }).click();
+    await page.waitForURL(`${portal}/forgot-password`);
+    await shoot(page, 'forgot-password', size.name);
+    await page.getByLabel('Email').fill(`owner${index}@example.com`);
+    await page.getByRole('button', { name: 'Send the link' }).click();
+    await page.getByText('If an account uses that address').waitFor();
+    await shoot(page, 'forgot-password-sent', size.name);
+    // The link the mail carries, as the operator's CLI prints one (the mail itself waits in the outbox).
+    const reset = spawnSync(process.execPath, [...CLI, 'users', 'reset-password', `owner${index}@example.com`], { env, cwd: ROOT });
+    const link = /https?:\/\/\S+/.exec(reset.stdout.toString())?.[0];
+    if (reset.status !== 0 || link === undefined) throw new Error(`users reset-password failed: ${reset.stderr.toString()}`);
+    await page.goto(link);
+    await shoot(page, 'reset-password', size.name);
   }
-  process.stdout.write(`wrote ${SIZES.length * 10} screenshots to docs/portal/\n`);
+  process.stdout.write(`wrote ${written} screenshots to docs/portal/\n`);
 } finally {
   await browser.close();
   server.kill('SIGTERM');

@@ -31,6 +31,7 @@ function say(text) {
 const signInBox = document.querySelector('[data-passkey-sign-in]');
 const registerBox = document.querySelector('[data-passkey-register]');
 const confirmForm = document.querySelector('form[data-passkey-confirm]');
+const reauthForms = document.querySelectorAll('form[data-passkey-reauth]');
 
 if (browserSupportsWebAuthn()) {
   if (signInBox) {
@@ -64,6 +65,31 @@ if (browserSupportsWebAuthn()) {
         else say(result.data.message || 'The passkey could not be registered.');
       } catch {
         say('The passkey was not registered. Try again.');
+      }
+    });
+  }
+  // A sensitive action confirmed with a passkey instead of the password (the confirmation page, the email change).
+  for (const form of reauthForms) {
+    const box = form.querySelector('[data-passkey-reauth-box]');
+    const button = form.querySelector('[data-passkey-reauth-button]');
+    const field = form.querySelector('input[name="confirmPasskey"]');
+    const note = form.querySelector('[data-passkey-reauth-message]');
+    const tell = (text) => {
+      if (note) note.textContent = text;
+    };
+    if (!box || !button || !field) continue;
+    box.hidden = false;
+    button.addEventListener('click', async () => {
+      tell('');
+      try {
+        const options = await postJson('/passkeys/sign-in/options', {});
+        if (!options.ok) return tell(options.status === 429 ? 'Too many attempts. Try again in a few minutes.' : 'Passkeys are not available right now.');
+        const answer = await startAuthentication({ optionsJSON: options.data });
+        field.value = JSON.stringify(answer);
+        for (const password of form.querySelectorAll('input[type="password"]')) password.value = '';
+        form.submit();
+      } catch {
+        tell('Your passkey did not confirm it is you. Try again, or type your password.');
       }
     });
   }

@@ -37,6 +37,8 @@ export interface SessionRow extends Omit<UserRow, 'password_hash'> {
   session_created_at: string;
   last_seen_at: string;
   expires_at: string;
+  /** authenticated_at, or created_at while the session has had no confirmation since sign-in. */
+  authenticated_at: string;
   account_name: string;
   role: MemberRole;
 }
@@ -47,6 +49,7 @@ export function toSessionRecord(row: SessionRow): SessionRecord {
     createdAt: row.session_created_at,
     lastSeenAt: row.last_seen_at,
     expiresAt: row.expires_at,
+    authenticatedAt: row.authenticated_at,
     user: userOf(row),
     accountName: row.account_name,
     role: row.role,

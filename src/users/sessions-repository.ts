@@ -44,6 +44,8 @@ export interface SessionRecord {
   createdAt: string;
   lastSeenAt: string;
   expiresAt: string;
+  /** When the user last proved who they are in this session: the sign-in, or a later confirmation (password or passkey). */
+  authenticatedAt: string;
   user: User;
   accountName: string;
   role: MemberRole;
@@ -57,6 +59,8 @@ export interface SessionsRepository {
   find(idHash: string): Promise<SessionRecord | undefined>;
   /** Makes the user's session work in `accountId`, when they are a member of it; returns whether it did. */
   switchAccount(idHash: string, userId: number, accountId: number): Promise<boolean>;
+  /** Records a confirmation of the user (password or passkey) in the session: moves authenticated_at forward (never back). */
+  markAuthenticated(idHash: string, at: string): Promise<void>;
   /** Moves last_seen_at forward (never back). */
   touch(idHash: string, at: string): Promise<void>;
   delete(idHash: string): Promise<void>;

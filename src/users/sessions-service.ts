@@ -24,7 +24,19 @@ export interface SignedIn {
   role: MemberRole;
   /** The session's id hash: to end it, or to keep it while ending the others. */
   sessionIdHash: string;
+  /** When the user last proved who they are in this session (sign-in, or a confirmation since): see `recentlyAuthenticated`. */
+  authenticatedAt: string;
 }
+
+/**
+ * How long after the user last proved who they are (signing in, or
+ * confirming with their password or a passkey) a sensitive action proceeds
+ * without asking again (docs/portal.md, "Re-authentication"; OWASP ASVS 5.0
+ * 7.5.2, 7.5.3): long enough for a few changes in a row, short enough that a
+ * browser left signed in, or a stolen session, cannot end sessions or change
+ * the team without the password.
+ */
+export const REAUTHENTICATION_WINDOW_MS = 10 * 60_000;
 
 /** The browser a session starts in, as the request shows it. */
 export interface SessionClient {
@@ -98,7 +110,17 @@ export function createSessionsService({
         return undefined;
       }
       if (now - lastSeen >= touchEveryMs) await sessionsRepository.touch(idHash, new Date(now).toISOString());
-      return { user: record.user, accountName: record.accountName, role: record.role, sessionIdHash: idHash };
+      return { user: record.user, accountName: record.accountName, role: record.role, sessionIdHash: idHash, authenticatedAt: record.authenticatedAt };
+    },
+
+    /** Whether the session's user proved who they are within REAUTHENTICATION_WINDOW_MS (a sensitive action may proceed without asking). */
+    recentlyAuthenticated(signedIn: Pick<SignedIn, 'authenticatedAt'>): boolean {
+      return clock.now().getTime() - Date.parse(signedIn.authenticatedAt) < REAUTHENTICATION_WINDOW_MS;
+    },
+
+    /** Records that the session's user has just confirmed who they are (their password or a passkey): the window starts again. */
+    async confirmed(signedIn: Pick<SignedIn, 'sessionIdHash'>): Promise<void> {
+      await sessionsRepository.markAuthenticated(signedIn.sessionIdHash, clock.now().toISOString());
     },
 
     /** The user's live sessions (past their idle or absolute end ones are left out), `current` marking the one asking; newest first. */

@@ -5,6 +5,7 @@ import type { ErrorPresenter } from '../../http/error-handler.js';
 import { FORGED_FORM, PORTAL_HEADERS, PortalRefusal } from './portal-security.js';
 import type { SignedIn } from '../../users/sessions-service.js';
 import type { Membership } from '../../users/team/team-repository.js';
+import { pagePermissions } from './portal-roles.js';
 
 /** Templates and static files live beside migrations/, outside src/ and dist/, so both run from the same files. */
 export const PORTAL_FILES = fileURLToPath(new URL('../../../portal/', import.meta.url));
@@ -68,7 +69,8 @@ declare module 'fastify' {
  * `include`). Every page gets `it.csrfToken` for its forms (the layout's
  * Sign out form uses it too), `it.signedIn` for the header and
  * `it.webhookNotices` for the failure notices above the page
- * (pages/webhook-notice-pages.ts); the layout gets `it.assets` and
+ * (pages/webhook-notice-pages.ts), `it.can` for the buttons the member's
+ * role may use (portal-roles.ts); the layout gets `it.assets` and
  * `it.nav` (the navigation with the current page marked; with
  * `devMailbox`, the development mailbox's link last).
  */
@@ -79,7 +81,7 @@ export function createPageRenderer({ cache, assets, devMailbox = false }: { cach
     // An error page can be rendered before the cookies were parsed (a refusal in the first hooks): it then has no forms to protect.
     const csrfToken = (request.cookies as FastifyRequest['cookies'] | null) === null ? '' : reply.generateCsrf();
     const nav = navigation(request.url.split('?', 1)[0] ?? '/', links);
-    const html = eta.render(view, { ...data, csrfToken, signedIn: request.signedIn, memberships: request.memberships ?? [], webhookNotices: request.webhookNotices, assets, nav });
+    const html = eta.render(view, { ...data, csrfToken, signedIn: request.signedIn, can: pagePermissions(request.signedIn?.role), memberships: request.memberships ?? [], webhookNotices: request.webhookNotices, assets, nav });
     return reply.code(status).type('text/html; charset=utf-8').send(html);
   };
 }

@@ -46,6 +46,25 @@ function requiredRole(method: string, url: string): MemberRole {
   return ROUTE_ROLES[`${method} ${url}`] ?? (method === 'GET' || method === 'HEAD' ? 'viewer' : 'developer');
 }
 
+/** What the signed-in member's role lets them do, as every page's template reads it (`it.can`). */
+export interface PagePermissions {
+  /** A developer or an owner: keys, webhooks and orders may be changed (their buttons are shown). */
+  change: boolean;
+  /** An owner: the team may be changed. */
+  manage: boolean;
+}
+
+/**
+ * The permissions a page shows buttons for (OWASP ASVS 5.0 8.2.1 is the
+ * server's check above; this is only the display): a viewer is shown no
+ * Roll, Revoke, Cancel, Delete or other action the server would refuse.
+ * None when nobody is signed in.
+ */
+export function pagePermissions(role: MemberRole | undefined): PagePermissions {
+  if (role === undefined) return { change: false, manage: false };
+  return { change: roleAllows(role, 'developer'), manage: roleAllows(role, 'owner') };
+}
+
 /** What a refused member reads: their role, the role needed, and whom to ask. */
 function refusal(signedIn: SignedIn, needed: MemberRole): string {
   const needs = needed === 'owner' ? 'an owner' : 'a developer or an owner';

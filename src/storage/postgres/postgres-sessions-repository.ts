@@ -22,6 +22,7 @@ export function createPostgresSessionsRepository(sql: Sql): SessionsRepository {
     async find(idHash) {
       const [row] = await sql<SessionRow>(
         `SELECT s.id_hash, ${iso('s.created_at', 'session_created_at')}, ${iso('s.last_seen_at', 'last_seen_at')}, ${iso('s.expires_at', 'expires_at')},
+                ${iso('COALESCE(s.authenticated_at, s.created_at)', 'authenticated_at')},
                 u.id, s.account_id, u.email, ${iso('u.created_at', 'created_at')}, ${iso('u.disabled_at', 'disabled_at')}, ${iso('u.email_verified_at', 'email_verified_at')},
                 a.name AS account_name, m.role
            FROM user_sessions s JOIN users u ON u.id = s.user_id
@@ -37,6 +38,9 @@ export function createPostgresSessionsRepository(sql: Sql): SessionsRepository {
         [idHash, userId, accountId],
       );
       return switched.length > 0;
+    },
+    async markAuthenticated(idHash, at) {
+      await sql('UPDATE user_sessions SET authenticated_at = $2 WHERE id_hash = $1 AND COALESCE(authenticated_at, created_at) < $2', [idHash, at]);
     },
     async touch(idHash, at) {
       await sql('UPDATE user_sessions SET last_seen_at = $2 WHERE id_hash = $1 AND last_seen_at < $2', [idHash, at]);

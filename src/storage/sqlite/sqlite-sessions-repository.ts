@@ -31,7 +31,7 @@ export function createSqliteSessionsRepository(db: Database.Database): SessionsR
     },
     async find(idHash) {
       const row = sql(
-        `SELECT s.id_hash, s.created_at AS session_created_at, s.last_seen_at, s.expires_at,
+        `SELECT s.id_hash, s.created_at AS session_created_at, s.last_seen_at, s.expires_at, COALESCE(s.authenticated_at, s.created_at) AS authenticated_at,
                 u.id, s.account_id, u.email, u.created_at, u.disabled_at, u.email_verified_at, a.name AS account_name, m.role
            FROM user_sessions s JOIN users u ON u.id = s.user_id
            JOIN memberships m ON m.user_id = s.user_id AND m.account_id = s.account_id JOIN accounts a ON a.id = s.account_id
@@ -49,6 +49,9 @@ export function createSqliteSessionsRepository(db: Database.Database): SessionsR
           accountId,
         ).changes > 0
       );
+    },
+    async markAuthenticated(idHash, at) {
+      sql('UPDATE user_sessions SET authenticated_at = ? WHERE id_hash = ? AND COALESCE(authenticated_at, created_at) < ?').run(at, idHash, at);
     },
     async touch(idHash, at) {
       sql('UPDATE user_sessions SET last_seen_at = ? WHERE id_hash = ? AND last_seen_at < ?').run(at, idHash, at);

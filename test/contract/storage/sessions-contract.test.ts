@@ -1,4 +1,4 @@
-/** The Sessions list's part of the storage contract (listing a user's sessions, ending one by its handle): the same cases on every adapter. */
+/** The Sessions list's part (and the re-authentication time a session records) of the storage contract (listing a user's sessions, ending one by its handle): the same cases on every adapter. */
 import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
 import type { Storage } from '../../../src/storage/storage.js';
@@ -6,7 +6,7 @@ import type { ContractCoverage } from '../../support/storage-contract.js';
 import { storageBackends } from '../../support/storage.js';
 
 export const CONTRACT_COVERS = {
-  sessions: ['listForUser', 'deleteByHandle'],
+  sessions: ['listForUser', 'deleteByHandle', 'markAuthenticated'],
 } as const satisfies ContractCoverage;
 
 const AT = '2026-11-22T10:00:00.000Z';
@@ -55,6 +55,16 @@ for (const backend of storageBackends({ postgresDirect: true })) {
       assert.notEqual(await storage.sessions.find(hashOf(1)), undefined);
       assert.deepEqual((await storage.sessions.listForUser(userId, hashOf(1))).map((session) => session.handle), [handleOf(1)]);
       assert.deepEqual((await storage.sessions.listForUser(otherId, hashOf(3))).map((session) => session.handle), [handleOf(3)]);
+    });
+
+    test('when a session is confirmed again, then its authentication time moves forward (never back) and stays the sign-in time until then', async (t) => {
+      const { storage } = await setUp(t);
+      assert.equal((await storage.sessions.find(hashOf(2)))?.authenticatedAt, LATER, 'the sign-in');
+      await storage.sessions.markAuthenticated(hashOf(2), '2026-11-22T12:00:00.000Z');
+      assert.equal((await storage.sessions.find(hashOf(2)))?.authenticatedAt, '2026-11-22T12:00:00.000Z');
+      await storage.sessions.markAuthenticated(hashOf(2), '2026-11-22T11:30:00.000Z');
+      assert.equal((await storage.sessions.find(hashOf(2)))?.authenticatedAt, '2026-11-22T12:00:00.000Z', 'never back');
+      assert.equal((await storage.sessions.find(hashOf(1)))?.authenticatedAt, AT, 'another session is untouched');
     });
   });
 }

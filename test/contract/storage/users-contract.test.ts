@@ -146,7 +146,7 @@ for (const backend of storageBackends({ postgresDirect: true })) {
       if (user === 'email_taken') throw new Error('unexpected');
       const expiresAt = isoPlus(AT, 12 * 3_600_000);
       for (const n of [1, 2, 3]) await storage.sessions.create({ idHash: hashOf(n), userId: user.id, createdAt: AT, expiresAt, ...sessionClient(n) });
-      assert.deepEqual(await storage.sessions.find(hashOf(1)), { idHash: hashOf(1), createdAt: AT, lastSeenAt: AT, expiresAt, user, accountName: 'Main Street Pets', role: 'owner' });
+      assert.deepEqual(await storage.sessions.find(hashOf(1)), { idHash: hashOf(1), createdAt: AT, lastSeenAt: AT, expiresAt, authenticatedAt: AT, user, accountName: 'Main Street Pets', role: 'owner' });
       await storage.sessions.touch(hashOf(1), isoPlus(AT, 60_000));
       await storage.sessions.touch(hashOf(1), isoPlus(AT, 30_000));
       assert.equal((await storage.sessions.find(hashOf(1)))?.lastSeenAt, isoPlus(AT, 60_000), 'never moves back');

@@ -8,10 +8,11 @@ import type { PortalContext } from '../portal-context.js';
 import { csrfField } from '../portal-context.js';
 import { formatInstant } from '../portal-format.js';
 import { signedInUser } from '../portal-session.js';
+import { confirmationFields, askedToConfirm } from '../portal-reauthentication.js';
 
 /** A session's public handle: 128 bits in hex, as sessions-service makes it. */
-const EndForm = Type.Object({ _csrf: csrfField, session: Type.String({ pattern: '^[0-9a-f]{32}$' }) });
-const EmptyForm = Type.Object({ _csrf: csrfField });
+const EndForm = Type.Object({ _csrf: csrfField, session: Type.String({ pattern: '^[0-9a-f]{32}$' }), ...confirmationFields });
+const ConfirmedForm = Type.Object({ _csrf: csrfField, ...confirmationFields });
 
 /** What /settings says after a redirect from the Sessions section (`?sessions=…`). */
 const NOTICES: Readonly<Record<string, string>> = {
@@ -45,14 +46,17 @@ export async function sessionsSection(
 /**
  * The Sessions section's actions (signed in): **End** one of the user's
  * other sessions by its handle, and **Sign out everywhere else**. Both are
- * forms (CSRF field and Origin, like every portal POST), audited as
+ * forms (CSRF field and Origin, like every portal POST), need a recent
+ * authentication (portal-reauthentication.ts: ASVS 5.0 7.5.2), and are audited as
  * `session_expired` with `details.reason` `revoked` (one, with the session
  * as the target) or `revoked_others` (with how many ended).
  */
-export function registerSessionsPages(scope: FastifyInstance, { render, services }: PortalContext): void {
+export function registerSessionsPages(scope: FastifyInstance, context: PortalContext): void {
+  const { render, services } = context;
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
 
   app.post('/settings/sessions/end', { schema: { body: EndForm } }, async (request, reply) => {
+    if (await askedToConfirm(context, request, reply, 'end that session')) return reply;
     const signedIn = signedInUser(request);
     const handle = request.body.session;
     const current = (await services.sessions.list(signedIn)).some((session) => session.current && session.handle === handle);
@@ -66,7 +70,8 @@ export function registerSessionsPages(scope: FastifyInstance, { render, services
     return reply.redirect('/settings?sessions=ended#sessions-heading', 303);
   });
 
-  app.post('/settings/sessions/end-others', { schema: { body: EmptyForm } }, async (request, reply) => {
+  app.post('/settings/sessions/end-others', { schema: { body: ConfirmedForm } }, async (request, reply) => {
+    if (await askedToConfirm(context, request, reply, 'sign out everywhere else')) return reply;
     const { user, sessionIdHash } = signedInUser(request);
     const count = await services.sessions.endAll(user.id, sessionIdHash);
     await recordPortalAction(services.audit, request, user, 'session_expired', { details: { reason: 'revoked_others', count } });

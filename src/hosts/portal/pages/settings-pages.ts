@@ -1,24 +1,34 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { PortalContext } from '../portal-context.js';
 import { csrfField, formField } from '../portal-context.js';
 import { recordPortalAction } from '../portal-audit.js';
-import { passkeyRows } from './passkey-pages.js';
+import { passkeyAssertedUser, passkeyRows } from './passkey-pages.js';
 import { sessionsSection } from './sessions-pages.js';
 import { signedInUser } from '../portal-session.js';
+import { confirmationFields, askedToConfirm } from '../portal-reauthentication.js';
+import { spendAttempt } from './sign-in-pages.js';
 
 const PasswordForm = Type.Object({ _csrf: csrfField, currentPassword: formField(), newPassword: formField() });
 const EmptyForm = Type.Object({ _csrf: csrfField });
-const EmailForm = Type.Object({ _csrf: csrfField, newEmail: formField(), emailPassword: formField() });
+const ConfirmedForm = Type.Object({ _csrf: csrfField, ...confirmationFields });
+/** `confirmPasskey`: a passkey assertion standing for the password (portal/static/passkeys.js). */
+const EmailForm = Type.Object({ _csrf: csrfField, newEmail: formField(), emailPassword: formField(), confirmPasskey: confirmationFields.confirmPasskey });
+const PASSKEY_REFUSED = { ok: false, field: 'currentPassword', message: 'That passkey did not confirm it is you. Try again, or type your password.' } as const;
 const SettingsQuery = Type.Object({ passkey: Type.Optional(Type.String({ maxLength: 10 })), sessions: Type.Optional(Type.String({ maxLength: 10 })) });
 
 /**
- * `/settings` (signed in): change the password (other sessions end), change
- * the email address (with the current password; it changes when the link
- * mailed to the new address is followed), sign out everywhere; and `POST /sign-out`.
+ * `/settings` (signed in): change the password (with the current one; other
+ * sessions end), change the email address (with the current password or a
+ * passkey; it changes when the link mailed to the new address is followed),
+ * sign out everywhere (after a recent authentication,
+ * portal-reauthentication.ts); and `POST /sign-out`. The password typed to
+ * prove who one is counts against the sign-in throttle, and a right one
+ * restarts the re-authentication window.
  */
-export function registerSettingsPages(scope: FastifyInstance, { render, services, sessions, origin }: PortalContext): void {
+export function registerSettingsPages(scope: FastifyInstance, context: PortalContext): void {
+  const { render, services, sessions, origin, throttle } = context;
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
 
   app.get('/settings', { schema: { querystring: SettingsQuery } }, async (request, reply) => {
@@ -33,12 +43,20 @@ export function registerSettingsPages(scope: FastifyInstance, { render, services
   app.post('/settings/email', { schema: { body: EmailForm } }, async (request, reply) => {
     const signedIn = signedInUser(request);
     const { user } = signedIn;
-    const result = await services.emailVerification.requestChange({
-      userId: user.id,
-      currentPassword: request.body.emailPassword,
-      newEmail: request.body.newEmail,
-      origin: origin(),
-    });
+    const byPasskey = (request.body.confirmPasskey ?? '') !== '';
+    await spendAttempt(context, request, byPasskey ? {} : { email: user.email });
+    const passkeyUserId = byPasskey ? await passkeyAssertedUser(context, request.body.confirmPasskey) : undefined;
+    const result =
+      byPasskey && passkeyUserId !== user.id
+        ? PASSKEY_REFUSED
+        : await services.emailVerification.requestChange({
+            userId: user.id,
+            currentPassword: request.body.emailPassword,
+            ...(passkeyUserId === undefined ? {} : { passkeyUserId }),
+            newEmail: request.body.newEmail,
+            origin: origin(),
+          });
+    if (result.ok || result.field !== 'currentPassword') await proven(request, byPasskey);
     const passkeys = await passkeyRows(services, user.id);
     const sessionsView = await sessionsSection(services, signedIn, {});
     reply.header('cache-control', 'no-store');
@@ -53,6 +71,7 @@ export function registerSettingsPages(scope: FastifyInstance, { render, services
 
   app.post('/settings/password', { schema: { body: PasswordForm } }, async (request, reply) => {
     const { user, sessionIdHash } = signedInUser(request);
+    await spendAttempt(context, request, { email: user.email });
     const result = await services.users.changePassword({
       userId: user.id,
       current: request.body.currentPassword,
@@ -60,13 +79,15 @@ export function registerSettingsPages(scope: FastifyInstance, { render, services
       keepSession: sessionIdHash,
     });
     const passkeys = await passkeyRows(services, user.id);
+    if (result.ok || result.field !== 'currentPassword') await proven(request, false);
     const sessionsView = await sessionsSection(services, signedInUser(request), { offerEndOthers: result.ok });
     if (!result.ok) return render(request, reply, 'settings', { title: 'Settings', email: user.email, error: result, changed: false, passkeys, ...sessionsView }, 400);
     await recordPortalAction(services.audit, request, user, 'authn_password_change');
     return render(request, reply, 'settings', { title: 'Settings', email: user.email, changed: true, passkeys, ...sessionsView });
   });
 
-  app.post('/settings/sign-out-everywhere', { schema: { body: EmptyForm } }, async (request, reply) => {
+  app.post('/settings/sign-out-everywhere', { schema: { body: ConfirmedForm } }, async (request, reply) => {
+    if (await askedToConfirm(context, request, reply, 'sign out in every browser')) return reply;
     const { user } = signedInUser(request);
     await services.sessions.endAll(user.id);
     await sessions.end(request, reply);
@@ -79,4 +100,11 @@ export function registerSettingsPages(scope: FastifyInstance, { render, services
     await recordPortalAction(services.audit, request, signedInUser(request).user, 'session_expired', { details: { reason: 'logout' } });
     return reply.redirect('/sign-in?signed-out=1', 303);
   });
+
+  /** The user proved who they are (the password or passkey was right): the throttle forgets the attempt, the re-authentication window starts again. */
+  async function proven(request: FastifyRequest, byPasskey: boolean): Promise<void> {
+    const signedIn = signedInUser(request);
+    await throttle.succeeded(byPasskey ? { address: request.ip } : { email: signedIn.user.email, address: request.ip });
+    await services.sessions.confirmed(signedIn);
+  }
 }

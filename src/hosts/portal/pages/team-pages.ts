@@ -11,13 +11,14 @@ import { csrfField, formField } from '../portal-context.js';
 import { formatInstant } from '../portal-format.js';
 import { PortalRefusal } from '../portal-security.js';
 import { signedInUser } from '../portal-session.js';
+import { confirmationFields, askedToConfirm } from '../portal-reauthentication.js';
 import { verifyEmailFirst } from './email-verification-pages.js';
 
 const MemberParams = Type.Object({ userId: Type.String({ pattern: '^[0-9]{1,15}$' }) });
 const InvitationParams = Type.Object({ invitationId: Type.String({ pattern: '^[0-9]{1,15}$' }) });
-const InviteForm = Type.Object({ _csrf: csrfField, email: formField(), role: formField() });
-const RoleForm = Type.Object({ _csrf: csrfField, role: formField() });
-const EmptyForm = Type.Object({ _csrf: csrfField });
+const InviteForm = Type.Object({ _csrf: csrfField, email: formField(), role: formField(), ...confirmationFields });
+const RoleForm = Type.Object({ _csrf: csrfField, role: formField(), ...confirmationFields });
+const ConfirmedForm = Type.Object({ _csrf: csrfField, ...confirmationFields });
 const SwitchForm = Type.Object({ _csrf: csrfField, accountId: Type.String({ pattern: '^[0-9]{1,15}$' }) });
 const AcceptForm = Type.Object({ _csrf: csrfField, invite: formField() });
 const TeamQuery = Type.Object({ done: Type.Optional(Type.String({ maxLength: 20 })) });
@@ -44,11 +45,13 @@ function formRole(value: string): MemberRole {
  * pending invitations for every member; for owners, the forms that invite
  * by email with a role, change a member's role, remove a member and revoke
  * an invitation (their role is checked before the route, portal-roles.ts,
- * and again by the team service). `/account/switch` moves the session to
+ * and again by the team service; each after a recent authentication,
+ * portal-reauthentication.ts). `/account/switch` moves the session to
  * another account of the user's; `/invitations/accept` joins the account
  * of an invitation as the signed-in user.
  */
-export function registerTeamPages(scope: FastifyInstance, { render, services, origin }: PortalContext): void {
+export function registerTeamPages(scope: FastifyInstance, context: PortalContext): void {
+  const { render, services, origin } = context;
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
 
   function actorOf(request: FastifyRequest): TeamActor {
@@ -89,6 +92,7 @@ export function registerTeamPages(scope: FastifyInstance, { render, services, or
   );
 
   app.post('/team/invitations', { schema: { body: InviteForm } }, async (request, reply) => {
+    if (await askedToConfirm(context, request, reply, 'invite a teammate')) return reply;
     const signedIn = signedInUser(request);
     if (!services.emailVerification.allows(signedIn.user)) throw verifyEmailFirst();
     const { email, role } = request.body;
@@ -97,13 +101,15 @@ export function registerTeamPages(scope: FastifyInstance, { render, services, or
     return reply.redirect('/team?done=invited', 303);
   });
 
-  app.post('/team/invitations/:invitationId/revoke', { schema: { params: InvitationParams, body: EmptyForm } }, async (request, reply) => {
+  app.post('/team/invitations/:invitationId/revoke', { schema: { params: InvitationParams, body: ConfirmedForm } }, async (request, reply) => {
+    if (await askedToConfirm(context, request, reply, 'revoke an invitation')) return reply;
     const revoked = await services.team.revoke(actorOf(request), Number(request.params.invitationId));
     if (!revoked.ok) return refused(request, reply, revoked);
     return reply.redirect('/team?done=revoked', 303);
   });
 
   app.post('/team/members/:userId/role', { schema: { params: MemberParams, body: RoleForm } }, async (request, reply) => {
+    if (await askedToConfirm(context, request, reply, 'change a member’s role')) return reply;
     const changed = await services.team.changeRole(actorOf(request), Number(request.params.userId), formRole(request.body.role));
     if (!changed.ok) return refused(request, reply, changed);
     return reply.redirect('/team?done=role', 303);
@@ -116,7 +122,8 @@ export function registerTeamPages(scope: FastifyInstance, { render, services, or
     return render(request, reply, 'team-remove', { title: 'Remove a member', member: { id: member.userId, email: member.email, role: roleLabel(member.role), self: member.userId === signedIn.user.id } });
   });
 
-  app.post('/team/members/:userId/remove', { schema: { params: MemberParams, body: EmptyForm } }, async (request, reply) => {
+  app.post('/team/members/:userId/remove', { schema: { params: MemberParams, body: ConfirmedForm } }, async (request, reply) => {
+    if (await askedToConfirm(context, request, reply, 'remove a member')) return reply;
     const removed = await services.team.remove(actorOf(request), Number(request.params.userId));
     if (!removed.ok) return refused(request, reply, removed);
     return reply.redirect('/team?done=removed', 303);
