@@ -10,7 +10,7 @@ import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescrip
  * storage adapters never reach the HTTP layer; nothing but the composition
  * root and the entry points reaches the composition root.
  */
-const CAPABILITIES = '{accounts,api-keys,audit,delivery,events,mail,messages,orders,pets,secrets,users,webhooks}';
+const CAPABILITIES = '{accounts,api-keys,audit,delivery,events,mail,messages,orders,pets,request-logs,secrets,usage,users,webhooks}';
 const ADAPTERS = ['./src/storage/sqlite', './src/storage/postgres', './src/storage/open-storage.ts'];
 const ENTRY_POINTS = ['./src/cli', './src/server', './src/composition.ts', './src/background-work.ts', './src/hosts'];
 const zone = (from, message) => ({ target: './src', from, message });

@@ -15,6 +15,7 @@ import { createOrdersService } from './orders/v1/orders-service.js';
 import { createOrdersV2Service } from './orders/v2/orders-v2-service.js';
 import { createPetsService } from './pets/pets-service.js';
 import { createEventsService } from './events/events-service.js';
+import { createOrderHistoryService } from './orders/history/order-history-service.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { openStorage } from './storage/open-storage.js';
 import type { Services } from './services.js';
@@ -37,6 +38,7 @@ import { createWebhooksService } from './webhooks/webhooks-service.js';
 import { createWebhookNoticesService } from './webhooks/notices/webhook-notices-service.js';
 import { createRequestLogRecorder } from './request-logs/request-log-recorder.js';
 import { createRequestLogsService } from './request-logs/request-logs-service.js';
+import { createUsageService } from './usage/usage-service.js';
 
 /** Requests held in memory while storage cannot take them (an outage); beyond, the oldest are dropped. */
 const REQUEST_LOG_BUFFER_MAX = 100_000;
@@ -111,6 +113,12 @@ function buildServices(
       cursors,
       clock,
     }),
+    orderHistory: createOrderHistoryService({
+      ordersRepository: storage.orders,
+      requestLogsRepository: storage.requestLogs,
+      eventsRepository: storage.events,
+      webhooksRepository: storage.webhooks,
+    }),
     pets: createPetsService({ petsRepository: storage.pets, clock, lifecycle: config.pets }),
     messages: createMessagesService({ messagesRepository: storage.messages, clock }),
     idempotency: createIdempotencyService({ idempotencyRepository: storage.idempotency, clock, waitMs: IDEMPOTENCY_WAIT_MS, pollMs: IDEMPOTENCY_POLL_MS }),
@@ -144,7 +152,14 @@ function buildServices(
     }),
     webhookNotices: createWebhookNoticesService({ webhookNoticesRepository: storage.webhookNotices, clock, audit }),
     mail,
-    requestLogs: createRequestLogsService({ requestLogsRepository: storage.requestLogs, cursors, clock, retentionDays: config.requestLogs.retentionDays }),
+    requestLogs: createRequestLogsService({
+      requestLogsRepository: storage.requestLogs,
+      usageRepository: storage.usage,
+      cursors,
+      clock,
+      retentionDays: config.requestLogs.retentionDays,
+    }),
+    usage: createUsageService({ usageRepository: storage.usage, clock }),
     requestLogRecorder: createRequestLogRecorder({ requestLogsRepository: storage.requestLogs, clock, enabled: config.requestLogs.enabled, maxBuffered: REQUEST_LOG_BUFFER_MAX }),
   };
 }

@@ -15,11 +15,13 @@ import type { AttemptThrottle } from './users/attempt-throttle.js';
 import type { UsersService } from './users/users-service.js';
 import type { EmailVerificationService } from './users/email-verification.js';
 import type { EventsService } from './events/events-service.js';
+import type { OrderHistoryService } from './orders/history/order-history-service.js';
 import type { WebhooksService } from './webhooks/webhooks-service.js';
 import type { WebhookNoticesService } from './webhooks/notices/webhook-notices-service.js';
 import type { MailService } from './mail/mail-service.js';
 import type { RequestLogRecorder } from './request-logs/request-log-recorder.js';
 import type { RequestLogsService } from './request-logs/request-logs-service.js';
+import type { UsageService } from './usage/usage-service.js';
 
 /**
  * Every service of one process, as the composition root builds them and the
@@ -34,6 +36,8 @@ export interface Services {
   /** Placing, importing and shipping orders, and the operator's view (not v1's or v2's operations). */
   orderOperations: OrderOperationsService;
   ordersV2: OrdersV2Service;
+  /** An order with the requests that named it, its events and their webhook deliveries (the portal's order page). */
+  orderHistory: OrderHistoryService;
   pets: PetsService;
   messages: MessagesService;
   idempotency: IdempotencyService;
@@ -58,6 +62,8 @@ export interface Services {
   mail: MailService;
   /** The store host's request logs: the listing, the detail, the pruning. */
   requestLogs: RequestLogsService;
+  /** Usage at a glance (the portal's home): the per account-hour counters, read. */
+  usage: UsageService;
   /** Buffers the store host's requests in memory and writes them in batches (started by background-work.ts). */
   requestLogRecorder: RequestLogRecorder;
 }

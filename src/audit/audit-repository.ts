@@ -56,6 +56,8 @@ export const AUDIT_ACTIONS = [
   // OWASP authz_fail:[userid,resource]: the portal refused a member a route their role does not allow
   // (details.route, details.role, details.needed).
   'authz_fail',
+  // Ours: an order placed by someone the trail names (the portal's "Place a test order"; target: the order).
+  'order_created',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -49,10 +49,15 @@ function eventJson(id: string, type: string, createdAt: string, data: string): s
   return `{"id":"${id}","type":"${type}","createdAt":"${createdAt}","data":${data}}`;
 }
 
+/** The subject of an order's events: its deliveries to an endpoint go in order, and its history reads them by it. */
+export function orderSubject(orderId: bigint): string {
+  return `order:${orderId}`;
+}
+
 /** The event reporting `order` as it is right after the change made at `at`. */
 export function orderEvent(type: OrderEventType, order: Order, at: string): NewEvent {
   const id = newEventId();
-  return { id, accountId: order.accountId, type, createdAt: at, subject: `order:${order.id}`, payload: eventJson(id, type, at, `{"order":${orderJson(order)}}`) };
+  return { id, accountId: order.accountId, type, createdAt: at, subject: orderSubject(order.id), payload: eventJson(id, type, at, `{"order":${orderJson(order)}}`) };
 }
 
 /** A webhook.test event for `endpointId` (never stored: sent once, on request). */

@@ -32,6 +32,8 @@ export interface EventFilter {
   types?: readonly EventType[];
   createdFrom?: string;
   createdTo?: string;
+  /** Only events about this subject (`order:1001`): an order's history. */
+  subject?: string;
 }
 
 export interface EventPageQuery {

@@ -30,6 +30,8 @@ function eventFilterDigest(filter: EventFilter): string {
     filter.types === undefined ? null : [...new Set(filter.types)].sort(),
     filter.createdFrom ?? null,
     filter.createdTo ?? null,
+    // Appended only when given, so that the cursors of the feed without it stay valid.
+    ...(filter.subject === undefined ? [] : [filter.subject]),
   ]);
   return createHash('sha256').update(canonical).digest('base64url').slice(0, 22);
 }

@@ -44,6 +44,23 @@ export function recordStatusChange(records: ChangeRecords, change: StatusChange,
   records.audit.push(entry);
 }
 
+/** What creating `placed` writes beside it: its order.created event and, when its caller said who placed it, its audit entry. */
+export function orderCreatedRecords(placed: NewOrder, order: Order): ChangeRecords {
+  const records: ChangeRecords = { events: [orderCreatedEvent(order, placed.createdAt)], audit: [] };
+  if (placed.audit === undefined) return records;
+  const entry: NewAuditEntry = {
+    accountId: order.accountId,
+    at: placed.createdAt,
+    actor: placed.audit.actor,
+    action: 'order_created',
+    target: { kind: 'order', id: order.id.toString() },
+    details: {},
+  };
+  if (placed.audit.address !== undefined) entry.address = placed.audit.address;
+  records.audit.push(entry);
+  return records;
+}
+
 /** The event of an order's creation (create or import), `order` as stored. */
 export function orderCreatedEvent(order: Order, at: string): NewEvent {
   return orderEvent('order.created', order, at);

@@ -32,6 +32,8 @@ export interface NewOrder {
   complete: boolean;
   status: OrderStatus;
   createdAt: string;
+  /** Who placed it, from where: written to the audit trail (order_created) in the order's transaction. Absent: no entry. */
+  audit?: AuditContext;
 }
 
 export interface StatusChange {

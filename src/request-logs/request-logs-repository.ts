@@ -1,3 +1,5 @@
+import type { UsageIncrement } from '../usage/usage-counters.js';
+
 /** The API versions a request log names: the path's first segment. */
 export const API_VERSIONS = ['v1', 'v2'] as const;
 export type ApiVersion = (typeof API_VERSIONS)[number];
@@ -57,10 +59,20 @@ export interface RequestLogPosition {
 
 /** Storage of the request logs: appended in batches, read newest first per account, pruned by age. */
 export interface RequestLogsRepository {
-  /** Writes the entries in one statement or transaction; an entry of an unknown account rejects the call (account_not_found). */
-  append(entries: readonly NewRequestLog[]): Promise<void>;
+  /**
+   * Writes the entries and adds `usage` (what they count, usage/usage-counters.ts)
+   * to the account-hours' counters, in one statement or transaction; an entry
+   * of an unknown account rejects the call (account_not_found) and nothing is written.
+   */
+  append(entries: readonly NewRequestLog[], usage: readonly UsageIncrement[]): Promise<void>;
   /** The account's entries matching `filters`, ordered by (at, id) descending, below `before` when given; at most `limit`. */
   listPage(query: { accountId: number; filters: RequestLogFilters; before?: RequestLogPosition; limit: number }): Promise<RequestLog[]>;
+  /**
+   * The account's entries whose path names the order (request-log-orders.ts:
+   * /v1/store/orders/<id> or /v2/store/orders/<id>, alone or followed by / or
+   * a query), newest first by (at, id), at most `limit`.
+   */
+  listForOrder(query: { accountId: number; orderId: bigint; limit: number }): Promise<RequestLog[]>;
   /** One of the account's entries by id. */
   findById(accountId: number, id: bigint): Promise<RequestLog | undefined>;
   /** Deletes at most `limit` entries older than `before` (any account); answers how many it deleted. */

@@ -3,9 +3,11 @@ import type { CursorCodec } from '../api/cursors.js';
 import { PAGE_LIMIT_DESCRIPTION, PAGE_LIMIT_MAX } from '../api/page-bounds.js';
 import { InvalidInputError } from '../errors/errors.js';
 import type { Clock } from '../shared/clock.js';
+import type { UsageRepository } from '../usage/usage-repository.js';
 import type { RequestLog, RequestLogFilters, RequestLogPosition, RequestLogsRepository, StatusRange } from './request-logs-repository.js';
 
 const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
 
 /** The methods a filter may name: those the store host answers. */
 export const REQUEST_LOG_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -106,11 +108,14 @@ function filterDigest(filters: RequestLogFilters): string {
  */
 export function createRequestLogsService({
   requestLogsRepository,
+  usageRepository,
   cursors,
   clock,
   retentionDays,
 }: {
   requestLogsRepository: RequestLogsRepository;
+  /** The per account-hour counters (usage/), kept as long as the logs they count. */
+  usageRepository: Pick<UsageRepository, 'deleteBefore'>;
   cursors: CursorCodec;
   clock: Clock;
   retentionDays: number;
@@ -148,10 +153,19 @@ export function createRequestLogsService({
       return requestLogsRepository.findById(accountId, id);
     },
 
-    /** Deletes at most `limit` request logs older than the retention; answers how many (the pruner's rounds: events/events-pruner.ts). */
+    /**
+     * Deletes at most `limit` request logs older than the retention, and at
+     * most `limit` usage hours that ended before it; answers the larger of
+     * the two counts, so that the pruner's rounds (events/events-pruner.ts)
+     * go on while either reached `limit`.
+     */
     async pruneExpired(limit: number): Promise<number> {
-      const before = new Date(clock.now().getTime() - retentionDays * DAY_MS).toISOString();
-      return requestLogsRepository.deleteOlderThan(before, limit);
+      const cutoff = clock.now().getTime() - retentionDays * DAY_MS;
+      const before = new Date(cutoff).toISOString();
+      const logs = await requestLogsRepository.deleteOlderThan(before, limit);
+      // An hour is kept while any of it is within the retention: those starting an hour or more before the cutoff go.
+      const hours = await usageRepository.deleteBefore(new Date(cutoff - HOUR_MS + 1).toISOString(), limit);
+      return Math.max(logs, hours);
     },
   };
 }

@@ -17,6 +17,7 @@ import type { WebhooksRepository } from '../webhooks/webhooks-repository.js';
 import type { SystemDisableReason, WebhookNoticesRepository } from '../webhooks/notices/webhook-notices-repository.js';
 import type { MailRepository } from '../mail/mail-repository.js';
 import type { RequestLogsRepository } from '../request-logs/request-logs-repository.js';
+import type { UsageRepository } from '../usage/usage-repository.js';
 
 export interface MigrationReport {
   /** Migrations applied by this call, e.g. ["0001-initial"]. */
@@ -52,6 +53,8 @@ export interface Storage {
   readonly mail: MailRepository;
   /** The store host's request logs, appended in batches by the recorder and pruned by age. */
   readonly requestLogs: RequestLogsRepository;
+  /** The per account-hour usage counters, written with the request logs' batches and the webhook settlements. */
+  readonly usage: UsageRepository;
   /**
    * Registers `listener` for the commits that queue webhook deliveries: this
    * process's at once (after the commit); on PostgreSQL, once

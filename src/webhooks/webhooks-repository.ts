@@ -61,6 +61,12 @@ export interface WebhookDelivery {
   nextAttemptAt: string | null;
 }
 
+/** A delivery of one of an account's events, with the endpoint it goes to (an order's history). */
+export interface EventDelivery extends WebhookDelivery {
+  endpointId: string;
+  endpointUrl: string;
+}
+
 /** One attempt of a delivery: what was sent and what came back, or why nothing did. */
 export interface WebhookDeliveryAttempt {
   attempt: number;
@@ -117,6 +123,12 @@ export interface WebhooksRepository extends DeliveryQueue<ClaimedWebhookDelivery
   deleteEndpoint(accountId: number, id: string): Promise<boolean>;
   /** The current secret becomes the previous one (signing too until `previousUntil`) and `sealedSecret` the current one. */
   rotateSecret(accountId: number, id: string, rotation: { sealedSecret: string; previousUntil: string }): Promise<WebhookEndpoint | undefined>;
+  /**
+   * The deliveries of the account's events `eventIds` to any of its
+   * endpoints, oldest first (by id), at most `limit`; another account's
+   * event has none here.
+   */
+  listEventDeliveries(accountId: number, eventIds: readonly string[], limit: number): Promise<EventDelivery[]>;
   /** The endpoint's deliveries, newest first, older than `beforeId`, at most `limit`. */
   listDeliveries(accountId: number, endpointId: string, beforeId: string | undefined, limit: number): Promise<WebhookDelivery[]>;
   /**

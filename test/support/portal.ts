@@ -209,8 +209,8 @@ export async function accountOf(portal: TestPortal, email: string): Promise<numb
   return user.accountId;
 }
 
-/** The order ids an /orders page lists, in its order. */
-export const orderIds = (html: string): string[] => [...html.matchAll(/<td data-label="Order">(\d+)<\/td>/g)].map((match) => match[1] ?? '');
+/** The order ids an /orders page lists, in its order (each a link to the order's page). */
+export const orderIds = (html: string): string[] => [...html.matchAll(/<td data-label="Order"><a href="\/orders\/(\d+)"[^>]*>\1<\/a><\/td>/g)].map((match) => match[1] ?? '');
 
 export function pageText(html: string): string {
   return html

@@ -22,6 +22,7 @@ import { registerHomePage } from './pages/home-page.js';
 import { registerKeysPages } from './pages/keys-pages.js';
 import { registerPasskeySettingsPages, registerPasskeySignInPages } from './pages/passkey-pages.js';
 import { registerOrdersPages } from './pages/orders-pages.js';
+import { registerOrderPage } from './pages/order-page.js';
 import { registerResetPasswordPages } from './pages/reset-password-pages.js';
 import { registerSessionsPages } from './pages/sessions-pages.js';
 import { registerSettingsPages } from './pages/settings-pages.js';
@@ -116,6 +117,7 @@ export async function buildPortalApp({ logger, services, config, storeAddress, r
     registerSessionsPages(signedIn, context);
     registerKeysPages(signedIn, context);
     registerOrdersPages(signedIn, context);
+    registerOrderPage(signedIn, context);
     registerAuditPages(signedIn, context);
     registerLogsPages(signedIn, context);
     registerTeamPages(signedIn, context);

@@ -128,10 +128,12 @@ export function createOrdersV2Service({
     /**
      * Places a pending order, validated exactly as `orders create` validates;
      * its order.created event commits with it. With `completion`, the
-     * request's Idempotency-Key claim completes in the same transaction.
+     * request's Idempotency-Key claim completes in the same transaction; with
+     * `context` (who placed it, from where), its audit entry (order_created).
      */
-    async placeOrder(accountId: number, input: PlaceOrderInput, completion?: IdempotencyCompletion<Order>): Promise<Order> {
-      return ordersRepository.create(newPendingOrder({ accountId, ...input }, clock.now().toISOString()), completion);
+    async placeOrder(accountId: number, input: PlaceOrderInput, completion?: IdempotencyCompletion<Order>, context?: AuditContext): Promise<Order> {
+      const order = newPendingOrder({ accountId, ...input }, clock.now().toISOString());
+      return ordersRepository.create(context === undefined ? order : { ...order, audit: context }, completion);
     },
 
     /** An order of the account in any status; another account's is not found. */

@@ -140,5 +140,6 @@ function eventPageSql({ accountId, filter, afterPosition, limit }: EventPageQuer
   if (filter.types !== undefined) where.push(`type IN (${filter.types.map((type) => param(type)).join(', ')})`);
   if (filter.createdFrom !== undefined) where.push(`created_at >= ${param(filter.createdFrom)}::timestamptz`);
   if (filter.createdTo !== undefined) where.push(`created_at < ${param(filter.createdTo)}::timestamptz`);
+  if (filter.subject !== undefined) where.push(`subject = ${param(filter.subject)}`);
   return { text: `SELECT ${COLUMNS} FROM events WHERE ${where.join(' AND ')} ORDER BY position LIMIT ${param(limit)}`, values };
 }

@@ -9,7 +9,7 @@ import {
   type StatusChange,
   type StatusChangeResult,
 } from '../../orders/orders-repository.js';
-import { changeRecords, orderCreatedEvent } from '../../orders/order-change-records.js';
+import { changeRecords, orderCreatedRecords } from '../../orders/order-change-records.js';
 import { insertAuditEntries } from './postgres-audit-repository.js';
 import { insertEvents } from './postgres-events.js';
 import { completeIdempotencyClaim } from './postgres-idempotency-repository.js';
@@ -75,7 +75,9 @@ export function createPostgresOrdersRepository(sql: Sql, transaction: Transactio
   const insert = (order: NewOrder, completion?: IdempotencyCompletion<Order>): Promise<Order> =>
     transaction(async (tx) => {
       const created = await insertOrder(tx, order);
-      await insertEvents(tx, [orderCreatedEvent(created, order.createdAt)]);
+      const records = orderCreatedRecords(order, created);
+      await insertEvents(tx, records.events);
+      await insertAuditEntries(tx, records.audit);
       if (completion !== undefined && !(await completeIdempotencyClaim(tx, completion.claim, completion.respond(created)))) throw new IdempotencyClaimLost();
       return created;
     });

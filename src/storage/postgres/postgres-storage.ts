@@ -33,6 +33,7 @@ import { createEndpointsDisabled } from '../../webhooks/notices/endpoints-disabl
 import { createPostgresWebhookNoticesRepository, endpointsDisabledIn } from './postgres-webhook-notices-repository.js';
 import { createPostgresMailRepository, queuedMail } from './postgres-mail-repository.js';
 import { createPostgresRequestLogsRepository } from './postgres-request-logs-repository.js';
+import { createPostgresUsageRepository } from './postgres-usage-repository.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations/postgres/', import.meta.url));
 
@@ -97,6 +98,7 @@ export function openPostgresStorage(
     webhookNotices: createPostgresWebhookNoticesRepository(sql),
     mail: createPostgresMailRepository(sql, transaction),
     requestLogs: createPostgresRequestLogsRepository(sql),
+    usage: createPostgresUsageRepository(sql),
     migrate: async () => {
       // Its own connection, without the request timeouts: it may wait for
       // another process's migrations and a migration may run long.

@@ -3,7 +3,9 @@ import type { WebhooksRepository } from '../../webhooks/webhooks-repository.js';
 import type { AttemptRecord, Settlement } from '../../delivery/delivery-queue.js';
 import { insertAuditEntries } from './postgres-audit-repository.js';
 import { CLAIM_DELIVERIES } from './postgres-webhook-claims.js';
+import { listEventDeliveries } from './postgres-event-deliveries.js';
 import { startNotice } from './postgres-webhook-notices-repository.js';
+import { deliveryUsageCte } from './postgres-usage-repository.js';
 import { isoTimestamp, qualified, type Sql, type Transaction } from './postgres-sql.js';
 import {
   endpointDisabledEntry,
@@ -143,6 +145,7 @@ export function createPostgresWebhooksRepository(sql: Sql, transaction: Transact
       );
       return { ...toDelivery(row), payload: row.payload, attemptLog: attempts.map(toAttempt) };
     },
+    listEventDeliveries: (accountId, eventIds, limit) => listEventDeliveries(sql, accountId, eventIds, limit),
     async listDeliveries(accountId, endpointId, beforeId, limit) {
       const rows = await sql<DeliveryRow>(
         `SELECT ${DELIVERY} FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
@@ -202,6 +205,7 @@ export function createPostgresWebhooksRepository(sql: Sql, transaction: Transact
     },
     async markSent(settlement) {
       const { id, claimant, at, statusCode, durationMs } = settlement;
+      const usage = deliveryUsageCte({ sent: true, settlement }, 10);
       const [row] = await sql<{ settled: boolean }>(
         `WITH settled AS (
            UPDATE webhook_deliveries SET status = 'succeeded', claimed_by = NULL, last_attempt_at = $3, last_status_code = $4, last_error = NULL, last_duration_ms = $5
@@ -211,15 +215,17 @@ export function createPostgresWebhooksRepository(sql: Sql, transaction: Transact
          attempt AS (
            INSERT INTO webhook_delivery_attempts (delivery_seq, attempt, at, duration_ms, status_code, request_headers, response_headers, response_body)
            SELECT $1::bigint, $6::integer, $3::timestamptz, $5::integer, $4::integer, $7::text, $8::text, $9::text FROM settled WHERE $6::integer IS NOT NULL
-           ON CONFLICT (delivery_seq, attempt) DO NOTHING RETURNING 1)
+           ON CONFLICT (delivery_seq, attempt) DO NOTHING RETURNING 1),
+         ${usage.cte}
          SELECT EXISTS (SELECT 1 FROM settled) AS settled`,
-        [id, claimant, at, statusCode ?? null, durationMs ?? null, ...(attemptColumns(settlement) ?? [null, null, null, null])],
+        [id, claimant, at, statusCode ?? null, durationMs ?? null, ...(attemptColumns(settlement) ?? [null, null, null, null]), ...usage.values],
       );
       return row?.settled === true;
     },
     async markAttemptFailed(settlement) {
       const { id, claimant, at, error, statusCode, durationMs, retryAt, gone } = settlement;
       const cutoff = new Date(Date.parse(at) - FAILING_ENDPOINT_DISABLED_AFTER_MS).toISOString();
+      const usage = deliveryUsageCte({ sent: false, settlement }, 14);
       // `current` locks the endpoint and reads its latest committed status
       // (FOR UPDATE waits for a concurrent settlement of the same endpoint),
       // so of two attempts failing at once exactly one sees the endpoint go
@@ -239,7 +245,8 @@ export function createPostgresWebhooksRepository(sql: Sql, transaction: Transact
                                       WHEN coalesce(w.failing_since, $3::timestamptz) <= $10::timestamptz AND w.status = 'enabled' THEN $12
                                       ELSE w.disabled_reason END,
                paused_until = greatest(w.paused_until, $13::timestamptz)
-             FROM current c WHERE w.id = c.id RETURNING w.id, w.account_id, c.status AS was, w.status)
+             FROM current c WHERE w.id = c.id RETURNING w.id, w.account_id, c.status AS was, w.status),
+           ${usage.cte}
            SELECT s.endpoint_id, e.account_id::text, e.was, e.status FROM settled s LEFT JOIN endpoint e ON e.id = s.endpoint_id`,
           [
             id,
@@ -255,6 +262,7 @@ export function createPostgresWebhooksRepository(sql: Sql, transaction: Transact
             GONE_REASON,
             FAILING_REASON,
             settlement.pauseUntil ?? null,
+            ...usage.values,
           ],
         );
         if (row === undefined) return false;

@@ -82,6 +82,10 @@ function eventPageSql({ accountId, filter, afterPosition, limit }: EventPageQuer
     where.push('created_at < ?');
     args.push(filter.createdTo);
   }
+  if (filter.subject !== undefined) {
+    where.push('subject = ?');
+    args.push(filter.subject);
+  }
   args.push(limit);
   return { text: `SELECT ${COLUMNS} FROM events WHERE ${where.join(' AND ')} ORDER BY position LIMIT ?`, args };
 }

@@ -11,7 +11,7 @@ import {
   type StatusChange,
   type StatusChangeResult,
 } from '../../orders/orders-repository.js';
-import { changeRecords, importedOrder, orderCreatedEvent, recordStatusChange, type ChangeRecords } from '../../orders/order-change-records.js';
+import { changeRecords, importedOrder, orderCreatedEvent, orderCreatedRecords, recordStatusChange, type ChangeRecords } from '../../orders/order-change-records.js';
 import { insertAuditEntries } from './sqlite-audit-repository.js';
 import { insertEvents } from './sqlite-events.js';
 import { completeIdempotencyClaim } from './sqlite-idempotency-repository.js';
@@ -122,7 +122,9 @@ export function createSqliteOrdersRepository(db: Database.Database, openImportCo
   });
   const createOne = db.transaction((order: NewOrder, completion?: IdempotencyCompletion<Order>): Order => {
     const created = toOrder(sql(`${INSERT} RETURNING ${COLUMNS}`).get(...insertArgs(order)) as OrderRow);
-    insertEvents(sql, [orderCreatedEvent(created, order.createdAt)]);
+    const records = orderCreatedRecords(order, created);
+    insertEvents(sql, records.events);
+    insertAuditEntries(sql, records.audit);
     if (completion !== undefined && !completeIdempotencyClaim(sql, completion.claim, completion.respond(created))) throw new IdempotencyClaimLost();
     return created;
   });

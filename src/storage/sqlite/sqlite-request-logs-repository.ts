@@ -2,11 +2,22 @@ import type Database from 'better-sqlite3';
 import { NotFoundError } from '../../errors/errors.js';
 import type { NewRequestLog, RequestLogFilters, RequestLogsRepository } from '../../request-logs/request-logs-repository.js';
 import { REQUEST_LOG_INSERT_COLUMNS, requestLogColumns, toRequestLog, type RequestLogRow } from '../request-log-rows.js';
+import type { UsageIncrement } from '../../usage/usage-counters.js';
 import { sqliteConstraint, statementCache } from './sqlite-util.js';
+import { addUsage } from './sqlite-usage-repository.js';
 
 const SELECT = `SELECT l.id, l.account_id, l.at, l.method, l.path, l.status, l.error_code, l.duration_ms, l.request_id, l.key_id, k.start AS key_start,
   l.client_address, l.user_agent, l.api_version, l.error_body
   FROM request_logs l LEFT JOIN api_keys k ON k.id = l.key_id`;
+
+/**
+ * The order id a stored path starts with (the digits after /vN/store/orders/)
+ * and the paths that may name one: migration 0026's index, character for
+ * character (SQLite uses an expression index only for the same expression).
+ * The rule itself: request-logs/request-log-orders.ts.
+ */
+const ORDER_REF = "substr(path, 18, length(substr(path, 18)) - length(ltrim(substr(path, 18), '0123456789')))";
+const NAMES_ORDER = "path GLOB '/v[0-9]/store/orders/[0-9]*'";
 
 /** The WHERE clause of a page and its values, in order. */
 function where(accountId: number, filters: RequestLogFilters, before: { at: string; id: bigint } | undefined): { clause: string; values: unknown[] } {
@@ -29,16 +40,18 @@ function where(accountId: number, filters: RequestLogFilters, before: { at: stri
 
 export function createSqliteRequestLogsRepository(db: Database.Database): RequestLogsRepository {
   const sql = statementCache(db);
-  const append = db.transaction((entries: readonly NewRequestLog[]) => {
+  // The entries and the counters they add to, in one transaction: the usage never counts a request the logs lost, nor the reverse.
+  const append = db.transaction((entries: readonly NewRequestLog[], usage: readonly UsageIncrement[]) => {
     const insert = sql(`INSERT INTO request_logs (${REQUEST_LOG_INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     for (const entry of entries) insert.run(...requestLogColumns(entry));
+    addUsage(sql, usage);
   });
 
   return {
-    async append(entries) {
-      if (entries.length === 0) return;
+    async append(entries, usage) {
+      if (entries.length === 0 && usage.length === 0) return;
       try {
-        append(entries);
+        append(entries, usage);
       } catch (error) {
         if (sqliteConstraint(error) === 'SQLITE_CONSTRAINT_FOREIGNKEY') throw new NotFoundError('account_not_found', 'A request log names an account that does not exist.');
         throw error;
@@ -47,6 +60,14 @@ export function createSqliteRequestLogsRepository(db: Database.Database): Reques
     async listPage({ accountId, filters, before, limit }) {
       const { clause, values } = where(accountId, filters, before);
       const rows = sql(`${SELECT} WHERE ${clause} ORDER BY l.at DESC, l.id DESC LIMIT ?`).all(...values, limit) as RequestLogRow[];
+      return rows.map(toRequestLog);
+    },
+    async listForOrder({ accountId, orderId, limit }) {
+      const id = orderId.toString();
+      // After the id: the path's end, a slash or the query (18 + its length is the character after it).
+      const rows = sql(
+        `${SELECT} WHERE l.account_id = ? AND ${NAMES_ORDER} AND ${ORDER_REF} = ? AND substr(path, ?, 1) IN ('', '/', '?') ORDER BY l.at DESC, l.id DESC LIMIT ?`,
+      ).all(accountId, id, 18 + id.length, limit) as RequestLogRow[];
       return rows.map(toRequestLog);
     },
     async findById(accountId, id) {

@@ -28,6 +28,7 @@ import { createEndpointsDisabled } from '../../webhooks/notices/endpoints-disabl
 import { createSqliteWebhookNoticesRepository } from './sqlite-webhook-notices-repository.js';
 import { announceMailOf, createSqliteMailRepository } from './sqlite-mail-repository.js';
 import { createSqliteRequestLogsRepository } from './sqlite-request-logs-repository.js';
+import { createSqliteUsageRepository } from './sqlite-usage-repository.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations/sqlite/', import.meta.url));
 /*
@@ -81,6 +82,7 @@ export function openSqliteStorage(file: string, { synchronous = 'full' }: { sync
     webhookNotices: mapUnavailable(createSqliteWebhookNoticesRepository(db)),
     mail: mapUnavailable(createSqliteMailRepository(db)),
     requestLogs: mapUnavailable(createSqliteRequestLogsRepository(db)),
+    usage: mapUnavailable(createSqliteUsageRepository(db)),
     migrate: async () => {
       db.pragma(`busy_timeout = ${MIGRATION_BUSY_TIMEOUT_MS}`);
       try {

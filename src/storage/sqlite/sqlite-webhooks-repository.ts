@@ -5,6 +5,8 @@ import type { NewWebhookEndpoint, WebhookEndpoint, WebhooksRepository } from '..
 import { insertAuditEntries } from './sqlite-audit-repository.js';
 import { sqliteConstraint, statementCache } from './sqlite-util.js';
 import { claimDeliveries } from './sqlite-webhook-claims.js';
+import { listEventDeliveries } from './sqlite-event-deliveries.js';
+import { addDeliveryUsage } from './sqlite-usage-repository.js';
 import { systemDisablings } from './sqlite-webhook-notices-repository.js';
 import type { SystemDisableReason } from '../../webhooks/notices/webhook-notices-repository.js';
 import {
@@ -92,6 +94,7 @@ export function createSqliteWebhooksRepository(db: Database.Database, endpointDi
         insertAuditEntries(sql, [endpointDisabledEntry(endpoint, at, gone ? GONE_REASON : FAILING_REASON)]);
       }
       recordAttempt(settlement);
+      addDeliveryUsage(sql, settled.endpoint_id, { sent: false, settlement });
       return true;
     }
   };
@@ -107,6 +110,7 @@ export function createSqliteWebhooksRepository(db: Database.Database, endpointDi
     if (settled === undefined) return false;
     sql('UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL').run(settled.endpoint_id);
     recordAttempt(settlement);
+    addDeliveryUsage(sql, settled.endpoint_id, { sent: true, settlement });
     return true;
   };
   const fail = db.transaction(failOne);
@@ -218,6 +222,7 @@ export function createSqliteWebhooksRepository(db: Database.Database, endpointDi
       ).all(BigInt(deliveryId)) as AttemptRow[];
       return { ...toDelivery(row), payload: row.payload, attemptLog: attempts.map(toAttempt) };
     },
+    listEventDeliveries: async (accountId, eventIds, limit) => listEventDeliveries(sql, accountId, eventIds, limit),
     async listDeliveries(accountId, endpointId, beforeId, limit) {
       const rows = sql(
         `SELECT ${DELIVERY_COLUMNS.split(', ').map((column) => `d.${column}`).join(', ')}

@@ -54,8 +54,8 @@ for (const backend of storageBackends({ postgresDirect: true })) {
         errorBody: '{"code":"order_already_shipped","message":"It shipped.","status":409}',
       };
       const bare = entry(account.id, 0);
-      await storage.requestLogs.append([bare, full]);
-      await storage.requestLogs.append([]);
+      await storage.requestLogs.append([bare, full], []);
+      await storage.requestLogs.append([], []);
       const [newest, oldest] = await storage.requestLogs.listPage({ accountId: account.id, filters: {}, limit: 10 });
       assert.ok(newest !== undefined && oldest !== undefined);
       assert.deepEqual(newest, { ...full, id: newest.id, keyStart: 'so_prod_abcd' });
@@ -66,12 +66,12 @@ for (const backend of storageBackends({ postgresDirect: true })) {
 
     test('when an entry names an unknown account, then the append fails with account_not_found', async (t) => {
       const { storage } = await setUp(t);
-      await assert.rejects(storage.requestLogs.append([entry(999_999, 0)]), (error: unknown) => error instanceof AppError && error.code === 'account_not_found');
+      await assert.rejects(storage.requestLogs.append([entry(999_999, 0)], []), (error: unknown) => error instanceof AppError && error.code === 'account_not_found');
     });
 
     test('when two accounts have entries, then each lists and finds only its own', async (t) => {
       const { storage, account, other } = await setUp(t);
-      await storage.requestLogs.append([entry(account.id, 0), entry(other.id, 1, { requestId: 'theirs' })]);
+      await storage.requestLogs.append([entry(account.id, 0), entry(other.id, 1, { requestId: 'theirs' })], []);
       assert.deepEqual(ids(await storage.requestLogs.listPage({ accountId: account.id, filters: {}, limit: 10 })), ['req-0']);
       const [theirs] = await storage.requestLogs.listPage({ accountId: other.id, filters: {}, limit: 10 });
       assert.ok(theirs !== undefined);
@@ -82,7 +82,7 @@ for (const backend of storageBackends({ postgresDirect: true })) {
     test('when pages are read from a position, then the walk is newest first by time, then id, and sees every entry once', async (t) => {
       const { storage, account } = await setUp(t);
       // Two entries at the same instant, written out of time order: time orders first, the id breaks the tie.
-      await storage.requestLogs.append([entry(account.id, 2), entry(account.id, 1, { requestId: 'tie-a' }), entry(account.id, 1, { requestId: 'tie-b' }), entry(account.id, 3)]);
+      await storage.requestLogs.append([entry(account.id, 2), entry(account.id, 1, { requestId: 'tie-a' }), entry(account.id, 1, { requestId: 'tie-b' }), entry(account.id, 3)], []);
       const all = await storage.requestLogs.listPage({ accountId: account.id, filters: {}, limit: 10 });
       assert.deepEqual(ids(all), ['req-3', 'req-2', 'tie-b', 'tie-a']);
       const seen: string[] = [];
@@ -105,7 +105,7 @@ for (const backend of storageBackends({ postgresDirect: true })) {
         entry(account.id, 2, { method: 'DELETE', path: '/v1/store/orders/8', status: 404, keyId: key.id, requestId: 'r404' }),
         entry(account.id, 3, { path: '/v2/audit-events', status: 500, requestId: 'r500' }),
         entry(account.id, 4, { path: '/v1/store/orders%', requestId: 'percent' }),
-      ]);
+      ], []);
       const list = async (filters: Parameters<typeof storage.requestLogs.listPage>[0]['filters']) =>
         ids(await storage.requestLogs.listPage({ accountId: account.id, filters, limit: 10 }));
       assert.deepEqual(await list({ status: { min: 400, max: 499 } }), ['r404', 'r409']);
@@ -123,7 +123,7 @@ for (const backend of storageBackends({ postgresDirect: true })) {
 
     test('when old entries are pruned in bounded rounds, then only those older than the instant go, any account', async (t) => {
       const { storage, account, other } = await setUp(t);
-      await storage.requestLogs.append([entry(account.id, 0), entry(other.id, 1), entry(account.id, 2), entry(account.id, 10)]);
+      await storage.requestLogs.append([entry(account.id, 0), entry(other.id, 1), entry(account.id, 2), entry(account.id, 10)], []);
       assert.equal(await storage.requestLogs.deleteOlderThan(at(5), 2), 2);
       assert.equal(await storage.requestLogs.deleteOlderThan(at(5), 2), 1);
       assert.equal(await storage.requestLogs.deleteOlderThan(at(5), 2), 0);

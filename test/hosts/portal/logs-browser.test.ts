@@ -1,24 +1,12 @@
 /** The Logs page in Chromium: the requests a key made, filtered by the GET form, a request's detail with its Error record and what to do; axe at 1280 and 360 px. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { AxeBuilder } from '@axe-core/playwright';
-import type { Page } from 'playwright-core';
-import { browserSkip, signUp, startBrowserPortal } from '../../support/browser.js';
+import { axeViolations, browserSkip, scrollsSideways, signUp, startBrowserPortal } from '../../support/browser.js';
 import { accountOf } from '../../support/portal.js';
 import { httpBackends } from '../../support/storage.js';
 
 /** Every wait of these tests is bounded by this. */
 const WAIT_MS = 15_000;
-
-/** Every axe violation of the page as it is now, whatever its impact. */
-async function violations(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).analyze();
-  return results.violations.map((violation) => `${page.url()}: ${violation.id} (${violation.impact ?? ''}) ${violation.help}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
-}
-
-async function overflows(page: Page): Promise<boolean> {
-  return (await page.evaluate('document.documentElement.scrollWidth > document.documentElement.clientWidth')) === true;
-}
 
 for (const backend of httpBackends()) {
   describe(`the Logs page in a browser: ${backend.name}`, { skip: browserSkip }, () => {
@@ -44,7 +32,7 @@ for (const backend of httpBackends()) {
         ['DELETE /v1/store/orders/424242 404', 'GET /v1/store/orders 200'],
       );
       assert.equal(await page.getByRole('link', { name: 'Logs', exact: true }).getAttribute('aria-current'), 'page');
-      assert.deepEqual(await violations(page), []);
+      assert.deepEqual(await axeViolations(page), []);
 
       await page.getByLabel('Status').fill('4xx');
       await page.getByLabel('Method').selectOption('DELETE');
@@ -59,15 +47,15 @@ for (const backend of httpBackends()) {
       assert.match(detail, /What to do: No order of this account has that id/);
       assert.match(detail, /checkout-service\/1\.0/);
       assert.ok(!detail.includes(secret) && !detail.includes(secret.slice(8)), 'the key is never shown');
-      assert.deepEqual(await violations(page), []);
+      assert.deepEqual(await axeViolations(page), []);
 
       const phone = await newPage({ viewport: { width: 360, height: 740 } });
       phone.setDefaultTimeout(WAIT_MS);
       await phone.context().addCookies(await page.context().cookies());
       for (const url of [`${origin}/logs`, page.url(), `${origin}/logs?since=yesterday`]) {
         await phone.goto(url);
-        assert.equal(await overflows(phone), false, `${url}: no sideways scrolling at 360 px`);
-        assert.deepEqual(await violations(phone), []);
+        assert.equal(await scrollsSideways(phone), false, `${url}: no sideways scrolling at 360 px`);
+        assert.deepEqual(await axeViolations(phone), []);
       }
       await phone.getByRole('alert').getByText('From is not valid').waitFor();
       assert.equal(await phone.getByLabel('From (UTC)').getAttribute('aria-invalid'), 'true');

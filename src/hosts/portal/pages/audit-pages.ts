@@ -27,6 +27,7 @@ const ACTION_LABELS: Readonly<Record<AuditAction, string>> = {
   user_email_changed: 'Email address changed',
   order_cancelled: 'Order cancelled',
   order_shipped: 'Order shipped',
+  order_created: 'Order placed',
   webhook_endpoint_disabled: 'Webhook endpoint disabled',
   member_invited: 'Member invited',
   member_invitation_revoked: 'Invitation revoked',

@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { AppError, InvalidInputError } from '../../../errors/errors.js';
+import { AppError, InvalidInputError, NotFoundError } from '../../../errors/errors.js';
 import type { RequestLog } from '../../../request-logs/request-logs-repository.js';
 import { REQUEST_LOG_METHODS, type RequestLogQuery } from '../../../request-logs/request-logs-service.js';
 import { errorRecordOf } from '../../../request-logs/request-logs-routes.js';
+import { orderIdInPath } from '../../../request-logs/request-log-orders.js';
 import type { PortalContext } from '../portal-context.js';
 import { formatInstant } from '../portal-format.js';
 import { signedInUser } from '../portal-session.js';
@@ -58,7 +59,8 @@ function statusClass(status: number): string {
   return status >= 500 ? 'failed' : status >= 400 ? 'warning' : 'ok';
 }
 
-function logRow(log: RequestLog) {
+/** A request as the Logs page's rows and the order page show it. */
+export function logRow(log: RequestLog) {
   return {
     href: `/logs/${log.id}`,
     id: String(log.id),
@@ -103,10 +105,22 @@ export function registerLogsPages(scope: FastifyInstance, { render, services }: 
     }
   });
 
+  /** The order a request's path names, when the account has it: its page shows the request beside the order's events and deliveries. */
+  async function existingOrder(accountId: number, orderId: bigint | undefined): Promise<bigint | undefined> {
+    if (orderId === undefined) return undefined;
+    try {
+      return (await services.ordersV2.getOrder(accountId, orderId)).id;
+    } catch (error) {
+      if (error instanceof NotFoundError) return undefined;
+      throw error;
+    }
+  }
+
   app.get('/logs/:logId', { schema: { params: LogParams } }, async (request, reply) => {
     const log = await services.requestLogs.find(accountOf(request), BigInt(request.params.logId));
     if (log === undefined) throw new AppError('route_not_found', 'No request log of this account has this id (logs are kept for a limited time).');
     const record = errorRecordOf(log.errorBody);
+    const orderId = await existingOrder(accountOf(request), orderIdInPath(log.path));
     return render(request, reply, 'log', {
       title: `${log.method} ${log.path}`,
       log: {
@@ -117,6 +131,7 @@ export function registerLogsPages(scope: FastifyInstance, { render, services }: 
         userAgent: log.userAgent ?? '—',
         apiVersion: log.apiVersion ?? '—',
         keyId: log.keyId,
+        orderId: orderId?.toString(),
       },
       error: log.status >= 400 ? { record: record === undefined ? log.errorBody : JSON.stringify(record, null, 2), advice: adviceFor(record?.code ?? log.errorCode, log.status) } : undefined,
     });

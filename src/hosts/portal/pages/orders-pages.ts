@@ -142,12 +142,12 @@ export function registerOrdersPages(scope: FastifyInstance, { render, services }
 
   app.get('/orders', { schema: { querystring: OrdersQuery } }, async (request, reply) => showOrders(request, reply, request.query));
 
-  // A test order goes through placeOrder, the service behind POST /v2/store/orders. Every member may place one (roles come later).
+  // A test order goes through placeOrder, the service behind POST /v2/store/orders, with the user and address for its audit entry.
   app.post('/orders', { schema: { body: PlaceForm } }, async (request, reply) => {
     const place = { petId: request.body.petId, quantity: request.body.quantity, shipDate: request.body.shipDate ?? '' };
     let order: Order;
     try {
-      order = await ordersV2.placeOrder(signedInUser(request).user.accountId, placeInputOf(request.body));
+      order = await ordersV2.placeOrder(signedInUser(request).user.accountId, placeInputOf(request.body), undefined, portalAuditContext(request));
     } catch (error) {
       if (!(error instanceof FormProblem) && !(error instanceof AppError && error.status === 400)) throw error;
       return showOrders(request, reply, {}, { place, placeError: error.message }, 400);
