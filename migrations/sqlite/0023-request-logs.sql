@@ -2,10 +2,13 @@
 -- request to the store host that named an account by its key; written in
 -- batches, deleted once older than REQUEST_LOG_RETENTION_DAYS. Never a
 -- header, cookie or secret: the path's query values that could be secrets
--- are redacted before they get here. AUTOINCREMENT: an id is never reused
--- after a prune, so a cursor keeps meaning the same place.
+-- are redacted before they get here. No AUTOINCREMENT (its bookkeeping
+-- row costs every logged request about a microsecond, BENCHMARKS.md): a new
+-- id is one past the highest, and the pruning only ever deletes the lowest,
+-- so ids are not reused while any row is kept; a cursor orders by time
+-- first, so it keeps its place even then.
 CREATE TABLE request_logs (
-  id             INTEGER PRIMARY KEY AUTOINCREMENT,
+  id             INTEGER PRIMARY KEY,
   account_id     INTEGER NOT NULL REFERENCES accounts (id),
   at             TEXT    NOT NULL,
   method         TEXT    NOT NULL,

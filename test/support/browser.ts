@@ -95,12 +95,22 @@ export async function addVirtualAuthenticator(page: Page): Promise<void> {
   });
 }
 
-/** axe-core's serious and critical violations of the page as it is now (every rule axe runs by default: WCAG 2.x A and AA and best practices), as readable lines. */
-export async function seriousViolations(page: Page): Promise<string[]> {
+/** axe-core's violations of the page as it is now (every rule axe runs by default: WCAG 2.x A and AA and best practices), whatever their impact, as readable lines. */
+export async function axeViolations(page: Page, impacts?: readonly string[]): Promise<string[]> {
   const results = await new AxeBuilder({ page }).analyze();
   return results.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .filter((violation) => impacts === undefined || impacts.includes(violation.impact ?? ''))
     .map((violation) => `${page.url()}: ${violation.id} (${violation.impact ?? ''}) ${violation.help}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+}
+
+/** The serious and critical ones only. */
+export function seriousViolations(page: Page): Promise<string[]> {
+  return axeViolations(page, ['serious', 'critical']);
+}
+
+/** Whether the page is wider than the window (a phone user would scroll sideways). */
+export async function scrollsSideways(page: Page): Promise<boolean> {
+  return (await page.evaluate('document.documentElement.scrollWidth > document.documentElement.clientWidth')) === true;
 }
 
 /** Fails when axe finds a serious or critical violation on the page as it is now. */
