@@ -28,7 +28,12 @@ test('when SIGTERM arrives mid-request, then that request still completes, new c
     `POST /messages HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n` +
       'Content-Type: application/json\r\nContent-Length: 19\r\n\r\n{"message":',
   );
-  await waitFor(() => /"url":"\/messages"/.test(server.stdout()), 'the server to receive the request head');
+  // The server has the request once it counts it in progress (it logs a request only when it completes).
+  const metricsUrl = server.metricsUrl ?? '';
+  await waitFor(
+    () => fetch(metricsUrl).then(async (scrape) => /^http_server_active_requests\{server="quickstart"\} 1$/m.test(await scrape.text())),
+    'the server to receive the request head',
+  );
   server.child.kill('SIGTERM');
   await waitFor(() => server.stdout().includes('"msg":"shutting down"'), 'the server to start shutting down');
 
