@@ -70,22 +70,25 @@ export function describeFailure(error: unknown): CliErrorRecord {
 }
 
 /**
- * Removes the database URL and its password from a message. Our own
- * messages never include them; this guards against a driver that quotes its
- * connection string back.
+ * Removes a database URL that holds a password, and the password, from a
+ * message. Our own messages never include them; this guards against a
+ * driver that quotes its connection string back. A URL without a password
+ * (a SQLite file, a PostgreSQL reached without one) is no secret and stays,
+ * so that the hints of our messages still name it (shared/shell-hint.ts).
  */
 export function redactSecrets(message: string, env: Readonly<Record<string, string | undefined>>): string {
   const url = env.DATABASE_URL;
   if (url === undefined || url === '') return message;
-  let result = message.split(url).join('<DATABASE_URL>');
   let password: string | undefined;
   try {
     password = new URL(url).password;
   } catch {
     password = undefined;
   }
+  if (password === undefined || password === '') return message;
+  let result = message.split(url).join('<DATABASE_URL>');
   // A password under 4 characters is left alone: replacing it would mangle ordinary words.
-  for (const form of password === undefined || password.length < 4 ? [] : [password, decodeURIComponentSafe(password)]) {
+  for (const form of password.length < 4 ? [] : [password, decodeURIComponentSafe(password)]) {
     result = result.split(form).join('***');
   }
   return result;

@@ -123,5 +123,6 @@ describe('operator CLI, the first hour', () => {
       'could not use <DATABASE_URL> (password ***, raw ***)',
     );
     assert.equal(redactSecrets('nothing secret here', { DATABASE_URL: 'sqlite:./data/store.db' }), 'nothing secret here');
+    assert.equal(redactSecrets('see: DATABASE_URL=sqlite:./own.db store-orders users list', { DATABASE_URL: 'sqlite:./own.db' }), 'see: DATABASE_URL=sqlite:./own.db store-orders users list', 'no password, nothing to hide');
   });
 });

@@ -148,6 +148,19 @@ describe('CLI output: commands printed for the operator', () => {
     assert.match(listed.stdout, /^1\tMy Pet Store\t/);
   });
 
+  test('when users disable or mail show finds nothing on a SQLite file of its own, then the list command its error points to, pasted in a shell without DATABASE_URL, lists that file', async (t) => {
+    const file = path.join(tempDir(t), 'own.db');
+    await runBin(['accounts', 'create', '--name', 'Own'], { DATABASE_URL: `sqlite:${file}` });
+    for (const args of [['users', 'disable', 'nobody@example.com'], ['mail', 'show', 'mail_missing']]) {
+      const failed = await runBin(args, { DATABASE_URL: `sqlite:${file}` });
+      assert.equal(failed.code, 1, failed.stderr);
+      const hint = /\(see: ([^)]+)\)/.exec(failed.stderr)?.[1] ?? '';
+      assert.ok(hint.startsWith(`DATABASE_URL=sqlite:${file} store-orders `), failed.stderr);
+      const listed = await paste(hint.replace(' store-orders ', ' ./bin/store-orders '));
+      assert.equal(listed.code, 0, listed.stderr);
+    }
+  });
+
   test('when the database URL holds a password, then the printed commands name the variable, never the password, and a shell without it refuses them instead of using the default SQLite file', async () => {
     const prefix = databaseAssignment({ kind: 'postgres', url: 'postgres://store:s3cret-pw@127.0.0.1:5432/store', poolSize: 1 }, ROOT);
     assert.ok(!prefix.includes('s3cret-pw'));

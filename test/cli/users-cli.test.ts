@@ -75,7 +75,8 @@ test('when a users command names no such user or account, then it fails with a c
   assert.equal(unknown.code, 1);
   assert.deepEqual(JSON.parse(unknown.stdout), {
     code: 'command_failed',
-    message: 'no portal user has the email "nobody@example.com" (see: store-orders users list)',
+    // The hint names this run's database, as the operator's shell would need it.
+    message: `no portal user has the email "nobody@example.com" (see: DATABASE_URL=${cli.env.DATABASE_URL} store-orders users list)`,
     exitCode: 1,
   });
   const reset = await cli.run('users', 'reset-password', 'nobody@example.com');

@@ -3,6 +3,7 @@ import { MAIL_LIST_MAX } from '../../mail/mail-service.js';
 import { CommandFailed } from '../cli-errors.js';
 import { JSON_OPTION, optionalString, positiveInteger, UsageError, type OptionValues } from '../cli-args.js';
 import type { DatabaseCommand } from './command.js';
+import { databaseAssignment } from '../../shared/shell-hint.js';
 
 const LIST_DEFAULT = 50;
 
@@ -61,10 +62,10 @@ export const mailCommands: readonly DatabaseCommand[] = [
     options: JSON_OPTION,
     details: ['The body is kept encrypted in the database (its links carry one-time tokens); this opens it for you.'],
     migrateFirst: true,
-    async run({ container, config, args, print }) {
+    async run({ container, config, io, args, print }) {
       const id = args[0] ?? '';
       const found = await container.services.mail.show(id);
-      if (found === undefined) throw new CommandFailed(`no mail has the id ${JSON.stringify(id)} (see: store-orders mail list)`);
+      if (found === undefined) throw new CommandFailed(`no mail has the id ${JSON.stringify(id)} (see: ${databaseAssignment(config.database, io.cwd)}store-orders mail list)`);
       const { mail, body } = found;
       const headers = [
         `From:    ${config.mail.from}`,

@@ -5,6 +5,7 @@ import { CommandFailed } from '../cli-errors.js';
 import { isMemberRole } from '../../users/team/member-roles.js';
 import { accountIdOption, JSON_OPTION } from '../cli-args.js';
 import type { DatabaseCommand } from './command.js';
+import { databaseAssignment } from '../../shared/shell-hint.js';
 
 const userJson = (u: User) => ({ id: u.id, email: u.email, accountId: u.accountId, createdAt: u.createdAt, disabledAt: u.disabledAt ?? null });
 
@@ -15,8 +16,9 @@ function portalLink(config: Config, path: string, token: string): string {
   return `${portalOrigin(config.portal, config.host)}${path}?${new URLSearchParams({ [path === '/sign-up' ? 'invite' : 'token']: token }).toString()}`;
 }
 
-function noSuchUser(email: string): CommandFailed {
-  return new CommandFailed(`no portal user has the email ${JSON.stringify(email)} (see: store-orders users list)`);
+/** The hint names the database the command ran on, so that it works pasted into the same shell (shared/shell-hint.ts). */
+function noSuchUser(email: string, config: Config, cwd: string): CommandFailed {
+  return new CommandFailed(`no portal user has the email ${JSON.stringify(email)} (see: ${databaseAssignment(config.database, cwd)}store-orders users list)`);
 }
 
 export const usersCommands: readonly DatabaseCommand[] = [
@@ -43,10 +45,10 @@ export const usersCommands: readonly DatabaseCommand[] = [
     positionals: [EMAIL],
     options: JSON_OPTION,
     migrateFirst: true,
-    async run({ container, args, print }) {
+    async run({ container, config, io, args, print }) {
       const email = args[0] ?? '';
       const user = await container.services.users.disableUser(email);
-      if (user === undefined) throw noSuchUser(email);
+      if (user === undefined) throw noSuchUser(email, config, io.cwd);
       await container.services.audit.recordAfterChange({ actor: { kind: 'operator' }, accountId: user.accountId, action: 'user_disabled', target: { kind: 'user', id: String(user.id) } });
       print.result(userJson(user), `Disabled ${user.email}; their portal sessions have ended.`);
     },
@@ -84,10 +86,10 @@ export const usersCommands: readonly DatabaseCommand[] = [
     options: JSON_OPTION,
     details: ['Setting the new password ends every session of the user. Emails are not verified or sent: hand the link over yourself.'],
     migrateFirst: true,
-    async run({ container, config, args, print }) {
+    async run({ container, config, io, args, print }) {
       const email = args[0] ?? '';
       const reset = await container.services.users.createPasswordReset(email);
-      if (reset === undefined) throw noSuchUser(email);
+      if (reset === undefined) throw noSuchUser(email, config, io.cwd);
       const link = portalLink(config, '/reset-password', reset.token);
       print.result(
         { userId: reset.user.id, email: reset.user.email, link, expiresAt: reset.expiresAt },
