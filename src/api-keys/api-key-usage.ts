@@ -1,5 +1,6 @@
 import type { Clock } from '../shared/clock.js';
 import type { ApiKeysRepository } from './api-keys-repository.js';
+import { createPeriodicFlush } from '../shared/periodic-flush.js';
 
 /**
  * Remembers when each key was last used and writes the times to storage in
@@ -9,7 +10,6 @@ import type { ApiKeysRepository } from './api-keys-repository.js';
 export function createKeyUsageRecorder({ apiKeysRepository, clock }: { apiKeysRepository: ApiKeysRepository; clock: Clock }) {
   // Milliseconds, turned into ISO text only when written: touch() runs on every request.
   let pending = new Map<number, number>();
-  let timer: NodeJS.Timeout | undefined;
 
   async function flush(): Promise<void> {
     if (pending.size === 0) return;
@@ -30,18 +30,7 @@ export function createKeyUsageRecorder({ apiKeysRepository, clock }: { apiKeysRe
       pending.set(keyId, clock.now().getTime());
     },
     flush,
-    /** Flushes every `intervalMs` until stop(); failures are reported to `onError` and retried next time. */
-    start(intervalMs: number, onError: (error: unknown) => void): void {
-      if (timer !== undefined) return;
-      timer = setInterval(() => flush().catch(onError), intervalMs);
-      timer.unref();
-    },
-    /** Stops the timer and writes what is pending. */
-    async stop(): Promise<void> {
-      if (timer !== undefined) clearInterval(timer);
-      timer = undefined;
-      await flush();
-    },
+    ...createPeriodicFlush(flush),
   };
 }
 

@@ -2,6 +2,7 @@ import { createStoredForm, type CapturedRequest } from './request-log-entries.js
 import type { RequestLogsRepository } from './request-logs-repository.js';
 import type { Clock } from '../shared/clock.js';
 import { usageOfRequests } from '../usage/usage-counters.js';
+import { createPeriodicFlush } from '../shared/periodic-flush.js';
 
 /**
  * Rows per append, and a turn of the event loop between appends: SQLite
@@ -37,7 +38,6 @@ export function createRequestLogRecorder({ requestLogsRepository, clock, enabled
   const toStored = createStoredForm();
   let pending: CapturedRequest[] = [];
   let dropped = 0;
-  let timer: NodeJS.Timeout | undefined;
   let flushing: Promise<void> | undefined;
   /** Captures still being completed (the owner of a failed key being looked up): a flush waits for them. */
   const completing = new Set<Promise<void>>();
@@ -83,6 +83,7 @@ export function createRequestLogRecorder({ requestLogsRepository, clock, enabled
     await flushing;
   }
 
+  const periodic = createPeriodicFlush(flush);
   return {
     enabled,
     /** Epoch milliseconds now, by the recorder's clock: what a capture stamps its request's arrival from. */
@@ -106,18 +107,11 @@ export function createRequestLogRecorder({ requestLogsRepository, clock, enabled
     flush,
     /** Requests dropped since start because storage could not keep up (an outage longer than the buffer). */
     dropped: () => dropped,
-    /** Flushes every `intervalMs` until stop(); failures are reported to `onError` and retried next time. */
+    /** Flushes every `intervalMs` until stop() (nothing when REQUEST_LOGS is off); failures are reported to `onError` and retried next time. */
     start(intervalMs: number, onError: (error: unknown) => void): void {
-      if (timer !== undefined || !enabled) return;
-      timer = setInterval(() => flush().catch(onError), intervalMs);
-      timer.unref();
+      if (enabled) periodic.start(intervalMs, onError);
     },
-    /** Stops the timer and writes what is pending. */
-    async stop(): Promise<void> {
-      if (timer !== undefined) clearInterval(timer);
-      timer = undefined;
-      await flush();
-    },
+    stop: periodic.stop,
   };
 }
 
