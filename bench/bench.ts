@@ -873,25 +873,7 @@ async function observabilityRows(env: Record<string, string>, listKey: string): 
   }
   for (const { server } of variants) await load(`${server.url}/v1/store/orders`, { connections: 50, headers: auth, seconds: WARMUP_S, warmUp: false });
 
-  const report = (what: string, loads: Map<string, Load[]>) => {
-    const off = loads.get('both off') ?? [];
-    for (const { name, server } of variants) {
-      const mine = loads.get(name) ?? [];
-      const ratios = mine.map((l, i) => l.rps / (off[i]?.rps ?? NaN));
-      const cpu = median(mine.map((l) => l.cpuUs ?? NaN));
-      const non2xx = mine.reduce((sum, l) => sum + l.non2xx, 0);
-      rows.push({
-        scenario: `${what}, SQLite, ${name}`,
-        rps: median(mine.map((l) => l.rps)),
-        p50: median(mine.map((l) => l.p50)),
-        p99: median(mine.map((l) => l.p99)),
-        cpuUs: cpu,
-        rssMb: peakMb(server.pid),
-        ratio: median(ratios),
-        note: `× both off in the same rounds: ${ratios.map((r) => r.toFixed(2)).join('/')}; CPU per request ${(median(off.map((l) => l.cpuUs ?? NaN)) / cpu).toFixed(2)}× both off's${non2xx > 0 ? `, ${non2xx} non-2xx` : ''}`,
-      });
-    }
-  };
+  const report = (what: string, loads: Map<string, Load[]>) => interleavedRows(`${what}, SQLite`, variants, loads, 'both off');
   const variantIndex = (variant: Variant) => variants.indexOf(variant);
   report(
     'GET /v1/store/orders, 100 orders',
@@ -906,6 +888,33 @@ async function observabilityRows(env: Record<string, string>, listKey: string): 
   );
   for (const { server } of variants) await server.stop();
   await new Promise<void>((resolve) => sink.close(() => resolve()));
+}
+
+/**
+ * One row per variant measured in interleaved rounds: medians of its rounds,
+ * and its ratio to the `reference` variant as the median of the per-round
+ * ratios (each round's pair ran back to back).
+ */
+function interleavedRows(what: string, variants: Variant[], loads: Map<string, Load[]>, reference: string, target = ''): void {
+  const off = loads.get(reference) ?? [];
+  for (const { name, server } of variants) {
+    const mine = loads.get(name) ?? [];
+    const ratios = mine.map((l, i) => l.rps / (off[i]?.rps ?? NaN));
+    const cpu = median(mine.map((l) => l.cpuUs ?? NaN));
+    const non2xx = mine.reduce((sum, l) => sum + l.non2xx, 0);
+    rows.push({
+      scenario: `${what}, ${name}`,
+      rps: median(mine.map((l) => l.rps)),
+      p50: median(mine.map((l) => l.p50)),
+      p99: median(mine.map((l) => l.p99)),
+      cpuUs: cpu,
+      rssMb: peakMb(server.pid),
+      ratio: median(ratios),
+      note:
+        `× ${reference} in the same rounds: ${ratios.map((r) => r.toFixed(2)).join('/')}${target}; ` +
+        `CPU per request ${(median(off.map((l) => l.cpuUs ?? NaN)) / cpu).toFixed(2)}× ${reference}'s${non2xx > 0 ? `, ${non2xx} non-2xx` : ''}`,
+    });
+  }
 }
 
 /**
@@ -927,25 +936,7 @@ async function requestLogsRows(env: Record<string, string>, listKey: string): Pr
   const loads = await interleaved(variants, (v) =>
     load(`${v.server.url}/v1/store/orders`, { connections: 50, headers: auth, seconds: ROUND_S, warmUp: false, pid: v.server.pid }),
   );
-  const off = loads.get('request logs off') ?? [];
-  for (const { name, server } of variants) {
-    const mine = loads.get(name) ?? [];
-    const ratios = mine.map((l, i) => l.rps / (off[i]?.rps ?? NaN));
-    const cpu = median(mine.map((l) => l.cpuUs ?? NaN));
-    const non2xx = mine.reduce((sum, l) => sum + l.non2xx, 0);
-    rows.push({
-      scenario: `GET /v1/store/orders, 100 orders (cached, fast lane), SQLite, ${name}`,
-      rps: median(mine.map((l) => l.rps)),
-      p50: median(mine.map((l) => l.p50)),
-      p99: median(mine.map((l) => l.p99)),
-      cpuUs: cpu,
-      rssMb: peakMb(server.pid),
-      ratio: median(ratios),
-      note:
-        `× logs off in the same rounds: ${ratios.map((r) => r.toFixed(2)).join('/')} (target ≥ 0.97, issue 28); ` +
-        `CPU per request ${(median(off.map((l) => l.cpuUs ?? NaN)) / cpu).toFixed(2)}× logs off's${non2xx > 0 ? `, ${non2xx} non-2xx` : ''}`,
-    });
-  }
+  interleavedRows('GET /v1/store/orders, 100 orders (cached, fast lane), SQLite', variants, loads, 'request logs off', ' (target ≥ 0.97, issue 28)');
   for (const { server } of variants) await server.stop();
 }
 
