@@ -65,7 +65,11 @@ for (const backend of storageBackends({ postgresDirect: true })) {
       h.startEngine();
       await busy.next(1);
       // The 429's outcome is recorded with the engine's next step: the endpoint shows its pause once it is.
-      const pausedUntil = async () => (await h.app.inject({ method: 'GET', url: `/v2/webhook-endpoints/${busyId}`, headers: busyStore.auth })).json<{ pausedUntil: string | null }>().pausedUntil;
+      const pausedUntil = async () => {
+        const response = await h.app.inject({ method: 'GET', url: `/v2/webhook-endpoints/${busyId}`, headers: busyStore.auth });
+        assert.equal(response.statusCode, 200, response.body);
+        return response.json<{ pausedUntil: string | null }>().pausedUntil;
+      };
       let shown = await pausedUntil();
       for (let tries = 0; shown === null && tries < 100; tries++) {
         await new Promise((resolve) => setTimeout(resolve, 10));
