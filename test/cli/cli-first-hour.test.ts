@@ -80,7 +80,7 @@ describe('operator CLI, the first hour', () => {
 
   test('when orders list names an account that does not exist, then it says so and exits 1 on SQLite and PostgreSQL, like keys list', async (t) => {
     const database = await createTestDatabase();
-    t.after(() => database.drop());
+    t.after(() => database.dropLater());
     for (const cli of [cliOn(t), cliOn(t, { DATABASE_URL: database.url })]) {
       for (const argv of [['orders', 'list', '--account', '999'], ['keys', 'list', '--account', '999']]) {
         const result = await cli.run(...argv);

@@ -123,7 +123,7 @@ describe('orders import', () => {
 describe('orders import on PostgreSQL', () => {
   test('when the database answers over the network, then every line of the file is still imported', async (t) => {
     const database = await createTestDatabase();
-    t.after(() => database.drop());
+    t.after(() => database.dropLater());
     const cli = cliOn(t, { DATABASE_URL: database.url });
     assert.equal((await cli.run('accounts', 'create', '--name', 'Bulk')).code, 0);
     const file = path.join(path.dirname(cliOn(t).env.DATABASE_URL.slice('sqlite:'.length)), 'orders.ndjson');

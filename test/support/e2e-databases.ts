@@ -63,7 +63,7 @@ const postgresDatabase: SharedDatabaseFactory = {
     const { open, closeAll } = handles({ kind: 'postgres', url: database.url, poolSize: 4 });
     t.after(async () => {
       await closeAll();
-      await database.drop();
+      database.dropLater();
     });
     return { name: 'postgres', url: database.url, open };
   },

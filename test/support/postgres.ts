@@ -22,25 +22,45 @@ export async function testServerUrl(): Promise<string> {
 
 export interface TestDatabase {
   url: string;
-  /** Drops the database, closing any connection still open to it. */
-  drop(): Promise<void>;
+  /**
+   * Drops the database (closing any connection still open to it) once the
+   * test's other after-hooks have run: at the next createTestDatabase of
+   * this process, or when the process is about to exit. node:test runs a test's after-hooks in the order they were added,
+   * so a database made first would otherwise be dropped while engines and
+   * connections the test started later still used it (a delivery engine
+   * reaching a dropped database through PgBouncer kept its test waiting on
+   * PgBouncer's login retries for about 12 s).
+   */
+  dropLater(): void;
+}
+
+/** Databases whose tests have ended, dropped before the next is made. */
+const ended: (() => Promise<void>)[] = [];
+let dropsAtExit = false;
+
+async function dropEnded(): Promise<void> {
+  await Promise.all(ended.splice(0).map((drop) => drop()));
 }
 
 /**
  * Creates a database on the test server, empty or (`migrated`) a copy of
- * the run's migrated template (test/support/templates.ts); the caller drops
- * it (usually in t.after).
+ * the run's migrated template (test/support/templates.ts); the caller calls
+ * dropLater (usually in t.after).
  */
 export async function createTestDatabase({ migrated = false }: { migrated?: boolean } = {}): Promise<TestDatabase> {
   const serverUrl = await testServerUrl();
+  await dropEnded();
   const name = `test_${randomBytes(8).toString('hex')}`;
   const template = migrated ? ` TEMPLATE ${await postgresTemplate(serverUrl)}` : '';
   await adminQuery(serverUrl, `CREATE DATABASE ${name}${template}`);
+  // FORCE: a server process the test killed may have left connections behind.
+  const drop = () => adminQuery(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   return {
     url: withDatabase(serverUrl, name),
-    drop: async () => {
-      // FORCE: a server process the test killed may have left connections behind.
-      await adminQuery(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    dropLater: () => {
+      if (!dropsAtExit) process.on('beforeExit', () => void dropEnded().catch(() => undefined));
+      dropsAtExit = true;
+      ended.push(drop);
     },
   };
 }

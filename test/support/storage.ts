@@ -48,7 +48,7 @@ function postgresBackendVia(name: string, reach: (database: TestDatabase) => str
       const storage = openStorage(config);
       t.after(async () => {
         await storage.close();
-        await database.drop();
+        database.dropLater();
       });
       return { config, storage };
     },
