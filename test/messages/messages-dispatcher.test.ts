@@ -156,9 +156,9 @@ for (const backend of storageBackends()) {
       const receiver = await startReceiver(t, () => 200);
       for (let i = 0; i < 3; i++) {
         const connection = openStorage(config);
-        // Registered before the dispatcher's own after(), so it runs after the dispatcher stops.
-        t.after(() => connection.close());
         startDispatcher(t, connection, createMessagesUrlDelivery({ url: receiver.url, timeoutMs: 5000 }));
+        // After the dispatcher's own after(), so it closes once the dispatcher has stopped (node:test runs them in the order added).
+        t.after(() => connection.close());
       }
       const requests = await receiver.next(60);
       await eventually(async () => {
