@@ -55,7 +55,7 @@ for (const backend of httpBackends()) {
 }
 
 describe('the HTTP metrics series', () => {
-  test('when 10,000 requests go to distinct unknown paths with unknown methods, then no series is added', async (t) => {
+  test('when 2,000 requests go to distinct unknown paths with unknown methods, then no series is added', async (t) => {
     const [backend] = httpBackends();
     assert.ok(backend);
     const { config } = await backend.freshDatabase(t);
@@ -67,13 +67,13 @@ describe('the HTTP metrics series', () => {
     const before = await scrape(server.metricsUrl);
     let next = 2;
     const worker = async () => {
-      while (next < 10_000) await request(next++);
+      while (next < 2000) await request(next++);
     };
     await Promise.all(Array.from({ length: 16 }, worker));
     const after = await scrape(server.metricsUrl);
     const series = (samples: typeof before) => samples.filter((s) => s.name.startsWith('http_server_')).length;
     assert.equal(series(after), series(before));
-    assert.equal(total(after, DURATION, { http_route: '_unmatched' }), 10_000);
+    assert.equal(total(after, DURATION, { http_route: '_unmatched' }), 2000);
   });
 });
 
