@@ -58,6 +58,9 @@ export const AUDIT_ACTIONS = [
   'authz_fail',
   // Ours: an order placed by someone the trail names (the portal's "Place a test order"; target: the order).
   'order_created',
+  // Ours: an owner (or the operator) deleted the account (details.name; what it ended: keys, members, endpoints).
+  // Written in the deletion's own transaction, the last entry of the account's trail.
+  'account_deleted',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

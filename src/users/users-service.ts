@@ -51,7 +51,7 @@ export function createUsersService({
   usersRepository: UsersRepository;
   passkeysRepository: Pick<PasskeysRepository, 'listByUser'>;
   /** Invitations: a sign-up with one joins its account with its role. */
-  teamRepository: Pick<TeamRepository, 'peekInvitation' | 'acceptInvitation'>;
+  teamRepository: Pick<TeamRepository, 'peekInvitation'>;
   accounts: AccountsService;
   mail: Pick<MailService, 'prepare'>;
   sessions: SessionsService;
@@ -90,17 +90,17 @@ export function createUsersService({
       if (badPassword !== undefined) return { ok: false, field: 'password', message: badPassword };
       const passwordHash = await hashPassword(input.password);
       if ((await usersRepository.findByEmail(email)) !== undefined) return { ok: false, field: 'form', message: SIGN_UP_REFUSED };
-      let membership: Pick<Invitation, 'accountId' | 'role'>;
-      if (invited) {
-        const accepted = await teamRepository.acceptInvitation(tokenHash(input.inviteToken ?? ''), nowIso());
-        if (accepted === undefined || accepted === 'already_member') return INVITATION_INVALID;
-        membership = accepted;
-      } else {
-        membership = { accountId: (await accounts.createAccount({ name: storeName })).id, role: 'owner' };
+      if (joins !== undefined) {
+        // The link is used in the user's own transaction: a sign-up that fails (the email taken meanwhile) leaves it usable.
+        const verification = await prepareVerification({ mail, clock }, { to: email, accountId: joins.accountId, origin: input.origin });
+        const created = await usersRepository.createInvited(tokenHash(input.inviteToken ?? ''), nowIso(), { email, passwordHash, createdAt: nowIso() }, verification);
+        if (created === 'invitation_invalid') return INVITATION_INVALID;
+        if (created === 'email_taken') return { ok: false, field: 'form', message: SIGN_UP_REFUSED };
+        return { ok: true, user: created.user };
       }
-      const { accountId, role } = membership;
+      const accountId = (await accounts.createAccount({ name: storeName })).id;
       const verification = await prepareVerification({ mail, clock }, { to: email, accountId, origin: input.origin });
-      const user = await usersRepository.create({ accountId, role, email, passwordHash, createdAt: nowIso() }, verification);
+      const user = await usersRepository.create({ accountId, role: 'owner', email, passwordHash, createdAt: nowIso() }, verification);
       if (user === 'email_taken') return { ok: false, field: 'form', message: SIGN_UP_REFUSED };
       return { ok: true, user };
     },
