@@ -5,6 +5,11 @@
  * browser (Debian's chromium, through playwright-core), the mailed link
  * read in the development mailbox, places a few orders
  * with the operator CLI, and photographs each page as a new user meets it.
+ *
+ * Names after `--` write only those pages, both sizes, and leave every other
+ * PNG alone (`npm run screenshots -- account-delete team`); the journey is
+ * walked whole either way, since each page shows what came before it. A
+ * name no page has fails the run.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -46,15 +51,26 @@ async function waitUntilUp(url: string, child: ChildProcess): Promise<void> {
   throw new Error(`${url} did not answer`);
 }
 
+/** The pages named on the command line; empty: every page. */
+const only = new Set(process.argv.slice(2));
+/** Every page the journey met, photographed or not. */
+const met = new Set<string>();
 let written = 0;
 
+function wanted(name: string): boolean {
+  met.add(name);
+  return only.size === 0 || only.has(name);
+}
+
 async function shoot(page: Page, name: string, size: string): Promise<void> {
+  if (!wanted(name)) return;
   await page.screenshot({ path: join(OUT, `${name}-${size}.png`), fullPage: true });
   written += 1;
 }
 
 /** One part of a page (a section), for a feature the whole page would lose among the rest. */
 async function shootPart(page: Page, selector: string, name: string, size: string): Promise<void> {
+  if (!wanted(name)) return;
   await page.locator(selector).first().screenshot({ path: join(OUT, `${name}-${size}.png`) });
   written += 1;
 }
@@ -182,6 +198,8 @@ try {
     await page.goto(link);
     await shoot(page, 'reset-password', size.name);
   }
+  const unknown = [...only].filter((name) => !met.has(name));
+  if (unknown.length > 0) throw new Error(`no page is named ${unknown.join(', ')}`);
   process.stdout.write(`wrote ${written} screenshots to docs/portal/\n`);
 } finally {
   await browser.close();

@@ -16,6 +16,7 @@ import { createMetricsRegistry } from '../../src/observability/metrics-registry.
 import { createSignInMetrics } from '../../src/hosts/portal/portal-metrics.js';
 import type { Registry } from 'prom-client';
 import type { Services } from '../../src/services.js';
+import type { Clock } from '../../src/shared/clock.js';
 import { openStorage } from '../../src/storage/open-storage.js';
 import type { Storage } from '../../src/storage/storage.js';
 import { testOutages } from './app.js';
@@ -29,6 +30,7 @@ import { hashPassword } from '../../src/users/passwords.js';
 import { newSecretToken, tokenHash } from '../../src/users/secret-tokens.js';
 import { SIGN_UP_VALID_MS } from '../../src/users/sign-up/sign-up-service.js';
 import { normaliseEmail } from '../../src/users/user-input.js';
+import type { User } from '../../src/users/users-repository.js';
 
 /** The origin test portals are configured with (PORTAL_PUBLIC_URL), so that inject requests can carry it. */
 export const TEST_PORTAL_ORIGIN = 'http://portal.test';
@@ -200,7 +202,7 @@ const passwordHashes = new Map<string, Promise<string>>();
  * Argon2 hash and its minimum time.
  */
 export async function pendingSignUp(
-  portal: Pick<TestPortal, 'storage' | 'services' | 'clock'>,
+  portal: { storage: Storage; services: Services; clock: Clock },
   { email, password = TEST_PASSWORD, storeName = 'Main Street Pets', origin }: { email: string; password?: string; storeName?: string; origin: string },
 ): Promise<string> {
   const token = newSecretToken();
@@ -212,6 +214,22 @@ export async function pendingSignUp(
   if (passwordHash === undefined) passwordHashes.set(password, (passwordHash = hashPassword(password)));
   await portal.storage.signUps.start({ tokenHash: tokenHash(token), email: to, passwordHash: await passwordHash, storeName: storeName.trim(), createdAt: now.toISOString(), expiresAt }, mail);
   return token;
+}
+
+/**
+ * A new user and their store as following a sign-up's link makes them: a
+ * pending sign-up (pendingSignUp) completed by the sign-up service, as the
+ * `/sign-up/confirm` page does, the owner's address verified. For service
+ * and storage tests, which have no portal; `clock` must be the services'.
+ */
+export async function signedUpOwner(
+  h: { storage: Storage; services: Services; clock: Clock },
+  { email = `owner-${Math.random().toString(36).slice(2)}@example.com`, password = TEST_PASSWORD, storeName = 'Main Street Pets' } = {},
+): Promise<User> {
+  const token = await pendingSignUp(h, { email, password, storeName, origin: TEST_PORTAL_ORIGIN });
+  const completed = await h.services.signUp.complete({ token, password });
+  if (!completed.ok) throw new Error(`sign-up failed: ${completed.reason}`);
+  return completed.user;
 }
 
 /**

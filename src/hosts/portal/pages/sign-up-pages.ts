@@ -62,10 +62,10 @@ export function registerSignUpPages(scope: FastifyInstance, context: PortalConte
       if (devMailbox) rememberSignUpMail(reply, origin(), started.mailId);
       return render(request, reply, 'sign-up-sent', { title: 'Check your email to continue', email: started.email, devMailbox });
     }
-    const result = await users.signUp({ email, password, storeName, origin: origin(), inviteToken });
+    const result = await users.acceptInvitationAsNewUser({ email, password, inviteToken, origin: origin() });
     if (!result.ok) return refused(result);
     await sessions.start(request, reply, result.user.id);
-    await recordPortalAction(services.audit, request, result.user, 'user_created', { target: { kind: 'user', id: String(result.user.id) }, details: { invited: inviteToken !== '' } });
+    await recordPortalAction(services.audit, request, result.user, 'user_created', { target: { kind: 'user', id: String(result.user.id) }, details: { invited: true } });
     return reply.redirect('/', 303);
   });
 }
