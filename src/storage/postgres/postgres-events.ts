@@ -12,58 +12,79 @@ export function queuedDeliveries(tx: Sql): boolean {
   return queuedIn.has(tx);
 }
 
+/** Records that `tx` queued deliveries (see queuedDeliveries). */
+export function markQueued(tx: Sql): void {
+  queuedIn.add(tx);
+}
+
 /**
- * The part shared by every events insert, after a CTE `e` of the new events
- * (account_id, id, type, subject, created_at, payload, ord).
+ * Locks the accounts of a CTE `counts` (account_id, n) in id order and
+ * bumps each one's events_position by its n: `bumped` gives each account's
+ * base, the position before its first new event.
  */
-const EVENTS_FROM_E = `
-counts AS (SELECT account_id, count(*) AS n FROM e GROUP BY account_id),
+export const BUMPED_FROM_COUNTS = `
 locked AS (SELECT id FROM accounts WHERE id IN (SELECT account_id FROM counts) ORDER BY id FOR NO KEY UPDATE),
 bumped AS (
   UPDATE accounts a SET events_position = a.events_position + c.n FROM counts c
   WHERE a.id = c.account_id AND a.id = ANY (ARRAY(SELECT id FROM locked))
   RETURNING a.id, a.events_position - c.n AS base
-),
+)`;
+
+/**
+ * The webhook fan-out of the new events in `source` (which names them `e`:
+ * account_id, id, type, subject, created_at, ord): a delivery per event and
+ * enabled endpoint of its account subscribed to its type, in the same
+ * transaction (seq in event order).
+ */
+export const deliveredFrom = (source: string) => `
+delivered AS (
+  INSERT INTO webhook_deliveries (endpoint_id, event_id, subject, status, created_at, next_attempt_at)
+  SELECT w.id, e.id, e.subject, 'pending', e.created_at, e.created_at
+  FROM ${source}
+  JOIN webhook_endpoints w ON w.account_id = e.account_id AND w.status = 'enabled'
+    AND (w.event_types IS NULL OR (' ' || w.event_types || ' ') LIKE '% ' || e.type || ' %')
+  ORDER BY e.ord, w.id
+  RETURNING 1
+)`;
+
+/** NOTIFY (sent at commit, to every process that listens) when `delivered` queued any delivery; 1 when it did. */
+export const TOLD = `(SELECT count(*) FROM (SELECT pg_notify('${DELIVERIES_CHANNEL}', '') FROM (SELECT 1 FROM delivered LIMIT 1) one) told)::integer`;
+
+/**
+ * The part shared by every events insert, after a CTE `e` of the new events
+ * (account_id, id, type, subject, created_at, payload, ord).
+ */
+const EVENTS_FROM_E = `
+counts AS (SELECT account_id, count(*) AS n FROM e GROUP BY account_id),${BUMPED_FROM_COUNTS},
 inserted AS (
   INSERT INTO events (account_id, position, id, type, subject, created_at, payload)
   SELECT e.account_id, b.base + row_number() OVER (PARTITION BY e.account_id ORDER BY e.ord), e.id, e.type, e.subject, e.created_at, e.payload
   FROM e JOIN bumped b ON b.id = e.account_id
   RETURNING 1
-),
--- The webhook fan-out: a delivery per event and enabled endpoint of its
--- account subscribed to its type, in the same transaction (seq in event order).
-delivered AS (
-  INSERT INTO webhook_deliveries (endpoint_id, event_id, subject, status, created_at, next_attempt_at)
-  SELECT w.id, e.id, e.subject, 'pending', e.created_at, e.created_at
-  FROM e JOIN bumped b ON b.id = e.account_id
-  JOIN webhook_endpoints w ON w.account_id = e.account_id AND w.status = 'enabled'
-    AND (w.event_types IS NULL OR (' ' || w.event_types || ' ') LIKE '% ' || e.type || ' %')
-  ORDER BY e.ord, w.id
-  RETURNING 1
-)
--- NOTIFY (sent at commit, to every process that listens) when deliveries were queued.
-SELECT count(*)::integer AS n,
-       (SELECT count(*) FROM (SELECT pg_notify('${DELIVERIES_CHANNEL}', '') FROM (SELECT 1 FROM delivered LIMIT 1) one) told)::integer AS told
+),${deliveredFrom('e JOIN bumped b ON b.id = e.account_id')}
+SELECT count(*)::integer AS n, ${TOLD} AS told
 FROM inserted`;
 
 /**
- * Writes events in one statement (one round trip however many: an import's
- * run of 10,000 orders writes its 10,000 events in one). Each account's
- * positions come from bumping accounts.events_position under the account's
- * row lock, taken in id order (as the status-change group takes them, so the
- * two never deadlock): another transaction writing events of the account
- * waits here until this one ends, so positions commit in increasing order.
+ * Writes events in one statement (one round trip however many). Each
+ * account's positions come from bumping accounts.events_position under the
+ * account's row lock, taken in id order (as the status-change group takes
+ * them, so the two never deadlock): another transaction writing events of
+ * the account waits here until this one ends, so positions commit in
+ * increasing order.
  *
- * Must run inside the transaction of the change the events report: this is
- * the one place the outbox is written, and what the webhook fan-out extends.
- * `source` is a query of the new events' columns (account_id, id, type,
- * subject, created_at, payload, ord), `count` how many it yields.
+ * Must run inside the transaction of the change the events report: with
+ * the import's copier (postgres-events-copy.ts: the same bump, lock order
+ * and fan-out, for rows sent by COPY), the one place the outbox is written,
+ * and what the webhook fan-out extends. `source` is a query of the new events' columns
+ * (account_id, id, type, subject, created_at, payload, ord), `count` how
+ * many it yields.
  */
-export async function insertEventsFrom(tx: Sql, source: string, values: readonly unknown[], count: number): Promise<void> {
+async function insertEventsFrom(tx: Sql, source: string, values: readonly unknown[], count: number): Promise<void> {
   const [row] = await tx<{ n: number; told: number }>(`WITH e AS (${source}),${EVENTS_FROM_E}`, values);
   // Only an account that does not exist can drop an event; its change must not commit alone.
   if (row?.n !== count) throw new Error(`${count} events to write, ${row?.n ?? 0} written: an account is missing`);
-  if (row.told > 0) queuedIn.add(tx);
+  if (row.told > 0) markQueued(tx);
 }
 
 /** The events of insertEvents' six parameters, in their order. */

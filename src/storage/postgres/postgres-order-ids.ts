@@ -13,11 +13,11 @@ export const LARGEST_ID = `(SELECT COALESCE(max(id), 0) FROM orders WHERE id < $
  * the largest id below int64's maximum is `largest` before the first: a given
  * id is kept, and each order without one takes the largest so far plus one
  * (given ids and ids placed earlier in the run included; int64's maximum not,
- * as LARGEST_ID does not count it).
+ * as LARGEST_ID does not count it). `largest` comes back as it is after them.
  */
-export function placeIds(orders: readonly NewOrder[], largest: bigint): bigint[] {
+export function placeIds(orders: readonly NewOrder[], largest: bigint): { ids: bigint[]; largest: bigint } {
   let current = largest;
-  return orders.map(({ id }) => {
+  const ids = orders.map(({ id }) => {
     if (id !== undefined) {
       if (id < INT64_MAX && id > current) current = id;
       return id;
@@ -27,4 +27,5 @@ export function placeIds(orders: readonly NewOrder[], largest: bigint): bigint[]
     if (placed < INT64_MAX) current = placed;
     return placed;
   });
+  return { ids, largest: current };
 }

@@ -90,7 +90,7 @@ export function createPostgresPool(options: {
     // server connection until its COMMIT.
     const copyIn: CopyIn = async (statement, rows) => {
       try {
-        await pipeline(Readable.from([rows]), client.query(copyFrom(statement)));
+        await pipeline(Readable.from(rows), client.query(copyFrom(statement)));
       } catch (error) {
         throw toStorageError(error);
       }

@@ -23,25 +23,11 @@ export function qualified(alias: string, column: string): string {
 export type Transaction = <T>(work: (sql: Sql, copyIn: CopyIn) => Promise<T>) => Promise<T>;
 
 /**
- * Sends `rows` (COPY text format, one row a line) to `statement`, a
- * `COPY … FROM STDIN`, on the transaction's connection.
+ * Sends `rows` (COPY's binary format, as postgres-copy-rows.ts writes it) to
+ * `statement`, a `COPY … FROM STDIN (FORMAT binary)`, on the transaction's
+ * connection.
  */
-export type CopyIn = (statement: string, rows: string) => Promise<void>;
-
-/** Characters COPY's text format escapes in a column value. */
-const COPY_ESCAPED = /[\\\t\n\r]/;
-
-/**
- * A value as a column of a COPY text-format row: `\N` for null and
- * undefined; in a string, backslash, tab, line feed and carriage return
- * escaped (the only characters the format gives a meaning to).
- */
-export function copyValue(value: ArrayElement): string {
-  if (value === null || value === undefined) return '\\N';
-  if (typeof value !== 'string') return String(value);
-  if (!COPY_ESCAPED.test(value)) return value;
-  return value.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
-}
+export type CopyIn = (statement: string, rows: readonly Uint8Array[]) => Promise<void>;
 
 /** A value of a PostgreSQL array parameter: numbers, bigints and booleans are written as they print, strings quoted. */
 export type ArrayElement = string | number | bigint | boolean | null | undefined;

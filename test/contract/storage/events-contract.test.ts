@@ -144,6 +144,36 @@ for (const backend of storageBackends({ postgresDirect: true })) {
       assert.equal(await storage.orders.findById(5000n), undefined);
     });
 
+    test('when orders are imported in several runs into an account with endpoints, then positions follow on from its events, and each order.created is queued for its subscribed endpoints', async (t) => {
+      const { storage, accountId, otherId } = await setUp(t);
+      const endpoint = async (owner: number, n: number, eventTypes: string[] | null) => {
+        const id = `we_${String(n).padStart(32, '0')}`;
+        const made = await storage.webhooks.createEndpoint(
+          { id, accountId: owner, url: `https://hooks.example.com/${n}`, eventTypes, description: null, rateLimit: null, sealedSecret: 'sealed', createdAt: T0 },
+          { maxPerAccount: 10 },
+        );
+        assert.ok(typeof made === 'object');
+        return id;
+      };
+      const subscribed = [await endpoint(accountId, 1, null), await endpoint(accountId, 2, ['order.created'])];
+      await endpoint(accountId, 3, ['order.shipped']);
+      await endpoint(otherId, 4, null);
+      await storage.orders.create(pending(accountId, { id: 1n }));
+      // 10,001 orders in batches of 1,000: PostgreSQL writes them in two runs, the second placed while the first is written.
+      const orders = Array.from({ length: 10_001 }, () => pending(accountId));
+      async function* batches() {
+        for (let i = 0; i < orders.length; i += 1000) yield { orders: orders.slice(i, i + 1000), lines: orders.slice(i, i + 1000).map((_, j) => i + j + 1) };
+      }
+      assert.deepEqual(await storage.orders.importOrders(batches()), { imported: 10_001 });
+      const feed = await storage.events.listPage({ accountId, filter: {}, afterPosition: 0n, limit: 20_000 });
+      assert.deepEqual(feed.map((e) => [e.position, e.subject]), Array.from({ length: 10_002 }, (_, i) => [BigInt(i + 1), `order:${i + 1}`]));
+      const deliveries = await storage.webhooks.listEventDeliveries(accountId, feed.map((e) => e.id), 100_000);
+      const endpointsOf = new Map<string, string[]>();
+      for (const { eventId, endpointId } of deliveries) endpointsOf.set(eventId, [...(endpointsOf.get(eventId) ?? []), endpointId]);
+      assert.equal(deliveries.length, 2 * feed.length);
+      assert.ok(feed.every((e) => JSON.stringify(endpointsOf.get(e.id)?.sort()) === JSON.stringify(subscribed)), 'each event to both subscribed endpoints, once');
+    });
+
     test('when orders of every shape are imported, then each event is byte for byte the record orderEvent writes for the stored order', async (t) => {
       const { storage, accountId, events } = await setUp(t);
       const shapes: NewOrder[] = [

@@ -62,6 +62,25 @@ describe('PostgreSQL import', () => {
     assert.equal(ids.length, 1 + 10 + 3000 + 30 + 5000);
   });
 
+  test('when an import queues webhook deliveries, then its commit announces them to this process once; an import that queues none announces nothing', async (t) => {
+    const { storage } = await postgresBackend.freshDatabase(t);
+    const { id: accountId } = await storage.accounts.create({ name: 'Main Street Pets', createdAt: AT });
+    const { id: quietId } = await storage.accounts.create({ name: 'Harbour Pets', createdAt: AT });
+    const made = await storage.webhooks.createEndpoint(
+      { id: `we_${'1'.padStart(32, '0')}`, accountId, url: 'https://hooks.example.com/1', eventTypes: ['order.created'], description: null, rateLimit: null, sealedSecret: 'sealed', createdAt: AT },
+      { maxPerAccount: 10 },
+    );
+    assert.ok(typeof made === 'object');
+    let announced = 0;
+    t.after(storage.onDeliveriesQueued(() => announced++));
+    await storage.orders.importOrders(withoutIds(quietId, [3, 2]));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(announced, 0);
+    await storage.orders.importOrders(withoutIds(accountId, [3, 2]));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(announced, 1);
+  });
+
   test('when a concurrent create holds the id an import is about to give, then the import waits, and after its commit places its orders after that id', async (t) => {
     const { config, storage } = await postgresBackend.freshDatabase(t);
     if (config.kind !== 'postgres') throw new Error('this suite drives PostgreSQL');
