@@ -11,6 +11,14 @@ import type {
 
 /** Rows as both adapters select them (timestamps as ISO 8601 text), mapped in one place so both databases answer alike. */
 
+/**
+ * The most events after an endpoint's cursor one claim reads to make that
+ * endpoint's deliveries (materializeDeliveries of both adapters): a backlog
+ * (an import of many orders) is made a thousand at a time, so no claim's
+ * transaction grows with it.
+ */
+export const MATERIALIZED_PER_ENDPOINT = 1000;
+
 /** An endpoint failing every attempt for this long is disabled. */
 export const FAILING_ENDPOINT_DISABLED_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
 

@@ -2,10 +2,10 @@ import type { EventPageQuery, EventsRepository, NewEvent } from '../../events/ev
 import { arrayLiteral, isoTimestamp, type Sql } from './postgres-sql.js';
 import { toStoredEvent, type EventRow } from '../event-rows.js';
 
-/** The channel a commit that queues webhook deliveries notifies (postgres-notifications.ts listens). */
+/** The channel a commit of events for an account with an enabled webhook endpoint notifies (postgres-notifications.ts listens). */
 export const DELIVERIES_CHANNEL = 'store_orders_deliveries';
 
-/** Transactions (their statement functions) that queued deliveries: the pool tells this process after their commit. */
+/** Transactions (their statement functions) that wrote events for webhook endpoints: the pool tells this process after their commit. */
 const queuedIn = new WeakSet<Sql>();
 
 export function queuedDeliveries(tx: Sql): boolean {
@@ -29,21 +29,14 @@ inserted AS (
   SELECT e.account_id, b.base + row_number() OVER (PARTITION BY e.account_id ORDER BY e.ord), e.id, e.type, e.subject, e.created_at, e.payload
   FROM e JOIN bumped b ON b.id = e.account_id
   RETURNING 1
-),
--- The webhook fan-out: a delivery per event and enabled endpoint of its
--- account subscribed to its type, in the same transaction (seq in event order).
-delivered AS (
-  INSERT INTO webhook_deliveries (endpoint_id, event_id, subject, status, created_at, next_attempt_at)
-  SELECT w.id, e.id, e.subject, 'pending', e.created_at, e.created_at
-  FROM e JOIN bumped b ON b.id = e.account_id
-  JOIN webhook_endpoints w ON w.account_id = e.account_id AND w.status = 'enabled'
-    AND (w.event_types IS NULL OR (' ' || w.event_types || ' ') LIKE '% ' || e.type || ' %')
-  ORDER BY e.ord, w.id
-  RETURNING 1
 )
--- NOTIFY (sent at commit, to every process that listens) when deliveries were queued.
+-- No webhook delivery is written here: the engine's claim makes them from
+-- the events after each endpoint's cursor (postgres-webhook-cursors.ts).
+-- NOTIFY (sent at commit, to every process that listens) when an account of
+-- the events has an enabled endpoint: one probe of its endpoints index.
 SELECT count(*)::integer AS n,
-       (SELECT count(*) FROM (SELECT pg_notify('${DELIVERIES_CHANNEL}', '') FROM (SELECT 1 FROM delivered LIMIT 1) one) told)::integer AS told
+       (SELECT count(*) FROM (SELECT pg_notify('${DELIVERIES_CHANNEL}', '')
+                              WHERE EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.account_id IN (SELECT id FROM bumped) AND w.status = 'enabled')) told)::integer AS told
 FROM inserted`;
 
 /**
@@ -55,7 +48,8 @@ FROM inserted`;
  * waits here until this one ends, so positions commit in increasing order.
  *
  * Must run inside the transaction of the change the events report: this is
- * the one place the outbox is written, and what the webhook fan-out extends.
+ * the one place the outbox is written, from which the engine's claim makes
+ * the webhook deliveries.
  * `source` is a query of the new events' columns (account_id, id, type,
  * subject, created_at, payload, ord), `count` how many it yields.
  */
