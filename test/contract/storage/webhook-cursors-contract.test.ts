@@ -14,7 +14,7 @@ import { openStorage } from '../../../src/storage/open-storage.js';
 import { MATERIALIZED_PER_ENDPOINT } from '../../../src/storage/webhook-rows.js';
 import type { ContractCoverage } from '../../support/storage-contract.js';
 import { readSql, runSql } from '../../support/raw-sql.js';
-import { storageBackends, type TestBackend } from '../../support/storage.js';
+import { storageBackends } from '../../support/storage.js';
 import { startHookReceiver, webhooksHarness, type WebhooksHarness } from '../../webhooks/support.js';
 
 export const CONTRACT_COVERS = { webhooks: ['materializeDeliveries'] } as const satisfies ContractCoverage;
