@@ -840,10 +840,11 @@ async function interleaved(variants: Variant[], run: (variant: Variant, round: n
 }
 
 /**
- * Issue 20: what metrics and tracing cost. The same server three ways on one
+ * Issue 20: what metrics and tracing cost. The same server four ways on one
  * database: both off (METRICS_PORT=off, no OTEL variable), metrics on (the
- * default) and tracing on (spans exported to an OTLP/HTTP sink in this
- * process, metrics off), measured in interleaved rounds (the order rotating)
+ * default), tracing on (spans exported to an OTLP/HTTP sink in this
+ * process, metrics off, the default sampling) and tracing on with no new
+ * trace sampled (what a sampled-out request costs; issue 29), measured in interleaved rounds (the order rotating)
  * so that the machine's drift falls on each alike; each row's ratio is the
  * median of its per-round ratios to the "both off" run of the same round.
  */
@@ -856,7 +857,9 @@ async function observabilityRows(env: Record<string, string>, listKey: string): 
   const variants: Variant[] = [
     { name: 'both off', server: await startOurs({ ...env, METRICS_PORT: 'off' }) },
     { name: 'metrics on (default)', server: await startOurs({ ...env, METRICS_PORT: '0' }) },
-    { name: 'tracing on', server: await startOurs({ ...env, METRICS_PORT: 'off', OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl }) },
+    { name: 'tracing on (default sampling: 1 new trace in 10)', server: await startOurs({ ...env, METRICS_PORT: 'off', OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl }) },
+    // What a request that is not sampled still costs.
+    { name: 'tracing on, no new trace sampled', server: await startOurs({ ...env, METRICS_PORT: 'off', OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl, OTEL_TRACES_SAMPLER_ARG: '0' }) },
   ];
   const auth = { authorization: `Bearer ${listKey}` };
   const block = QUICK ? 40_000 : 100_000;

@@ -2,8 +2,14 @@
  * `npm run screenshots`: renders the portal's pages into docs/portal/*.png,
  * at a laptop and a phone size. Starts the service (src/cli/main.ts serve)
  * on a fresh SQLite database in a temporary folder, signs up through the
- * browser (Debian's chromium, through playwright-core), places a few orders
+ * browser (Debian's chromium, through playwright-core), the mailed link
+ * read in the development mailbox, places a few orders
  * with the operator CLI, and photographs each page as a new user meets it.
+ *
+ * Names after `--` write only those pages, both sizes, and leave every other
+ * PNG alone (`npm run screenshots -- account-delete team`); the journey is
+ * walked whole either way, since each page shows what came before it. A
+ * name no page has fails the run.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -45,15 +51,26 @@ async function waitUntilUp(url: string, child: ChildProcess): Promise<void> {
   throw new Error(`${url} did not answer`);
 }
 
+/** The pages named on the command line; empty: every page. */
+const only = new Set(process.argv.slice(2));
+/** Every page the journey met, photographed or not. */
+const met = new Set<string>();
 let written = 0;
 
+function wanted(name: string): boolean {
+  met.add(name);
+  return only.size === 0 || only.has(name);
+}
+
 async function shoot(page: Page, name: string, size: string): Promise<void> {
+  if (!wanted(name)) return;
   await page.screenshot({ path: join(OUT, `${name}-${size}.png`), fullPage: true });
   written += 1;
 }
 
 /** One part of a page (a section), for a feature the whole page would lose among the rest. */
 async function shootPart(page: Page, selector: string, name: string, size: string): Promise<void> {
+  if (!wanted(name)) return;
   await page.locator(selector).first().screenshot({ path: join(OUT, `${name}-${size}.png`) });
   written += 1;
 }
@@ -87,6 +104,15 @@ try {
     await page.getByLabel('Password').fill('correct horse battery staple');
     await page.getByLabel('Store name').fill('Main Street Pets');
     await page.getByRole('button', { name: 'Create account' }).click();
+    await page.getByRole('heading', { name: 'Check your email to continue' }).waitFor();
+    await shoot(page, 'sign-up-sent', size.name);
+    // No SMTP_URL: the mail waits in the development mailbox, which this browser may read before it can sign in.
+    await page.getByRole('link', { name: 'Development mailbox' }).click();
+    await shoot(page, 'sign-up-mail', size.name);
+    await page.getByRole('link', { name: /\/sign-up\/confirm\?token=/ }).click();
+    await shoot(page, 'sign-up-confirm', size.name);
+    await page.getByLabel('Password').fill('correct horse battery staple');
+    await page.getByRole('button', { name: 'Create account' }).click();
     await page.waitForURL(`${portal}/`);
     const accountId = (await page.locator('dd code').first().textContent()) ?? '';
     const orders: [string, string, string][] = [
@@ -100,8 +126,19 @@ try {
     }
     await page.reload();
     await shoot(page, 'account', size.name);
-    // Until the address is verified (the link waits in the development mailbox), every page shows the banner with Resend.
-    await shootPart(page, 'section[aria-labelledby="verify-email-heading"]', 'verify-email-banner', size.name);
+    // A teammate who joins with the operator's link has an address nobody verified yet: every page shows them the banner with Resend.
+    const invite = spawnSync(process.execPath, [...CLI, 'users', 'invite', '--account', accountId, '--role', 'developer'], { env, cwd: ROOT });
+    const inviteLink = /https?:\/\/\S+/.exec(invite.stdout.toString())?.[0];
+    if (invite.status !== 0 || inviteLink === undefined) throw new Error(`users invite failed: ${invite.stderr.toString()}`);
+    const joining = await browser.newContext({ viewport: size.viewport, deviceScaleFactor: 1 });
+    const joiner = await joining.newPage();
+    await joiner.goto(inviteLink);
+    await joiner.getByLabel('Email').fill(`joiner${index}@example.com`);
+    await joiner.getByLabel('Password').fill('correct horse battery staple');
+    await joiner.getByRole('button', { name: 'Create account' }).click();
+    await joiner.waitForURL(`${portal}/`);
+    await shootPart(joiner, 'section[aria-labelledby="verify-email-heading"]', 'verify-email-banner', size.name);
+    await joining.close();
     await page.goto(`${portal}/keys`);
     await page.getByLabel('Key name').fill('Till in the shop');
     await page.getByRole('button', { name: 'Create key' }).click();
@@ -127,6 +164,9 @@ try {
     await page.getByRole('button', { name: 'Send invitation' }).click();
     await page.getByText('The invitation is on its way').waitFor();
     await shoot(page, 'team', size.name);
+    // The danger zone's page (photographed, never posted: the store is used below).
+    await page.goto(`${portal}/account/delete`);
+    await shoot(page, 'account-delete', size.name);
     // A second browser of the same user, so that Settings lists two sessions.
     const elsewhere = await browser.newContext({ viewport: size.viewport, deviceScaleFactor: 1, userAgent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.1' });
     const other = await elsewhere.newPage();
@@ -158,6 +198,8 @@ try {
     await page.goto(link);
     await shoot(page, 'reset-password', size.name);
   }
+  const unknown = [...only].filter((name) => !met.has(name));
+  if (unknown.length > 0) throw new Error(`no page is named ${unknown.join(', ')}`);
   process.stdout.write(`wrote ${written} screenshots to docs/portal/\n`);
 } finally {
   await browser.close();

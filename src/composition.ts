@@ -25,6 +25,7 @@ import { createSessionsService } from './users/sessions-service.js';
 import { createAttemptThrottle } from './users/attempt-throttle.js';
 import { createEmailVerificationService } from './users/email-verification.js';
 import { createUsersService } from './users/users-service.js';
+import { createSignUpService } from './users/sign-up/sign-up-service.js';
 import { createPasskeysService } from './users/passkeys-service.js';
 import { createTeamService } from './users/team/team-service.js';
 import type { Storage } from './storage/storage.js';
@@ -82,7 +83,9 @@ function buildServices(
   const changeStatus = tracing === undefined ? grouped : tracing.changeStatus(grouped);
   // One batch of version reads per turn for every listing, v1 and v2.
   const readVersion = createVersionReads(storage.orders);
-  const accounts = createAccountsService({ accountsRepository: storage.accounts, clock });
+  // In front of every key lookup; an account's deletion revokes its keys in its own transaction, then empties it.
+  const keyLookups = cacheApiKeyLookups(metrics.keyLookups(storage.apiKeys, 'database'), clock);
+  const accounts = createAccountsService({ accountsRepository: storage.accounts, clock, keysRevoked: () => keyLookups.forgetKnown() });
   const sessions = createSessionsService({ sessionsRepository: storage.sessions, clock, timeouts: config.portal.session });
   // One signing key for every cursor of the API (v2 orders, events, the audit trail): each binds its listing in the digest.
   const cursors = createCursorCodec({ secrets: config.cursorSecrets, secretsRepository: storage.secrets, clock });
@@ -94,10 +97,11 @@ function buildServices(
     box: createSecretBox(MAIL_BOX_PURPOSE, { configuredKey: config.mail.secretsKey, secretsRepository: storage.secrets, clock }),
     clock,
   });
+  const attemptThrottle = createAttemptThrottle({ attemptThrottleRepository: storage.attemptThrottle, secretsRepository: storage.secrets, limits: config.portal.throttle, clock });
   return {
     accounts,
     apiKeys: createApiKeysService({
-      apiKeysRepository: metrics.keyLookups(cacheApiKeyLookups(metrics.keyLookups(storage.apiKeys, 'database'), clock), 'cache'),
+      apiKeysRepository: metrics.keyLookups(keyLookups, 'cache'),
       accountsRepository: storage.accounts,
       clock,
       environment: config.environment,
@@ -132,10 +136,18 @@ function buildServices(
       clock,
       signUp: config.portal.signUp,
     }),
+    signUp: createSignUpService({
+      signUpsRepository: storage.signUps,
+      usersRepository: storage.users,
+      throttle: attemptThrottle,
+      mail,
+      clock,
+      policy: config.portal.signUp,
+    }),
     team: createTeamService({ teamRepository: storage.team, mail, audit, clock }),
     emailVerification: createEmailVerificationService({ usersRepository: storage.users, mail, clock, required: config.portal.requireVerifiedEmail }),
     sessions,
-    attemptThrottle: createAttemptThrottle({ attemptThrottleRepository: storage.attemptThrottle, secretsRepository: storage.secrets, limits: config.portal.throttle, clock }),
+    attemptThrottle,
     audit,
     passkeys: createPasskeysService({ passkeysRepository: storage.passkeys, usersRepository: storage.users, clock }),
     events: createEventsService({ eventsRepository: storage.events, cursors, clock, retentionDays: config.events.retentionDays }),

@@ -13,6 +13,7 @@ import type { SessionsService } from './users/sessions-service.js';
 import type { TeamService } from './users/team/team-service.js';
 import type { AttemptThrottle } from './users/attempt-throttle.js';
 import type { UsersService } from './users/users-service.js';
+import type { SignUpService } from './users/sign-up/sign-up-service.js';
 import type { EmailVerificationService } from './users/email-verification.js';
 import type { EventsService } from './events/events-service.js';
 import type { OrderHistoryService } from './orders/history/order-history-service.js';
@@ -43,6 +44,8 @@ export interface Services {
   idempotency: IdempotencyService;
   /** Portal users (sign-up, sign-in, passwords, the operator's links). */
   users: UsersService;
+  /** Self-service sign-up without an invitation: the form, the mailed link, the account it creates. */
+  signUp: SignUpService;
   /** Portal users' addresses: verification links, PORTAL_REQUIRE_VERIFIED_EMAIL, change of email. */
   emailVerification: EmailVerificationService;
   /** Portal sessions. */

@@ -53,14 +53,18 @@ if (browserSupportsWebAuthn()) {
   }
   if (registerBox) {
     registerBox.hidden = false;
-    document.getElementById('passkey-register').addEventListener('click', async () => {
+    registerBox.addEventListener('submit', async (event) => {
+      event.preventDefault();
       say('');
       try {
         const options = await postJson('/passkeys/register/options', {});
+        // Signed in (or confirmed) too long ago: the form itself goes to the confirmation page, which comes back here.
+        if (options.status === 401 && options.data.confirm) return registerBox.submit();
         if (!options.ok) return say('Passkeys are not available right now.');
         const answer = await startRegistration({ optionsJSON: options.data });
         const name = document.getElementById('passkey-name').value;
         const result = await postJson('/passkeys/register', { name, response: answer });
+        if (result.status === 401 && result.data.confirm) return registerBox.submit();
         if (result.ok) window.location.assign(result.data.redirect);
         else say(result.data.message || 'The passkey could not be registered.');
       } catch {

@@ -32,7 +32,7 @@ export function cacheApiKeyLookups(
   repository: ApiKeysRepository,
   clock: Clock,
   { ttlMs = 1000, maxKnown = 10_000, maxUnknown = 10_000 }: ApiKeyCacheOptions = {},
-): ApiKeysRepository {
+): ApiKeysRepository & { forgetKnown(): void } {
   const known = new Lru<string, Entry>(maxKnown);
   const unknown = new Lru<string, Entry>(maxUnknown);
   const inFlight = new Map<string, Promise<ApiKeyPrincipal | undefined>>();
@@ -57,6 +57,11 @@ export function cacheApiKeyLookups(
   }
 
   return {
+    /** After keys were revoked other than through this repository (an account's deletion, in its own transaction): every key is looked up again. */
+    forgetKnown(): void {
+      afterWrite();
+      known.clear();
+    },
     listByAccount: (accountId) => repository.listByAccount(accountId),
     async create(key) {
       try {

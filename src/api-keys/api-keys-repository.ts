@@ -57,7 +57,11 @@ export type RollOutcome = { outcome: 'rolled'; old: ApiKey; created: ApiKey } | 
 
 /** Storage of API keys: only hashes, never secrets. */
 export interface ApiKeysRepository {
-  /** Throws NotFoundError('account_not_found') when the account does not exist. */
+  /**
+   * Throws NotFoundError('account_not_found') when the account does not
+   * exist or was deleted (checked in the insert's own statement, against a
+   * deletion at the same moment too: AccountsRepository.delete).
+   */
   create(key: NewApiKey): Promise<ApiKey>;
   listByAccount(accountId: number): Promise<ApiKey[]>;
   /** The key with this hash, if it exists and is not revoked (expired keys included: the caller decides). */

@@ -56,8 +56,11 @@ export const AUDIT_ACTIONS = [
   // OWASP authz_fail:[userid,resource]: the portal refused a member a route their role does not allow
   // (details.route, details.role, details.needed).
   'authz_fail',
-  // Ours: an order placed by someone the trail names (the portal's "Place a test order"; target: the order).
+  // Ours: an order placed by someone the trail names (the API's placeOrder, the portal's "Place a test order", `orders create`; target: the order).
   'order_created',
+  // Ours: an owner (or the operator) deleted the account (details.name; what it ended: keys, members, endpoints).
+  // Written in the deletion's own transaction, the last entry of the account's trail.
+  'account_deleted',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -33,6 +33,9 @@ export interface AuditRecord {
   details?: AuditDetails;
 }
 
+/** An entry that could not be written, as the failure listeners hear of it: without an account when the accounts it was for could not be read. */
+export type UnrecordedEntry = Omit<NewAuditEntry, 'accountId'> & { accountId?: number };
+
 export interface AuditPage {
   entries: AuditEntry[];
   nextCursor: string | null;
@@ -58,7 +61,7 @@ export function createAuditService({
   clock: Clock;
   retentionDays: number;
 }) {
-  const failureListeners = new Set<(error: unknown, entry: NewAuditEntry) => void>();
+  const failureListeners = new Set<(error: unknown, entry: UnrecordedEntry) => void>();
   const append = createBatcher<NewAuditEntry, { error?: unknown }>(async (batch) => {
     try {
       await auditRepository.append(batch);
@@ -77,6 +80,19 @@ export function createAuditService({
     const entry = toEntry(input, clock.now().toISOString());
     const { error } = await append(entry);
     if (error !== undefined) throw error;
+  }
+
+  async function recordAfterChange(input: AuditRecord): Promise<void> {
+    try {
+      await record(input);
+    } catch (error) {
+      unrecorded(error, input);
+    }
+  }
+
+  function unrecorded(error: unknown, input: Omit<AuditRecord, 'accountId'> & { accountId?: number }): void {
+    const entry = { ...input, at: clock.now().toISOString(), details: input.details ?? {} };
+    for (const listener of failureListeners) listener(error, entry);
   }
 
   async function prune(): Promise<number> {
@@ -102,17 +118,28 @@ export function createAuditService({
      * so that a failed audit write cannot turn a done change into an error.
      * A failure goes to the onRecordFailed listeners (the server logs it).
      */
-    async recordAfterChange(input: AuditRecord): Promise<void> {
+    recordAfterChange,
+
+    /**
+     * Records an action that concerns several accounts, one entry in each of
+     * the accounts `accountIds` reads (a user's own security events go to
+     * every account the user belongs to: docs/audit.md, "Which account"), as
+     * recordAfterChange does: never rejects. When the accounts cannot be
+     * read, the listeners hear of the entry without an account.
+     */
+    async recordInEachAfterChange(accountIds: () => Promise<readonly number[]>, input: Omit<AuditRecord, 'accountId'>): Promise<void> {
+      let ids: readonly number[];
       try {
-        await record(input);
+        ids = await accountIds();
       } catch (error) {
-        const entry = { ...input, at: clock.now().toISOString(), details: input.details ?? {} };
-        for (const listener of failureListeners) listener(error, entry);
+        unrecorded(error, input);
+        return;
       }
+      await Promise.all(ids.map((accountId) => recordAfterChange({ ...input, accountId })));
     },
 
     /** Calls `listener` whenever recordAfterChange could not write its entry; returns the unsubscribe function. */
-    onRecordFailed(listener: (error: unknown, entry: NewAuditEntry) => void): () => void {
+    onRecordFailed(listener: (error: unknown, entry: UnrecordedEntry) => void): () => void {
       failureListeners.add(listener);
       return () => failureListeners.delete(listener);
     },

@@ -120,6 +120,8 @@ export interface TracingConfig {
   /** Where spans are POSTed (OTLP/HTTP, JSON). */
   readonly tracesUrl: string;
   readonly serviceName: string;
+  /** Which requests are traced: OTEL_TRACES_SAMPLER and, for the ratio samplers, OTEL_TRACES_SAMPLER_ARG. */
+  readonly sampler: { readonly name: EnvironmentValues['tracing']['OTEL_TRACES_SAMPLER']; readonly ratio: number };
 }
 
 /** The OTLP/HTTP default when OTEL_TRACES_EXPORTER=otlp names no endpoint (the specification's). */
@@ -140,7 +142,7 @@ function tracingFrom(tracing: EnvironmentValues['tracing']): TracingConfig | nul
   if (!on) return null;
   // The specification: the signal's endpoint is used as is; the base endpoint gets the signal's path.
   const tracesUrl = tracesEndpoint ?? `${(endpoint ?? DEFAULT_OTLP_ENDPOINT).replace(/\/+$/, '')}/v1/traces`;
-  return { tracesUrl, serviceName: tracing.OTEL_SERVICE_NAME };
+  return { tracesUrl, serviceName: tracing.OTEL_SERVICE_NAME, sampler: { name: tracing.OTEL_TRACES_SAMPLER, ratio: tracing.OTEL_TRACES_SAMPLER_ARG } };
 }
 
 export interface PetsLifecycleConfig {

@@ -9,7 +9,7 @@ import type { RequestLogRecorder } from '../request-logs/request-log-recorder.js
 import { bearerKey, principalInScope } from '../api/http/authentication.js';
 import { clientHasCurrent, strongEtag, validatorHeaders } from '../api/http/conditional-get.js';
 import { SECURITY_HEADER_ENTRIES } from './protection/hardening.js';
-import type { PreRouting } from './http-app.js';
+import type { PreRouting, RootSampling } from './http-app.js';
 import { JSON_CONTENT_TYPE } from './media-types.js';
 import { logRequestCompleted } from './logging.js';
 import { rateLimitHeaderPairs, type RateLimiter } from './protection/rate-limit.js';
@@ -34,6 +34,8 @@ export interface FastLaneOptions {
   open(principal: ApiKeyPrincipal): Promise<InMemoryRepresentation>;
   /** The request logs' buffer when REQUEST_LOGS is on (the lane's requests are logged as the route's are), and how the route reads the client's address. */
   requestLogs?: { recorder: Pick<RequestLogRecorder, 'capture' | 'now'>; clientAddress(req: IncomingMessage): string | undefined };
+  /** While tracing is on: the lane answers only requests that will not be traced (a traced one gets its span in Fastify). */
+  sampling?: RootSampling;
 }
 
 const NO_RATE_LIMIT_HEADERS: readonly string[] = [];
@@ -68,7 +70,7 @@ function mayHaveBody(req: IncomingMessage): boolean {
  * always. So every request is counted, logged and answered once, whichever
  * path answers it.
  */
-export function createFastLane({ url, scope, apiKeys, keyUsage, rateLimiter, logger, open, requestLogs }: FastLaneOptions): PreRouting {
+export function createFastLane({ url, scope, apiKeys, keyUsage, rateLimiter, logger, open, requestLogs, sampling }: FastLaneOptions): PreRouting {
   /** Answers and returns true, or returns false having done nothing. */
   async function answer(
     req: IncomingMessage,
@@ -131,15 +133,27 @@ export function createFastLane({ url, scope, apiKeys, keyUsage, rateLimiter, log
       fastify(req, res);
       return;
     }
+    // While tracing is on, a request to be traced gets its span in Fastify; one that is not may be answered here.
+    const traced = sampling?.decide(req);
+    if (traced === undefined && sampling !== undefined) {
+      fastify(req, res);
+      return;
+    }
+    if (traced === true) {
+      sampling?.carry(true, () => fastify(req, res));
+      return;
+    }
+    // Handed on after all: not traced there either (the decision is not taken twice).
+    const route = sampling === undefined ? fastify : (req: IncomingMessage, res: ServerResponse) => sampling.carry(false, () => fastify(req, res));
     const logsRequests = LOGS_REQUESTS.has(logger.level);
     answer(req, res, answered, logsRequests || requestLogs !== undefined ? performance.now() : undefined, logsRequests).then(
       (done) => {
-        if (!done) fastify(req, res);
+        if (!done) route(req, res);
       },
       () => {
         // Nothing was sent (writing cannot fail before headers are out): the route answers, with the Error record the failure deserves.
         if (res.headersSent) res.destroy();
-        else fastify(req, res);
+        else route(req, res);
       },
     );
   };

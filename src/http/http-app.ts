@@ -45,9 +45,18 @@ export interface HttpAppOptions {
   tracing: HttpTracing | null;
 }
 
-/** What a host needs of @fastify/otel: its plugin, registered before any hook or route. */
+/** What a host needs of tracing: @fastify/otel's plugin, registered before any hook or route, and the root sampling decision (observability/root-sampling.ts). */
 export interface HttpTracing {
   plugin(): FastifyPluginCallback;
+  readonly sampling: RootSampling;
+}
+
+/** Whether a request will be traced, decided once, so that a path in front of Fastify answers only requests that will not be. */
+export interface RootSampling {
+  /** Whether the request starts a sampled trace; undefined when it continues a caller's trace (its sampler decides, in Fastify). */
+  decide(req: IncomingMessage): boolean | undefined;
+  /** Runs `next` (handing the request to Fastify) with the decision carried to the sampler, which then takes it instead of deciding again. */
+  carry(decision: boolean, next: () => void): void;
 }
 
 /**

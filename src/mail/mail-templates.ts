@@ -20,6 +20,8 @@ interface MailContent {
   lead: readonly string[];
   /** The absolute link (mail-links.ts) and what following it does. */
   action: { label: string; url: string };
+  /** A second link, below the first (a reset beside a sign-in). */
+  also?: { label: string; url: string };
   /** After it: how long it works, what to do if this was not you. */
   after: readonly string[];
 }
@@ -39,8 +41,9 @@ function escapeHtml(text: string): string {
  * value is escaped, and the link is also written out for clients that show
  * no link.
  */
-export function composeMail({ kind, to, subject, lead, action, after }: MailContent): MailMessage {
-  const text = `${[...lead, `${action.label}:\n${action.url}`, ...after, `-- \n${SIGNATURE}`].join('\n\n')}\n`;
+export function composeMail({ kind, to, subject, lead, action, also, after }: MailContent): MailMessage {
+  const links = also === undefined ? [action] : [action, also];
+  const text = `${[...lead, ...links.map((link) => `${link.label}:\n${link.url}`), ...after, `-- \n${SIGNATURE}`].join('\n\n')}\n`;
   const paragraph = (words: string) => `<p>${escapeHtml(words)}</p>`;
   const html = [
     '<!doctype html>',
@@ -48,6 +51,7 @@ export function composeMail({ kind, to, subject, lead, action, after }: MailCont
     ...lead.map(paragraph),
     `<p><a href="${escapeHtml(action.url)}">${escapeHtml(action.label)}</a></p>`,
     paragraph(`If the link does not open, copy this address into your browser: ${action.url}`),
+    ...(also === undefined ? [] : [`<p><a href="${escapeHtml(also.url)}">${escapeHtml(also.label)}</a></p>`, paragraph(`Or copy this address: ${also.url}`)]),
     ...after.map(paragraph),
     paragraph(SIGNATURE),
     '</body></html>',
@@ -105,5 +109,35 @@ export function invitationMail({ to, link, storeName, expiresAt, role }: { to: s
     lead: [`You are invited to join ${storeName} on the Store Orders portal${role === undefined ? '' : ` as ${role}`}.`],
     action: { label: 'Accept the invitation', url: link },
     after: [`The link works once, until ${readableInstant(expiresAt)}.`, 'If you do not know this store, ignore this mail.'],
+  });
+}
+
+/**
+ * The mail a sign-up sends to an address no user has: the one-time link that
+ * finishes it. Nothing the visitor typed but the address is in it (the
+ * store name waits on the page the link opens), so sign-up cannot carry
+ * someone's words to a stranger's mailbox.
+ */
+export function signUpConfirmationMail({ to, link, expiresAt }: { to: string; link: string; expiresAt: string }): MailMessage {
+  return composeMail({
+    kind: 'sign-up-confirmation',
+    to,
+    subject: 'Finish creating your Store Orders account',
+    lead: [`Someone signed up for the Store Orders portal with ${to}. Follow the link to finish creating the account; you will be asked for the password you chose.`],
+    action: { label: 'Finish creating your account', url: link },
+    after: [`The link works once, until ${readableInstant(expiresAt)}.`, 'If you did not sign up, ignore this mail: no account is created without it.'],
+  });
+}
+
+/** The mail a sign-up sends to an address that already has a user, instead of a second account: a link to sign in and one to choose a new password. */
+export function accountExistsMail({ to, signInLink, resetLink }: { to: string; signInLink: string; resetLink: string }): MailMessage {
+  return composeMail({
+    kind: 'sign-up-account-exists',
+    to,
+    subject: 'You already have a Store Orders account',
+    lead: [`Someone tried to sign up for the Store Orders portal with ${to}. You already have an account with this address, so no new one was created.`],
+    action: { label: 'Sign in', url: signInLink },
+    also: { label: 'Forgot your password? Choose a new one', url: resetLink },
+    after: ['If this was not you, there is nothing to do: your account is unchanged.'],
   });
 }

@@ -8,14 +8,15 @@ import type * as TraceBase from '@opentelemetry/sdk-trace-base';
 import type * as TraceNode from '@opentelemetry/sdk-trace-node';
 import type * as SemanticConventions from '@opentelemetry/semantic-conventions';
 import type * as FastifyOtel from '@fastify/otel';
-import type { FastifyOtelInstrumentation } from '@fastify/otel';
 import type { FastifyRequest } from 'fastify';
 import type { TracingConfig } from '../config/config.js';
+import type { HttpTracing } from '../http/http-app.js';
+import { createRootSampling } from './root-sampling.js';
 
 /** The process's tracing, when it is on: the hosts' instrumentation, and the flush that ends it. */
 export interface ProcessTracing {
-  /** @fastify/otel, registered by each host before its routes (http/http-app.ts). */
-  readonly http: FastifyOtelInstrumentation;
+  /** @fastify/otel, registered by each host before its routes (http/http-app.ts), and the sampling decision the fast lane asks for. */
+  readonly http: HttpTracing;
   /** Exports the spans still buffered and stops; the process ends after it. */
   shutdown(): Promise<void>;
 }
@@ -45,9 +46,11 @@ function nameServerSpan({ ATTR_HTTP_ROUTE, ATTR_URL_PATH }: typeof SemanticConve
 /**
  * Starts OpenTelemetry tracing: spans batched to the OTLP/HTTP endpoint
  * (JSON), W3C `traceparent` propagation, async context through
- * AsyncLocalStorage, and the `pg` instrumentation. Other OTEL_* variables of
- * the SDK specification (OTEL_EXPORTER_OTLP_HEADERS, OTEL_BSP_*,
- * OTEL_TRACES_SAMPLER, OTEL_RESOURCE_ATTRIBUTES) are read by the SDK itself.
+ * AsyncLocalStorage, and the `pg` instrumentation, sampled as
+ * OTEL_TRACES_SAMPLER says (parent-based, one new trace in ten by default:
+ * root-sampling.ts). Other OTEL_* variables of the SDK specification
+ * (OTEL_EXPORTER_OTLP_HEADERS, OTEL_BSP_*, OTEL_RESOURCE_ATTRIBUTES) are read
+ * by the SDK itself.
  *
  * The instrumentation of `pg` patches the module as Node's `require` loads
  * it (pg is CommonJS: our ESM `import pg` loads it through the CommonJS
@@ -58,12 +61,12 @@ function nameServerSpan({ ATTR_HTTP_ROUTE, ATTR_URL_PATH }: typeof SemanticConve
  * explicitly. Spans with no parent (the dispatcher's polls) are not
  * recorded.
  */
-export function startProcessTracing({ tracesUrl, serviceName }: TracingConfig): ProcessTracing {
+export function startProcessTracing({ tracesUrl, serviceName, sampler: sampling }: TracingConfig): ProcessTracing {
   const { OTLPTraceExporter } = load('@opentelemetry/exporter-trace-otlp-http') as typeof OtlpHttpExporter;
   const { registerInstrumentations } = load('@opentelemetry/instrumentation') as typeof InstrumentationModule;
   const { PgInstrumentation } = load('@opentelemetry/instrumentation-pg') as typeof PgInstrumentationModule;
   const { defaultResource, detectResources, envDetector, resourceFromAttributes } = load('@opentelemetry/resources') as typeof Resources;
-  const { BatchSpanProcessor } = load('@opentelemetry/sdk-trace-base') as typeof TraceBase;
+  const traceBase = load('@opentelemetry/sdk-trace-base') as typeof TraceBase;
   const { NodeTracerProvider } = load('@opentelemetry/sdk-trace-node') as typeof TraceNode;
   const conventions = load('@opentelemetry/semantic-conventions') as typeof SemanticConventions;
   const { ATTR_SERVICE_NAME } = conventions;
@@ -71,9 +74,10 @@ export function startProcessTracing({ tracesUrl, serviceName }: TracingConfig): 
   const resource = defaultResource()
     .merge(detectResources({ detectors: [envDetector] }))
     .merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName }));
-  const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url: tracesUrl }))] });
+  const { sampler, rootSampling } = createRootSampling(sampling, traceBase);
+  const provider = new NodeTracerProvider({ resource, sampler, spanProcessors: [new traceBase.BatchSpanProcessor(new OTLPTraceExporter({ url: tracesUrl }))] });
   provider.register();
   const http = new HttpInstrumentation({ instrumentHooks: false, requestHook: (span, request) => nameServerSpan(conventions, span, request) });
   registerInstrumentations({ tracerProvider: provider, instrumentations: [new PgInstrumentation({ requireParentSpan: true }), http] });
-  return { http, shutdown: () => provider.shutdown() };
+  return { http: { plugin: () => http.plugin(), sampling: rootSampling }, shutdown: () => provider.shutdown() };
 }

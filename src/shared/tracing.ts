@@ -22,11 +22,14 @@ const TRACER_NAME = 'store-orders';
  * The active span's ids for a log line (pino `mixin`), as the OpenTelemetry
  * log data model names them: `trace_id`, `span_id`. Installed only while
  * tracing is on (http/logging.ts), so a line costs nothing more otherwise.
+ * None for a request that was not sampled: there is no trace to find.
  */
 export function activeTraceIds(): { trace_id?: string; span_id?: string } {
   const span = openTelemetry().trace.getActiveSpan();
   if (span === undefined) return {};
-  const { traceId, spanId } = span.spanContext();
+  const { traceId, spanId, traceFlags } = span.spanContext();
+  // The sampled flag (W3C trace-flags bit 0), not isRecording(): the request's last line is written after its span ended.
+  if ((traceFlags & 1) === 0) return {};
   return { trace_id: traceId, span_id: spanId };
 }
 

@@ -10,6 +10,7 @@ import type { SessionsRepository } from '../users/sessions-repository.js';
 import type { TeamRepository } from '../users/team/team-repository.js';
 import type { AttemptThrottleRepository } from '../users/attempt-throttle-repository.js';
 import type { UsersRepository } from '../users/users-repository.js';
+import type { SignUpsRepository } from '../users/sign-up/sign-ups-repository.js';
 import type { AuditRepository } from '../audit/audit-repository.js';
 import type { PasskeysRepository } from '../users/passkeys-repository.js';
 import type { EventsRepository } from '../events/events-repository.js';
@@ -37,6 +38,8 @@ export interface Storage {
   readonly messages: MessagesRepository;
   readonly idempotency: IdempotencyRepository;
   readonly users: UsersRepository;
+  /** Sign-ups pending until the link mailed to their address is followed (written with their mail). */
+  readonly signUps: SignUpsRepository;
   readonly sessions: SessionsRepository;
   /** Memberships (user × account × role) and invitations. */
   readonly team: TeamRepository;

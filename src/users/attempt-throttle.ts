@@ -49,15 +49,12 @@ export function createAttemptThrottle({
     secret.catch(() => (secret = undefined));
     return secret;
   };
+  const keyOf = async (scope: string, value: string) => createHmac('sha256', await loadSecret()).update(`${scope}\n${value}`).digest('hex');
   /** The email's key (when given) and the address's, each with its budget: email first, so a refused email does not cost the address. */
-  const keysOf = async ({ address, email }: Attempter) => {
-    const key = await loadSecret();
-    const hash = (scope: string, value: string) => createHmac('sha256', key).update(`${scope}\n${value}`).digest('hex');
-    return {
-      email: email === undefined ? undefined : { key: hash('email', email), limit: limits.perEmail },
-      address: { key: hash('address', address), limit: limits.perAddress },
-    };
-  };
+  const keysOf = async ({ address, email }: Attempter) => ({
+    email: email === undefined ? undefined : { key: await keyOf('email', email), limit: limits.perEmail },
+    address: { key: await keyOf('address', address), limit: limits.perAddress },
+  });
   const listOf = ({ email, address }: Awaited<ReturnType<typeof keysOf>>) => (email === undefined ? [address] : [email, address]);
   let nextPruneAt = 0;
 
@@ -88,6 +85,19 @@ export function createAttemptThrottle({
         taken.push(key);
       }
       return { allowed: true };
+    },
+
+    /**
+     * Counts one use of a budget of its own, apart from the attempts above:
+     * `scope` names it (never `email` or `address`, so its keys never meet
+     * theirs), `value` is what it is counted per (e.g. an address sign-up
+     * mails, sign-up-service.ts). The same atomic windows in the database,
+     * the same keyed hash. false, counting nothing, while it is spent.
+     */
+    async spend(scope: string, value: string, { limit, windowMs }: { limit: number; windowMs: number }): Promise<boolean> {
+      const now = clock.now().getTime();
+      const at = new Date(now).toISOString();
+      return (await repository.take(await keyOf(scope, value), { limit, at, windowEndsAt: new Date(now + windowMs).toISOString() })).taken;
     },
 
     /**

@@ -35,8 +35,10 @@ export async function prepareVerification(
 
 /**
  * Email verification and change of email (docs/portal.md, "Email
- * verification"): a sign-up queues a link (users-service.ts, through
- * prepareVerification); until it is followed the user may ask for another;
+ * verification"): a sign-up with an invitation queues a link
+ * (users-service.ts, through prepareVerification; a store's owner is
+ * verified by following their sign-up's link, sign-up/sign-up-service.ts);
+ * until it is followed the user may ask for another;
  * with PORTAL_REQUIRE_VERIFIED_EMAIL (`required`) an unverified user may
  * not create API keys. A change of email needs the current password, mails
  * the link to the new address (the change happens only when it is

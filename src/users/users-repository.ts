@@ -1,5 +1,6 @@
 import type { NewMail } from '../mail/mail-repository.js';
 import type { MemberRole } from './team/member-roles.js';
+import type { Invitation } from './team/team-repository.js';
 
 /**
  * A person who signs in to the portal. They may belong to several accounts
@@ -59,6 +60,9 @@ export interface NewOneTimeToken {
   expiresAt: string;
 }
 
+/** A user an invitation brings: the account they join and their role there are the invitation's. */
+export type InvitedUser = Omit<NewUser, 'accountId' | 'role'>;
+
 /** The link a sign-up queues: a `verify-email` token of the new user (whose id storage fills in) and the mail that carries it. */
 export interface SignUpVerification {
   hash: string;
@@ -94,6 +98,17 @@ export interface UsersRepository {
    * the new user's address) and its mail are too.
    */
   create(user: NewUser, verification?: SignUpVerification): Promise<User | 'email_taken'>;
+  /**
+   * A sign-up with an invitation, in one transaction: uses the invitation
+   * whose token has this hash (pending at `now`) and creates the user as a
+   * member of its account with its role (with `verification`, as create
+   * does), the invitation recording who accepted it. Nothing is written
+   * unless both are: `invitation_invalid` when it is not pending (used,
+   * revoked, expired, unknown), `email_taken` when a user has the email
+   * (the invitation stays pending, for its rightful user). Of two
+   * concurrent uses of one invitation, at most one creates a user.
+   */
+  createInvited(invitationTokenHash: string, now: string, user: InvitedUser, verification?: SignUpVerification): Promise<{ user: User; invitation: Invitation } | 'email_taken' | 'invitation_invalid'>;
   findByEmail(email: string): Promise<UserWithPassword | undefined>;
   findById(id: number): Promise<UserWithPassword | undefined>;
   /** Every user, by id. */

@@ -1,9 +1,8 @@
-import { ACCOUNT_NAME_MAX, type AccountsService } from '../accounts/accounts-service.js';
+import type { AccountsService } from '../accounts/accounts-service.js';
 import { portalLink } from '../mail/mail-links.js';
 import type { MailService } from '../mail/mail-service.js';
 import { passwordResetMail } from '../mail/mail-templates.js';
 import type { Clock } from '../shared/clock.js';
-import { textProblem } from '../shared/user-text.js';
 import { prepareVerification } from './email-verification.js';
 import { emailProblem, normaliseEmail, type Refusal } from './user-input.js';
 import { createDummyHash, hashPassword, passwordProblem, verifyPassword, type PasswordOwner } from './passwords.js';
@@ -27,13 +26,13 @@ const RESET_REQUEST_MIN_MS = 150;
 const NOBODY = 'nobody@invalid';
 
 /**
- * Sign-up refuses an email that is taken with the same words it uses for an
- * invitation that is no longer valid: without mail delivery a sign-up cannot
- * hide that an email exists (a second attempt would succeed if it did not),
- * so the answer stays generic, costs the same Argon2 hash, and is throttled
- * like a sign-in (docs/portal.md, "Enumeration").
+ * An invitation's sign-up with an address that already has a user: a
+ * generic answer, after the same Argon2 hash, throttled like a sign-in.
+ * Unlike the sign-up form (sign-up/sign-up-service.ts), which answers every
+ * address alike, it does tell that the address is taken, but only to the
+ * holder of a valid invitation link (docs/portal.md, "Enumeration").
  */
-const SIGN_UP_REFUSED = 'An account could not be created with these details. If you already have one, sign in.';
+const EMAIL_TAKEN: Refusal = { ok: false, field: 'form', message: 'An account could not be created with these details. If you already have one, sign in.' };
 const RESET_INVALID: Refusal = { ok: false, field: 'form', message: 'This reset link is not valid any more; ask for a new one.' };
 const PASSKEY_REQUIRED: Refusal = { ok: false, field: 'passkey', message: 'Confirm the reset with one of your passkeys.' };
 const INVITATION_INVALID: Refusal = { ok: false, field: 'form', message: 'This invitation link is not valid any more; ask for a new one.' };
@@ -50,8 +49,8 @@ export function createUsersService({
 }: {
   usersRepository: UsersRepository;
   passkeysRepository: Pick<PasskeysRepository, 'listByUser'>;
-  /** Invitations: a sign-up with one joins its account with its role. */
-  teamRepository: Pick<TeamRepository, 'peekInvitation' | 'acceptInvitation'>;
+  /** Invitations: a new user who accepts one joins its account with its role. */
+  teamRepository: Pick<TeamRepository, 'peekInvitation'>;
   accounts: AccountsService;
   mail: Pick<MailService, 'prepare'>;
   sessions: SessionsService;
@@ -65,44 +64,33 @@ export function createUsersService({
     signUpPolicy,
 
     /**
-     * Creates a user and, unless an invitation names one, their account (the
-     * store), of which they are the owner; with an invitation, a member of
-     * its account with its role (an invitation mailed to an address is for
-     * that address only). The password is hashed before anything is looked
-     * up, so every outcome costs one Argon2 hash. A link to verify the
-     * address (to `/verify-email` on `origin`) is queued in the user's own
-     * transaction.
+     * A sign-up with an invitation (`/sign-up?invite=`): creates the user as
+     * a member of the invitation's account with its role, the invitation
+     * used in the user's own transaction, together with a link to verify the
+     * address (to `/verify-email` on `origin`). An invitation mailed to an
+     * address is for that address only. The password is hashed before the
+     * address is looked up, so a taken one costs the same Argon2 hash. (A
+     * store and its owner come only from the sign-up service, once its
+     * mailed link is followed: sign-up/sign-up-service.ts.)
      */
-    async signUp(input: { email: string; password: string; storeName: string; inviteToken?: string; origin: string }): Promise<{ ok: true; user: User } | Refusal> {
+    async acceptInvitationAsNewUser(input: { email: string; password: string; inviteToken: string; origin: string }): Promise<{ ok: true; user: User } | Refusal> {
       const email = normaliseEmail(input.email);
       const badEmail = emailProblem(email);
       if (badEmail !== undefined) return { ok: false, field: 'email', message: badEmail };
-      const invited = input.inviteToken !== undefined && input.inviteToken !== '';
-      if (!invited && signUpPolicy === 'closed') return { ok: false, field: 'form', message: 'Sign-up is by invitation only; ask your operator for a link.' };
-      const storeName = input.storeName.trim();
-      const badStoreName = invited ? undefined : textProblem('Store name', storeName, { min: 1, max: ACCOUNT_NAME_MAX });
-      if (badStoreName !== undefined) return { ok: false, field: 'storeName', message: badStoreName };
-      // An invitation joins a store that already has a name: the password must not be that one either.
-      const joins = invited ? await peekInvite(input.inviteToken ?? '') : undefined;
-      if (invited && joins === undefined) return INVITATION_INVALID;
-      if (joins?.email !== undefined && joins.email !== email) return { ok: false, field: 'email', message: `This invitation was sent to ${joins.email}: sign up with that address.` };
-      const badPassword = await passwordProblem(input.password, { email, storeName: joins === undefined ? storeName : (await accounts.requireAccount(joins.accountId)).name });
+      const joins = await peekInvite(input.inviteToken);
+      if (joins === undefined) return INVITATION_INVALID;
+      if (joins.email !== undefined && joins.email !== email) return { ok: false, field: 'email', message: `This invitation was sent to ${joins.email}: sign up with that address.` };
+      // The store already has a name: the password must not be that one either.
+      const badPassword = await passwordProblem(input.password, { email, storeName: (await accounts.requireAccount(joins.accountId)).name });
       if (badPassword !== undefined) return { ok: false, field: 'password', message: badPassword };
       const passwordHash = await hashPassword(input.password);
-      if ((await usersRepository.findByEmail(email)) !== undefined) return { ok: false, field: 'form', message: SIGN_UP_REFUSED };
-      let membership: Pick<Invitation, 'accountId' | 'role'>;
-      if (invited) {
-        const accepted = await teamRepository.acceptInvitation(tokenHash(input.inviteToken ?? ''), nowIso());
-        if (accepted === undefined || accepted === 'already_member') return INVITATION_INVALID;
-        membership = accepted;
-      } else {
-        membership = { accountId: (await accounts.createAccount({ name: storeName })).id, role: 'owner' };
-      }
-      const { accountId, role } = membership;
-      const verification = await prepareVerification({ mail, clock }, { to: email, accountId, origin: input.origin });
-      const user = await usersRepository.create({ accountId, role, email, passwordHash, createdAt: nowIso() }, verification);
-      if (user === 'email_taken') return { ok: false, field: 'form', message: SIGN_UP_REFUSED };
-      return { ok: true, user };
+      if ((await usersRepository.findByEmail(email)) !== undefined) return EMAIL_TAKEN;
+      // The link is used in the user's own transaction: a sign-up that fails (the email taken meanwhile) leaves it usable.
+      const verification = await prepareVerification({ mail, clock }, { to: email, accountId: joins.accountId, origin: input.origin });
+      const created = await usersRepository.createInvited(tokenHash(input.inviteToken), nowIso(), { email, passwordHash, createdAt: nowIso() }, verification);
+      if (created === 'invitation_invalid') return INVITATION_INVALID;
+      if (created === 'email_taken') return EMAIL_TAKEN;
+      return { ok: true, user: created.user };
     },
 
     /**

@@ -47,5 +47,23 @@ for (const backend of storageBackends()) {
       await services.audit.recordAfterChange({ accountId: 424242, action: 'order_shipped', actor: { kind: 'operator' } });
       assert.equal(heard.length, 1);
     });
+
+    test('when an action concerns several accounts, then each gets one entry; when the accounts cannot be read, it resolves anyway and the listeners hear of the entry without an account', async (t) => {
+      const { storage } = await backend.freshDatabase(t);
+      const services = testServices(storage);
+      const a = await services.accounts.createAccount({ name: 'A' });
+      const b = await services.accounts.createAccount({ name: 'B' });
+      const input = { action: 'authn_password_change', actor: { kind: 'user', id: 7 }, details: { reason: 'reset' } } as const;
+      await services.audit.recordInEachAfterChange(async () => [a.id, b.id], input);
+      for (const accountId of [a.id, b.id]) {
+        assert.deepEqual((await services.audit.list(accountId)).entries.map((entry) => [entry.action, entry.actor, entry.details]), [[input.action, input.actor, input.details]]);
+      }
+      const heard: unknown[] = [];
+      services.audit.onRecordFailed((error, entry) => heard.push([(error as Error).message, entry.action, entry.accountId]));
+      await services.audit.recordInEachAfterChange(() => Promise.reject(new Error('the database went away')), input);
+      assert.deepEqual(heard, [['the database went away', 'authn_password_change', undefined]]);
+      await services.audit.recordInEachAfterChange(async () => [], input);
+      assert.equal((await services.audit.list(a.id)).entries.length, 1, 'no account, no entry');
+    });
   });
 }

@@ -13,7 +13,7 @@ interface EventJson {
 }
 
 describe('operator CLI: audit list', () => {
-  test('when the operator creates, rolls and revokes keys and ships an order, then audit list shows each, newest first, by the operator', async (t) => {
+  test('when the operator creates, rolls and revokes keys, creates and ships an order, then audit list shows each, newest first, by the operator', async (t) => {
     const cli = cliOn(t);
     assert.equal((await cli.run('accounts', 'create', '--name', 'Audited Pets')).code, 0);
     const created = json((await cli.run('keys', 'create', '--account', '1', '--name', 'checkout', '--scopes', 'orders:read', '--json')).stdout);
@@ -32,21 +32,22 @@ describe('operator CLI: audit list', () => {
       page.data.map(({ action, actor, address, target }) => ({ action, actor, address, target })),
       [
         { action: 'order_shipped', actor: { kind: 'operator' }, address: undefined, target: { kind: 'order', id: '9007199254740993' } },
+        { action: 'order_created', actor: { kind: 'operator' }, address: undefined, target: { kind: 'order', id: '9007199254740993' } },
         { action: 'authn_token_revoked', actor: { kind: 'operator' }, address: undefined, target: { kind: 'api_key', id: String(rolled.id) } },
         { action: 'authn_token_rolled', actor: { kind: 'operator' }, address: undefined, target: { kind: 'api_key', id: String(created.id) } },
         { action: 'authn_token_created', actor: { kind: 'operator' }, address: undefined, target: { kind: 'api_key', id: String(created.id) } },
       ],
     );
-    assert.deepEqual(page.data[3]?.details, { name: 'checkout', scopes: 'orders:read' });
-    assert.equal(page.data[2]?.details.newKeyId, rolled.id);
+    assert.deepEqual(page.data[4]?.details, { name: 'checkout', scopes: 'orders:read' });
+    assert.equal(page.data[3]?.details.newKeyId, rolled.id);
     // The secrets never reach the trail.
     assert.ok(!listed.stdout.includes(String(created.key)) && !listed.stdout.includes(String(rolled.key)));
 
     const human = await cli.run('audit', 'list', '--account', '1');
     const lines = human.stdout.trimEnd().split('\n');
-    assert.equal(lines.length, 4);
+    assert.equal(lines.length, 5);
     assert.match(lines[0] ?? '', /^\d{4}-\d\d-\d\dT[\d:.]+Z\torder_shipped\toperator\t-\torder 9007199254740993$/);
-    assert.match(lines[3] ?? '', /\tauthn_token_created\toperator\t-\tapi_key 1\tname="checkout" scopes="orders:read"$/);
+    assert.match(lines[4] ?? '', /\tauthn_token_created\toperator\t-\tapi_key 1\tname="checkout" scopes="orders:read"$/);
   });
 
   test('when --limit is smaller than the trail, then a page and the command for the next, which continues where it stopped', async (t) => {

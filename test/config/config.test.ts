@@ -158,11 +158,21 @@ describe('configuration: tracing (the OpenTelemetry variables)', () => {
   });
 
   test('when OTEL_EXPORTER_OTLP_ENDPOINT is set, then spans go to its /v1/traces, named by OTEL_SERVICE_NAME', () => {
-    assert.deepEqual(tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }), { tracesUrl: 'http://collector:4318/v1/traces', serviceName: 'store-orders' });
+    const sampler = { name: 'parentbased_traceidratio', ratio: 0.1 };
+    assert.deepEqual(tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }), { tracesUrl: 'http://collector:4318/v1/traces', serviceName: 'store-orders', sampler });
     assert.deepEqual(tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://c.example/otlp', OTEL_SERVICE_NAME: 'shop' }), {
       tracesUrl: 'https://c.example/otlp/v1/traces',
       serviceName: 'shop',
+      sampler,
     });
+  });
+
+  test('when OTEL_TRACES_SAMPLER and its argument are set, then they choose the sampler; a name or share outside the specification is refused', () => {
+    assert.deepEqual(tracing({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_TRACES_SAMPLER: 'parentbased_always_on' })?.sampler, { name: 'parentbased_always_on', ratio: 0.1 });
+    assert.deepEqual(tracing({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.25' })?.sampler, { name: 'traceidratio', ratio: 0.25 });
+    for (const env of [{ OTEL_TRACES_SAMPLER: 'jaeger_remote' }, { OTEL_TRACES_SAMPLER_ARG: '1.5' }]) {
+      assert.throws(() => loadConfig({ OTEL_TRACES_EXPORTER: 'otlp', ...env }), (error: unknown) => error instanceof ConfigError && error.problems[0]?.startsWith(Object.keys(env)[0] ?? '') === true);
+    }
   });
 
   test('when OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set, then it is used as is; OTEL_TRACES_EXPORTER=otlp alone uses the default endpoint', () => {

@@ -1,6 +1,7 @@
 /**
  * The whole portal journey in a real browser (chromium through
- * playwright-core), on every backend: sign up, create a key, use it over
+ * playwright-core), on every backend: sign up (the link from the
+ * Development mailbox), create a key, use it over
  * HTTP on the store host, cancel and ship orders, roll and revoke, register
  * a passkey, sign out, sign in with the password and with the passkey; axe
  * on every page on the way.
@@ -9,7 +10,7 @@ import assert from 'node:assert/strict';
 import { API_KEY_SCOPES } from '../../src/api-keys/api-key-scopes.js';
 import { describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { addVirtualAuthenticator, assertAccessible, browserSkip, startBrowserPortal } from '../support/browser.js';
+import { addVirtualAuthenticator, assertAccessible, browserSkip, signUp, startBrowserPortal } from '../support/browser.js';
 import { TEST_PASSWORD } from '../support/portal.js';
 import { storageBackends } from '../support/storage.js';
 
@@ -74,6 +75,15 @@ for (const backend of storageBackends()) {
       await page.getByLabel('Email').fill(email);
       await page.getByLabel('Password').fill(TEST_PASSWORD);
       await page.getByLabel('Store name').fill('Main Street Pets');
+      await page.getByRole('button', { name: 'Create account' }).click();
+      // Check your email: the link waits in the Development mailbox (no SMTP_URL); it asks for the password again.
+      await page.getByRole('heading', { name: 'Check your email to continue' }).waitFor();
+      await assertAccessible(page, 'check your email');
+      await page.getByRole('link', { name: 'Development mailbox' }).click();
+      await assertAccessible(page, '/dev/sign-up-mail');
+      await page.getByRole('link', { name: /\/sign-up\/confirm\?token=/ }).click();
+      await assertAccessible(page, '/sign-up/confirm');
+      await page.getByLabel('Password').fill(TEST_PASSWORD);
       await page.getByRole('button', { name: 'Create account' }).click();
       await page.waitForURL(`${portalUrl}/`);
       await assertAccessible(page, '/');
@@ -165,12 +175,7 @@ for (const backend of storageBackends()) {
       await addVirtualAuthenticator(page);
       // A passkey of another site with the same RP ID (another portal on localhost) is unknown here.
       const other = await startBrowserPortal(t, backend);
-      await page.goto(`${other.origin}/sign-up`);
-      await page.getByLabel('Email').fill('someone@example.com');
-      await page.getByLabel('Password').fill(TEST_PASSWORD);
-      await page.getByLabel('Store name').fill('Elsewhere');
-      await page.getByRole('button', { name: 'Create account' }).click();
-      await page.waitForURL(`${other.origin}/`);
+      await signUp(page, other.origin, 'someone@example.com', 'Elsewhere');
       await page.goto(`${other.origin}/settings`);
       await registerPasskey(page, other.origin);
 

@@ -14,7 +14,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { createMailEngine } from '../../src/background-work.js';
 import { buildTestStoreApp, testOutages } from './app.js';
 import { capturingLogger } from './logs.js';
-import { createTestPortal, TEST_PASSWORD, type TestPortal } from './portal.js';
+import { createTestPortal, pendingSignUp, TEST_PASSWORD, type TestPortal } from './portal.js';
 import { startSmtpServer, type TestSmtpServer } from './smtp.js';
 import type { TestBackend } from './storage.js';
 
@@ -51,6 +51,9 @@ export interface BrowserPortal {
   newPage(options?: { viewport?: { width: number; height: number }; javaScriptEnabled?: boolean }): Promise<Page>;
 }
 
+/** The portals startBrowserPortal runs, by origin: signUp(page, origin, …) writes its pending sign-up to that portal's storage. */
+const portalsByOrigin = new Map<string, TestPortal>();
+
 /** The store host and the portal listening on free ports over one fresh database of `backend`, and a browser. */
 export async function startBrowserPortal(t: TestContext, backend: TestBackend, { env = {} }: { env?: Record<string, string> } = {}): Promise<BrowserPortal> {
   let apiOrigin = '';
@@ -62,10 +65,13 @@ export async function startBrowserPortal(t: TestContext, backend: TestBackend, {
   const address = portal.app.server.address();
   if (address === null || typeof address === 'string') throw new Error('the portal is not listening on a port');
   const browser = await launchChromium(t);
+  const origin = `http://localhost:${address.port}`;
+  portalsByOrigin.set(origin, portal);
+  t.after(() => portalsByOrigin.delete(origin));
   return {
     portal,
     store,
-    origin: `http://localhost:${address.port}`,
+    origin,
     apiOrigin,
     browser,
     async newPage(options = {}) {
@@ -76,12 +82,38 @@ export async function startBrowserPortal(t: TestContext, backend: TestBackend, {
   };
 }
 
-/** Signs up through the form, as a person would, and lands on the account page. */
+/**
+ * A new user and their store, signed in on `page`: a pending sign-up written
+ * as the form leaves it (pendingSignUp: the form is tested by
+ * signUpThroughMailbox's tests), finished on its link's page as a person
+ * does (the password, **Create account**); lands on the account page.
+ */
 export async function signUp(page: Page, origin: string, email: string, store: string): Promise<void> {
+  const portal = portalsByOrigin.get(origin);
+  if (portal === undefined) throw new Error(`no portal started by startBrowserPortal at ${origin}`);
+  const token = await pendingSignUp(portal, { email, storeName: store, origin });
+  await page.goto(`${origin}/sign-up/confirm?token=${token}`);
+  await page.getByLabel('Password').fill(TEST_PASSWORD);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.waitForURL(`${origin}/`);
+}
+
+/**
+ * Signs up as the README's walkthrough says, on a portal without SMTP_URL:
+ * the form, "Check your email to continue", the mail in the Development
+ * mailbox, its link, the password again, **Create account**; lands on the
+ * account page.
+ */
+export async function signUpThroughMailbox(page: Page, origin: string, email: string, store: string): Promise<void> {
   await page.goto(`${origin}/sign-up`);
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(TEST_PASSWORD);
   await page.getByLabel('Store name').fill(store);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.getByRole('heading', { name: 'Check your email to continue' }).waitFor();
+  await page.getByRole('link', { name: 'Development mailbox' }).click();
+  await page.getByRole('link', { name: /\/sign-up\/confirm\?token=/ }).click();
+  await page.getByLabel('Password').fill(TEST_PASSWORD);
   await page.getByRole('button', { name: 'Create account' }).click();
   await page.waitForURL(`${origin}/`);
 }

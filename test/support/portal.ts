@@ -16,6 +16,7 @@ import { createMetricsRegistry } from '../../src/observability/metrics-registry.
 import { createSignInMetrics } from '../../src/hosts/portal/portal-metrics.js';
 import type { Registry } from 'prom-client';
 import type { Services } from '../../src/services.js';
+import type { Clock } from '../../src/shared/clock.js';
 import { openStorage } from '../../src/storage/open-storage.js';
 import type { Storage } from '../../src/storage/storage.js';
 import { testOutages } from './app.js';
@@ -23,6 +24,13 @@ import { testConfig, testServices } from './container.js';
 import { capturingLogger } from './logs.js';
 import { manualClock } from './quickstart.js';
 import type { TestBackend } from './storage.js';
+import { portalLink } from '../../src/mail/mail-links.js';
+import { signUpConfirmationMail } from '../../src/mail/mail-templates.js';
+import { hashPassword } from '../../src/users/passwords.js';
+import { newSecretToken, tokenHash } from '../../src/users/secret-tokens.js';
+import { SIGN_UP_VALID_MS } from '../../src/users/sign-up/sign-up-service.js';
+import { normaliseEmail } from '../../src/users/user-input.js';
+import type { User } from '../../src/users/users-repository.js';
 
 /** The origin test portals are configured with (PORTAL_PUBLIC_URL), so that inject requests can carry it. */
 export const TEST_PORTAL_ORIGIN = 'http://portal.test';
@@ -182,13 +190,71 @@ export class PortalClient {
   }
 }
 
-/** Signs up through the form and returns the client, signed in. */
-export async function signUp(
-  portal: Pick<TestPortal, 'client'>,
+/** The Argon2id hash of each password the helpers sign up with, made once per process: hashing is a sign-up's slow part. */
+const passwordHashes = new Map<string, Promise<string>>();
+
+/**
+ * A sign-up as the form leaves it for an address nobody has: pending, its
+ * password hashed, its mail (with the link to `origin`) queued, written by
+ * the same storage call the sign-up service makes; the token of its link.
+ * For tests about what comes after the form (the form itself is tested in
+ * portal-sign-in.test.ts and sign-up-pages.test.ts), so they skip its
+ * Argon2 hash and its minimum time.
+ */
+export async function pendingSignUp(
+  portal: { storage: Storage; services: Services; clock: Clock },
+  { email, password = TEST_PASSWORD, storeName = 'Main Street Pets', origin }: { email: string; password?: string; storeName?: string; origin: string },
+): Promise<string> {
+  const token = newSecretToken();
+  const now = portal.clock.now();
+  const expiresAt = new Date(now.getTime() + SIGN_UP_VALID_MS).toISOString();
+  const to = normaliseEmail(email);
+  const mail = await portal.services.mail.prepare(signUpConfirmationMail({ to, link: portalLink(origin, '/sign-up/confirm', { token }), expiresAt }));
+  let passwordHash = passwordHashes.get(password);
+  if (passwordHash === undefined) passwordHashes.set(password, (passwordHash = hashPassword(password)));
+  await portal.storage.signUps.start({ tokenHash: tokenHash(token), email: to, passwordHash: await passwordHash, storeName: storeName.trim(), createdAt: now.toISOString(), expiresAt }, mail);
+  return token;
+}
+
+/**
+ * A new user and their store as following a sign-up's link makes them: a
+ * pending sign-up (pendingSignUp) completed by the sign-up service, as the
+ * `/sign-up/confirm` page does, the owner's address verified. For service
+ * and storage tests, which have no portal; `clock` must be the services'.
+ */
+export async function signedUpOwner(
+  h: { storage: Storage; services: Services; clock: Clock },
   { email = `owner-${Math.random().toString(36).slice(2)}@example.com`, password = TEST_PASSWORD, storeName = 'Main Street Pets' } = {},
+): Promise<User> {
+  const token = await pendingSignUp(h, { email, password, storeName, origin: TEST_PORTAL_ORIGIN });
+  const completed = await h.services.signUp.complete({ token, password });
+  if (!completed.ok) throw new Error(`sign-up failed: ${completed.reason}`);
+  return completed.user;
+}
+
+/**
+ * A new user and their store, signed in: a pending sign-up (pendingSignUp)
+ * finished through its link's page, as the person who opens the mail does
+ * (`response`: the answer that signed them in). The owner's address is
+ * verified, since following the link proved it; `verified: false` makes
+ * them instead the owner a fresh store's operator invitation brings in
+ * through the sign-up form (the one way an owner's address is still
+ * unverified: a verification mail is queued).
+ */
+export async function signUp(
+  portal: Pick<TestPortal, 'client' | 'storage' | 'services' | 'clock'>,
+  { email = `owner-${Math.random().toString(36).slice(2)}@example.com`, password = TEST_PASSWORD, storeName = 'Main Street Pets', verified = true } = {},
 ): Promise<{ client: PortalClient; email: string; password: string; response: LightMyRequestResponse }> {
   const client = portal.client();
-  const response = await client.post('/sign-up', { email, password, storeName }, {}, '/sign-up');
+  let response: LightMyRequestResponse;
+  if (verified) {
+    const token = await pendingSignUp(portal, { email, password, storeName, origin: client.origin });
+    response = await client.post('/sign-up/confirm', { token, password }, {}, `/sign-up/confirm?token=${token}`);
+  } else {
+    const account = await portal.services.accounts.createAccount({ name: storeName });
+    const { token } = await portal.services.team.inviteByOperator(account.id, 'owner');
+    response = await client.post('/sign-up', { email, password, invite: token }, {}, `/sign-up?invite=${token}`);
+  }
   if (response.statusCode !== 303) throw new Error(`sign-up failed: ${response.statusCode} ${response.body}`);
   return { client, email, password, response };
 }

@@ -156,6 +156,8 @@ describe('tracing (OpenTelemetry)', () => {
       MESSAGES_WEBHOOK_URL: webhook.url,
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
       OTEL_BSP_SCHEDULE_DELAY: '50',
+      // A delivery starts its own trace: every one is sampled here, not one in ten.
+      OTEL_TRACES_SAMPLER: 'parentbased_always_on',
     });
     assert.ok(server.quickstartUrl);
     const queued = await fetch(`${server.quickstartUrl}/messages`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ message: 'hello' }) });
@@ -186,6 +188,8 @@ describe('tracing (OpenTelemetry)', () => {
       WEBHOOK_POLL_INTERVAL_MS: '50',
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
       OTEL_BSP_SCHEDULE_DELAY: '50',
+      // A delivery starts its own trace: every one is sampled here, not one in ten.
+      OTEL_TRACES_SAMPLER: 'parentbased_always_on',
     });
     const json = { ...auth, 'content-type': 'application/json' };
     const created = await fetch(`${server.baseUrl}/v2/webhook-endpoints`, { method: 'POST', headers: json, body: JSON.stringify({ url: webhook.url, eventTypes: ['order.cancelled'] }) });
@@ -199,6 +203,44 @@ describe('tracing (OpenTelemetry)', () => {
     await waitFor(() => receiver.spans.some((span) => span.name === 'webhook delivery'), 'the delivery span');
     const span = receiver.spans.find((s) => s.name === 'webhook delivery');
     assert.deepEqual([span?.traceId, span?.spanId], [match[1], match[2]]);
+  });
+
+  test('when listings arrive with the ratio sampler at 0.5, then about half start a trace, every one with a sampled traceparent is traced and none with an unsampled one', async (t) => {
+    const receiver = await startReceiver(t);
+    const backend = httpBackends()[0];
+    assert.ok(backend);
+    const { config, storage } = await backend.freshDatabase(t);
+    const { auth } = await createTenant(testServices(storage), 'Sampled');
+    const server = await startServer(t, {
+      DATABASE_URL: databaseUrlOf(config),
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_BSP_SCHEDULE_DELAY: '50',
+      OTEL_TRACES_SAMPLER_ARG: '0.5',
+      RATE_LIMIT_REQUESTS: '0',
+    });
+    const list = async (traceparent?: string) => {
+      const reply = await fetch(`${server.baseUrl}/v1/store/orders`, { headers: { ...auth, ...(traceparent === undefined ? {} : { traceparent }) } });
+      assert.equal(reply.status, 200);
+      await reply.arrayBuffer();
+    };
+    // The first request fills the listing cache; the rest may be answered in front of Fastify (the fast lane).
+    for (let i = 0; i < 200; i++) await list();
+    const sampled = Array.from({ length: 20 }, () => hex(16));
+    const unsampled = Array.from({ length: 20 }, () => hex(16));
+    for (const traceId of sampled) await list(`00-${traceId}-${hex(8)}-01`);
+    for (const traceId of unsampled) await list(`00-${traceId}-${hex(8)}-00`);
+    const listings = () => receiver.spans.filter((span) => span.kind === SERVER_KIND && attribute(span, 'http.route') === '/v1/store/orders');
+    await waitFor(() => sampled.every((traceId) => listings().some((span) => span.traceId === traceId)), 'the sampled callers\' spans');
+    await sleep(300);
+    const traced = new Set(listings().map((span) => span.traceId));
+    assert.equal(traced.size, listings().length, 'one server span per traced request');
+    assert.ok(unsampled.every((traceId) => !traced.has(traceId)), 'a caller that did not sample is not traced');
+    // 200 fair coins: 100 expected, 7 standard deviations either side allowed.
+    const started = traced.size - sampled.length;
+    assert.ok(started >= 50 && started <= 150, `${started} of 200 new traces sampled at 0.5`);
+    // The log line of a traced request carries its trace id; the others carry none.
+    const lines = server.stdout().split('\n').filter((line) => line.includes('"request completed"'));
+    assert.equal(lines.filter((line) => line.includes('trace_id')).length, traced.size);
   });
 
   test('when no OTEL variable is set, then log lines carry no trace id', async (t) => {

@@ -5,7 +5,7 @@ import type { Services } from '../../src/services.js';
 import type { MemberRole } from '../../src/users/team/member-roles.js';
 import type { TeamActor } from '../../src/users/team/team-service.js';
 import { testConfig, testServices } from '../support/container.js';
-import { TEST_PASSWORD } from '../support/portal.js';
+import { signedUpOwner, TEST_PASSWORD } from '../support/portal.js';
 import { manualClock } from '../support/quickstart.js';
 import { httpBackends } from '../support/storage.js';
 
@@ -18,10 +18,9 @@ for (const backend of httpBackends()) {
       const { storage } = await backend.freshDatabase(t);
       const clock = manualClock();
       const services = testServices(storage, { config: testConfig({ PORTAL_PUBLIC_URL: ORIGIN }), clock });
-      const created = await services.users.signUp({ email: 'owner@example.com', password: TEST_PASSWORD, storeName: 'Main Street Pets', origin: ORIGIN });
-      assert.ok(created.ok);
-      const owner = actor(created.user.id, created.user.accountId, 'owner');
-      return { storage, services, clock, owner, accountId: created.user.accountId };
+      const created = await signedUpOwner({ storage, services, clock }, { email: 'owner@example.com', storeName: 'Main Street Pets' });
+      const owner = actor(created.id, created.accountId, 'owner');
+      return { storage, services, clock, owner, accountId: created.accountId };
     }
 
     const actor = (userId: number, accountId: number, role: MemberRole): TeamActor => ({ userId, accountId, role, audit: { actor: { kind: 'user', id: userId }, address: '192.0.2.1' } });
@@ -38,7 +37,7 @@ for (const backend of httpBackends()) {
 
     /** Signs up `email` with an invitation; the new user. */
     async function join(services: Services, email: string, token: string) {
-      const joined = await services.users.signUp({ email, password: TEST_PASSWORD, storeName: '', inviteToken: token, origin: ORIGIN });
+      const joined = await services.users.acceptInvitationAsNewUser({ email, password: TEST_PASSWORD, inviteToken: token, origin: ORIGIN });
       assert.ok(joined.ok, JSON.stringify(joined));
       return joined.user;
     }
@@ -52,12 +51,12 @@ for (const backend of httpBackends()) {
       const token = await invitationToken(services, 'dev@example.com');
       assert.deepEqual((await services.team.list(accountId)).invitations.map((invitation) => invitation.email), ['dev@example.com']);
 
-      const wrong = await services.users.signUp({ email: 'other@example.com', password: TEST_PASSWORD, storeName: '', inviteToken: token, origin: ORIGIN });
+      const wrong = await services.users.acceptInvitationAsNewUser({ email: 'other@example.com', password: TEST_PASSWORD, inviteToken: token, origin: ORIGIN });
       assert.ok(!wrong.ok);
       assert.match(wrong.message, /sent to dev@example.com/, 'an emailed invitation is for its address');
       const dev = await join(services, 'dev@example.com', token);
       assert.equal(dev.accountId, accountId);
-      const again = await services.users.signUp({ email: 'third@example.com', password: TEST_PASSWORD, storeName: '', inviteToken: token, origin: ORIGIN });
+      const again = await services.users.acceptInvitationAsNewUser({ email: 'third@example.com', password: TEST_PASSWORD, inviteToken: token, origin: ORIGIN });
       assert.ok(!again.ok, 'the link works once');
       const { members, invitations } = await services.team.list(accountId);
       assert.deepEqual(members.map((member) => [member.email, member.role]), [['owner@example.com', 'owner'], ['dev@example.com', 'developer']]);
@@ -77,7 +76,7 @@ for (const backend of httpBackends()) {
       assert.ok(await services.team.peek(late), 'still valid a millisecond before');
       clock.advance(1);
       assert.equal(await services.team.peek(late), undefined);
-      const expired = await services.users.signUp({ email: 'late@example.com', password: TEST_PASSWORD, storeName: '', inviteToken: late, origin: ORIGIN });
+      const expired = await services.users.acceptInvitationAsNewUser({ email: 'late@example.com', password: TEST_PASSWORD, inviteToken: late, origin: ORIGIN });
       assert.ok(!expired.ok);
       assert.equal((await services.team.list(accountId)).invitations.length, 0, 'an expired invitation is not pending');
 
@@ -143,39 +142,38 @@ for (const backend of httpBackends()) {
     });
 
     test('when an existing user accepts an invitation to another store, then they join with its role, once, and only with the address it was sent to', async (t) => {
-      const { services, owner, accountId } = await setUp(t);
-      const other = await services.users.signUp({ email: 'cat@example.com', password: TEST_PASSWORD, storeName: 'Harbour Pets', origin: ORIGIN });
-      const stranger = await services.users.signUp({ email: 'eve@example.com', password: TEST_PASSWORD, storeName: 'Elsewhere', origin: ORIGIN });
-      assert.ok(other.ok && stranger.ok);
+      const { storage, services, clock, owner, accountId } = await setUp(t);
+      const other = await signedUpOwner({ storage, services, clock }, { email: 'cat@example.com', storeName: 'Harbour Pets' });
+      const stranger = await signedUpOwner({ storage, services, clock }, { email: 'eve@example.com', storeName: 'Elsewhere' });
       assert.ok((await services.team.invite(owner, { email: 'cat@example.com', role: 'viewer', accountName: 'x', origin: ORIGIN })).ok);
       const token = await invitationToken(services, 'cat@example.com');
-      const context = { actor: { kind: 'user' as const, id: other.user.id } };
-      const refused = await services.team.accept(stranger.user, token, context);
+      const context = { actor: { kind: 'user' as const, id: other.id } };
+      const refused = await services.team.accept(stranger, token, context);
       assert.ok(!refused.ok && refused.reason === 'forbidden');
-      const accepted = await services.team.accept(other.user, token, context);
+      const accepted = await services.team.accept(other, token, context);
       assert.ok(accepted.ok);
-      assert.deepEqual(await services.team.memberships(other.user.id), [
+      assert.deepEqual(await services.team.memberships(other.id), [
         { accountId, accountName: 'Main Street Pets', role: 'viewer' },
-        { accountId: other.user.accountId, accountName: 'Harbour Pets', role: 'owner' },
+        { accountId: other.accountId, accountName: 'Harbour Pets', role: 'owner' },
       ]);
-      const twice = await services.team.accept(other.user, token, context);
+      const twice = await services.team.accept(other, token, context);
       assert.ok(!twice.ok && twice.reason === 'not_found');
       const joined = (await services.audit.list(accountId, { limit: 50 })).entries.find((entry) => entry.action === 'member_joined');
-      assert.deepEqual(joined?.actor, { kind: 'user', id: other.user.id });
+      assert.deepEqual(joined?.actor, { kind: 'user', id: other.id });
 
-      const started = await services.sessions.start(other.user.id, { userAgent: undefined, address: '192.0.2.3' });
-      assert.equal(started?.accountId, other.user.accountId);
+      const started = await services.sessions.start(other.id, { userAgent: undefined, address: '192.0.2.3' });
+      assert.equal(started?.accountId, other.accountId);
       const cookie = started?.token;
       assert.ok(cookie !== undefined);
       const signedIn = await services.sessions.resolve(cookie);
       assert.ok(signedIn !== undefined);
-      assert.equal(signedIn.user.accountId, other.user.accountId, 'a session starts in the user’s own store');
+      assert.equal(signedIn.user.accountId, other.accountId, 'a session starts in the user’s own store');
       assert.equal(await services.sessions.switchAccount(signedIn, accountId), true);
       assert.deepEqual(
         await services.sessions.resolve(cookie).then((now) => [now?.user.accountId, now?.role, now?.accountName]),
         [accountId, 'viewer', 'Main Street Pets'],
       );
-      assert.equal(await services.sessions.switchAccount(signedIn, stranger.user.accountId), false, 'not a member there');
+      assert.equal(await services.sessions.switchAccount(signedIn, stranger.accountId), false, 'not a member there');
     });
 
     test('when the operator invites, then the link is for whoever holds it, with the role given', async (t) => {

@@ -32,7 +32,7 @@ export const ordersCommands: readonly DatabaseCommand[] = [
         quantity: integer(requiredString(values, 'quantity'), '--quantity'),
         shipDate: optionalString(values, 'ship-date'),
         complete: values.complete === true,
-      });
+      }, OPERATOR_CONTEXT);
       print.result(orderJson(order), `Created order ${order.id} (pending) for account ${order.accountId}.`);
     },
   },

@@ -49,7 +49,8 @@ export const usersCommands: readonly DatabaseCommand[] = [
       const email = args[0] ?? '';
       const user = await container.services.users.disableUser(email);
       if (user === undefined) throw noSuchUser(email, config, io.cwd);
-      await container.services.audit.recordAfterChange({ actor: { kind: 'operator' }, accountId: user.accountId, action: 'user_disabled', target: { kind: 'user', id: String(user.id) } });
+      // In every account the user belongs to (docs/audit.md, "Which account").
+      await container.services.team.recordForUser(user.id, { actor: { kind: 'operator' }, action: 'user_disabled', target: { kind: 'user', id: String(user.id) } });
       print.result(userJson(user), `Disabled ${user.email}; their portal sessions have ended.`);
     },
   },
@@ -71,7 +72,7 @@ export const usersCommands: readonly DatabaseCommand[] = [
       const accountId = accountIdOption(values);
       const role = values.role ?? 'owner';
       if (!isMemberRole(role)) throw new CommandFailed(`--role must be owner, developer or viewer, not ${JSON.stringify(role)}`);
-      await container.services.accounts.requireAccount(accountId);
+      await container.services.accounts.requireLiveAccount(accountId);
       const { token, invitation } = await container.services.team.inviteByOperator(accountId, role);
       const link = portalLink(config, '/sign-up', token);
       const { expiresAt } = invitation;

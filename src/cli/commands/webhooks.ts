@@ -63,6 +63,8 @@ export const webhooksCommands: readonly DatabaseCommand[] = [
     migrateFirst: true,
     async run({ container, values, print }) {
       const eventTypes = eventTypesOption(values, 'events');
+      // A deleted account's endpoints stay disabled: none is created or enabled in it.
+      await container.services.accounts.requireLiveAccount(accountIdOption(values));
       const { endpoint, secret } = await container.services.webhooks.createEndpoint(accountIdOption(values), {
         url: requiredString(values, 'url'),
         ...(eventTypes === undefined ? {} : { eventTypes }),
@@ -120,6 +122,7 @@ export const webhooksCommands: readonly DatabaseCommand[] = [
         ...(status === undefined ? {} : { status }),
       };
       if (Object.keys(patch).length === 0) throw new UsageError('Nothing to change: give --url, --events, --description, --rate-limit or --status');
+      if (status === 'enabled') await container.services.accounts.requireLiveAccount(accountIdOption(values));
       const endpoint = await container.services.webhooks.updateEndpoint(accountIdOption(values), args[0] ?? '', patch, OPERATOR);
       print.result(endpointJson(endpoint), `Updated webhook endpoint ${endpoint.id}.\n${endpointLine(endpoint)}`);
     },

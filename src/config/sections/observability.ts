@@ -40,6 +40,17 @@ export const tracing = Type.Object(
     ),
     OTEL_EXPORTER_OTLP_PROTOCOL: Type.Optional(Type.Enum(['http/json'], { description: 'Spans are sent as OTLP over HTTP with JSON bodies (`http/json`), the one protocol supported' })),
     OTEL_SERVICE_NAME: Type.String({ default: 'store-orders', minLength: 1, description: 'The `service.name` of every span' }),
+    OTEL_TRACES_SAMPLER: Type.Enum(['parentbased_traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'traceidratio', 'always_on', 'always_off'], {
+      default: 'parentbased_traceidratio',
+      description:
+        'Which requests are traced (the specification\'s samplers): by default a request that carries a `traceparent` follows its caller\'s choice, and `OTEL_TRACES_SAMPLER_ARG` of the others start a trace; `parentbased_always_on` traces every request (the SDK\'s own default)',
+    }),
+    OTEL_TRACES_SAMPLER_ARG: Type.Number({
+      minimum: 0,
+      maximum: 1,
+      default: 0.1,
+      description: 'The share of new traces the `traceidratio` samplers keep (default one in ten, as Spring Boot does; the specification\'s own default is 1)',
+    }),
     OTEL_SDK_DISABLED: Type.Enum(['true', 'false'], { default: 'false', description: '`true` keeps tracing off whatever else is set' }),
   },
   { title: 'Tracing (OpenTelemetry)' },

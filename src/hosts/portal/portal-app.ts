@@ -15,6 +15,7 @@ import { createPageRenderer, htmlErrorPresenter } from './portal-render.js';
 import { cookieNames, installFormProtection, installPortalHeaders } from './portal-security.js';
 import { createSessionCookies, requireSignedIn } from './portal-session.js';
 import { loadPortalAssets, registerPortalAssets } from './assets/portal-assets.js';
+import { registerAccountDeletionPages } from './pages/account-deletion-pages.js';
 import { registerAuditPages } from './pages/audit-pages.js';
 import { registerLogsPages } from './pages/logs-pages.js';
 import { registerTeamPages } from './pages/team-pages.js';
@@ -28,9 +29,10 @@ import { registerSessionsPages } from './pages/sessions-pages.js';
 import { registerSettingsPages } from './pages/settings-pages.js';
 import { registerSignInPages } from './pages/sign-in-pages.js';
 import { registerSignUpPages } from './pages/sign-up-pages.js';
+import { registerSignUpLinkPages } from './pages/sign-up-link-pages.js';
 import { registerWebhooksPages } from './pages/webhooks-pages.js';
 import { registerWebhookNoticePages } from './pages/webhook-notice-pages.js';
-import { devMailboxAvailable, registerDevMailboxPages } from './pages/dev-mailbox-pages.js';
+import { devMailboxAvailable, registerDevMailboxPages, registerDevSignUpMailPage } from './pages/dev-mailbox-pages.js';
 import { registerResendVerificationPage, registerVerifyEmailPage } from './pages/email-verification-pages.js';
 
 export interface PortalAppDependencies {
@@ -102,7 +104,9 @@ export async function buildPortalApp({ logger, services, config, storeAddress, r
     }),
   };
   registerSignInPages(app, context);
-  registerSignUpPages(app, context);
+  registerSignUpPages(app, context, { devMailbox });
+  registerSignUpLinkPages(app, context);
+  if (devMailbox) registerDevSignUpMailPage(app, context);
   registerResetPasswordPages(app, context);
   registerPasskeySignInPages(app, context);
   registerVerifyEmailPage(app, context);
@@ -121,6 +125,7 @@ export async function buildPortalApp({ logger, services, config, storeAddress, r
     registerAuditPages(signedIn, context);
     registerLogsPages(signedIn, context);
     registerTeamPages(signedIn, context);
+    registerAccountDeletionPages(signedIn, context);
     registerPasskeySettingsPages(signedIn, context);
     registerWebhooksPages(signedIn, context);
     if (devMailbox) registerDevMailboxPages(signedIn, context);

@@ -21,6 +21,9 @@ const ROUTE_ROLES: Readonly<Record<string, MemberRole>> = {
   'POST /team/members/:userId/role': 'owner',
   'GET /team/members/:userId/remove': 'owner',
   'POST /team/members/:userId/remove': 'owner',
+  // Deleting the account: owners only, its page too.
+  'GET /account/delete': 'owner',
+  'POST /account/delete': 'owner',
   // The two-step actions' first steps.
   'GET /keys/:keyId/roll': 'developer',
   'GET /keys/:keyId/revoke': 'developer',
@@ -36,6 +39,7 @@ const ROUTE_ROLES: Readonly<Record<string, MemberRole>> = {
   'POST /settings/sessions/end-others': 'viewer',
   'POST /passkeys/register/options': 'viewer',
   'POST /passkeys/register': 'viewer',
+  'POST /settings/passkeys/confirm': 'viewer',
   'POST /verify-email/resend': 'viewer',
   'POST /account/switch': 'viewer',
   'POST /invitations/accept': 'viewer',

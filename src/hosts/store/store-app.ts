@@ -40,7 +40,7 @@ export interface AppDependencies {
   listingMetrics: ListingCacheMetrics;
   /** The process's log of expected failures (one per process: an outage is one state). */
   outages: OutageLog;
-  /** @fastify/otel while tracing is on, else null. With it, the v1 listing has no fast lane: every request gets its server span. */
+  /** @fastify/otel while tracing is on, else null. With it, the v1 listing's fast lane answers only the requests that are not traced. */
   tracing: HttpTracing | null;
 }
 
@@ -58,7 +58,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
   const listings = createListingResponses(dependencies.services.orders, (hit) => dependencies.listingMetrics.lookup(hit));
   const app = await createHttpApp({
     ...storeHttpOptions(dependencies),
-    ...(dependencies.tracing === null ? { preRouting: v1ListingLane(dependencies, listings) } : {}),
+    preRouting: v1ListingLane(dependencies, listings),
   });
   await registerStoreRoutes(app, dependencies, listings);
   return app;
@@ -70,7 +70,7 @@ export function storeHttpOptions({ logger, config, rateLimiter, httpMetrics, out
 }
 
 /** The fast lane of the v1 listing, answering from the same listings as its route. */
-export function v1ListingLane({ logger, services, rateLimiter, config }: AppDependencies, listings: Pick<ListingResponses, 'openV1'>): PreRouting {
+export function v1ListingLane({ logger, services, rateLimiter, config, tracing }: AppDependencies, listings: Pick<ListingResponses, 'openV1'>): PreRouting {
   return createFastLane({
     url: `${V1_PREFIX}${V1_LISTING.path}`,
     scope: V1_LISTING.scope,
@@ -82,6 +82,7 @@ export function v1ListingLane({ logger, services, rateLimiter, config }: AppDepe
     ...(services.requestLogRecorder.enabled
       ? { requestLogs: { recorder: services.requestLogRecorder, clientAddress: clientAddressReader(config.limits.trustProxy) } }
       : {}),
+    ...(tracing === null ? {} : { sampling: tracing.sampling }),
   });
 }
 

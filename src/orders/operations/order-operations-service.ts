@@ -23,9 +23,10 @@ export function createOrderOperationsService({ ordersRepository, clock }: { orde
       return ordersRepository.listAll(accountId);
     },
 
-    /** Places an order in the pending state (operator interface). */
-    async createOrder(input: CreateOrderInput): Promise<Order> {
-      return ordersRepository.create(newPendingOrder(input, clock.now().toISOString()));
+    /** Places an order in the pending state (operator interface); with `context` (the operator's), its order_created audit entry in the same transaction. */
+    async createOrder(input: CreateOrderInput, context?: AuditContext): Promise<Order> {
+      const order = newPendingOrder(input, clock.now().toISOString());
+      return ordersRepository.create(context === undefined ? order : { ...order, audit: context });
     },
 
     /**

@@ -1,5 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
+import { auditContextOf } from '../../api/http/audit-context.js';
 import { principalOf } from '../../api/http/authentication.js';
 import { idempotencyCompletion, idempotencyKeyHooks } from '../../api/http/idempotency-key.js';
 import { parseJsonObject, requireJsonContentType } from '../../http/json-body.js';
@@ -54,7 +55,7 @@ export async function registerPlaceOrderRoute(
         }));
         let order: Order;
         try {
-          order = await ordersV2Service.placeOrder(principalOf(request).accountId, input, completion);
+          order = await ordersV2Service.placeOrder(principalOf(request).accountId, input, completion, auditContextOf(request));
         } catch (error) {
           if (error instanceof IdempotencyClaimLost) throw idempotency.claimLost();
           throw error;

@@ -14,16 +14,23 @@ const COLUMNS =
 
 export function createPostgresApiKeysRepository(sql: Sql): ApiKeysRepository {
   const accountMissing = (key: NewApiKey) => new NotFoundError('account_not_found', `Account ${key.accountId} does not exist.`);
+  /**
+   * The key's account, while it is not deleted, its row locked FOR SHARE
+   * until the commit: a deletion of the account at the same time waits for
+   * the new key (and revokes it) or is waited for (and the key is refused).
+   */
+  const LIVE_ACCOUNT = 'live AS (SELECT id FROM accounts WHERE id = $1 AND deleted_at IS NULL FOR SHARE)';
 
   return {
     async create(key) {
       try {
         const [row] = await sql<ApiKeyRow>(
-          `INSERT INTO api_keys (account_id, name, hash, start, created_at, expires_at, scopes)
-           VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${COLUMNS}`,
+          `WITH ${LIVE_ACCOUNT}
+           INSERT INTO api_keys (account_id, name, hash, start, created_at, expires_at, scopes)
+           SELECT $1, $2, $3, $4, $5, $6, $7 FROM live RETURNING ${COLUMNS}`,
           [key.accountId, key.name ?? null, key.hash, key.start, key.createdAt, key.expiresAt ?? null, formatScopes(key.scopes)],
         );
-        if (row === undefined) throw new Error('INSERT … RETURNING returned no row');
+        if (row === undefined) throw accountMissing(key);
         return toApiKey(row);
       } catch (error) {
         if (sqlState(error) === FOREIGN_KEY_VIOLATION) throw accountMissing(key);
@@ -64,15 +71,15 @@ export function createPostgresApiKeysRepository(sql: Sql): ApiKeysRepository {
       // inserted only if it moved.
       try {
         const [created] = await sql<ApiKeyRow>(
-          `WITH moved AS (
-             UPDATE api_keys SET expires_at = $2
-             WHERE id = $1 AND revoked_at IS NULL AND expires_at IS NOT DISTINCT FROM $3::timestamptz
+          `WITH ${LIVE_ACCOUNT}, moved AS (
+             UPDATE api_keys SET expires_at = $3
+             WHERE id = $2 AND revoked_at IS NULL AND expires_at IS NOT DISTINCT FROM $4::timestamptz AND EXISTS (SELECT 1 FROM live)
              RETURNING id
            )
            INSERT INTO api_keys (account_id, name, hash, start, created_at, expires_at, scopes)
-           SELECT $4, $5, $6, $7, $8, $9, $10 FROM moved
+           SELECT $1, $5, $6, $7, $8, $9, $10 FROM moved
            RETURNING ${COLUMNS}`,
-          [seen.id, expiresAt, seen.expiresAt ?? null, key.accountId, key.name ?? null, key.hash, key.start, key.createdAt, key.expiresAt ?? null, formatScopes(key.scopes)],
+          [key.accountId, seen.id, expiresAt, seen.expiresAt ?? null, key.name ?? null, key.hash, key.start, key.createdAt, key.expiresAt ?? null, formatScopes(key.scopes)],
         );
         return created === undefined ? { outcome: 'changed' } : { outcome: 'rolled', old: { ...seen, expiresAt }, created: toApiKey(created) };
       } catch (error) {

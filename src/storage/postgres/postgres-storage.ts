@@ -17,6 +17,7 @@ import { createPostgresSessionsRepository } from './postgres-sessions-repository
 import { createPostgresTeamRepository } from './postgres-team-repository.js';
 import { createPostgresAttemptThrottleRepository } from './postgres-attempt-throttle-repository.js';
 import { createPostgresUsersRepository } from './postgres-users-repository.js';
+import { createPostgresSignUpsRepository } from './postgres-sign-ups-repository.js';
 import { createPostgresEventsRepository } from './postgres-events.js';
 import {
   applyStatementTimeout,
@@ -80,12 +81,13 @@ export function openPostgresStorage(
       return { watching: result.watching, how: result.how };
     },
     connections,
-    accounts: createPostgresAccountsRepository(sql),
+    accounts: createPostgresAccountsRepository(sql, transaction),
     apiKeys: createPostgresApiKeysRepository(sql),
     orders: createPostgresOrdersRepository(sql, transaction),
     secrets: createPostgresSecretsRepository(sql),
     pets: createPostgresPetsRepository(sql),
     users: createPostgresUsersRepository(sql, transaction),
+    signUps: createPostgresSignUpsRepository(sql, transaction),
     sessions: createPostgresSessionsRepository(sql),
     team: createPostgresTeamRepository(sql, transaction),
     attemptThrottle: createPostgresAttemptThrottleRepository(sql),

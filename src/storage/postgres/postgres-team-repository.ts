@@ -4,7 +4,7 @@ import { toInvitation, toMember, toMembership, type InvitationRow, type MemberRo
 import { insertMail } from './postgres-mail-repository.js';
 import { isoTimestamp, qualified, type Sql, type Transaction } from './postgres-sql.js';
 
-const INVITATION_COLUMNS = `id, account_id, email, role, invited_by, ${isoTimestamp('created_at')}, ${isoTimestamp('expires_at')}`;
+export const INVITATION_COLUMNS = `id, account_id, email, role, invited_by, ${isoTimestamp('created_at')}, ${isoTimestamp('expires_at')}`;
 /** Another owner than the user remains, one who may still sign in (not disabled). */
 const OTHER_OWNER =
   "EXISTS (SELECT 1 FROM memberships o JOIN users ou ON ou.id = o.user_id WHERE o.account_id = $1 AND o.role = 'owner' AND o.user_id <> $2 AND ou.disabled_at IS NULL)";
@@ -97,9 +97,9 @@ export function createPostgresTeamRepository(sql: Sql, transaction: Transaction)
       const accepted = await transaction(async (tx) => {
         const [row] = await tx<InvitationRow>(
           `UPDATE invitations SET accepted_at = $2, accepted_by = $3 WHERE token_hash = $1 AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > $2 RETURNING ${INVITATION_COLUMNS}`,
-          [tokenHash, now, userId ?? null],
+          [tokenHash, now, userId],
         );
-        if (row === undefined || userId === undefined) return row;
+        if (row === undefined) return row;
         const joined = await tx('INSERT INTO memberships (user_id, account_id, role, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING 1', [userId, row.account_id, row.role, now]);
         // Already a member: roll the acceptance back, so the invitation stays pending.
         if (joined.length === 0) throw new AlreadyMember();

@@ -1,7 +1,9 @@
 import { NotFoundError } from '../../errors/errors.js';
-import { withoutPassword, type EmailTokenUse, type NewOneTimeToken, type OneTimeTokenKind, type UsersRepository } from '../../users/users-repository.js';
+import { withoutPassword, type EmailTokenUse, type NewOneTimeToken, type NewUser, type OneTimeTokenKind, type SignUpVerification, type UsersRepository } from '../../users/users-repository.js';
 import { insertMail } from './postgres-mail-repository.js';
+import { INVITATION_COLUMNS } from './postgres-team-repository.js';
 import { toUser, type UserRow } from '../user-row-mappers.js';
+import { toInvitation, type InvitationRow } from '../team-rows.js';
 import { FOREIGN_KEY_VIOLATION, sqlState, UNIQUE_VIOLATION } from './postgres-errors.js';
 import { isoTimestamp, type Sql, type Transaction } from './postgres-sql.js';
 
@@ -61,30 +63,51 @@ async function useEmailToken(tx: Sql, hash: string, now: string): Promise<EmailT
   return { kind: token.kind, userId, accountId, email: token.email, previousEmail: before.email };
 }
 
+/** The user, their first membership and their verification link; run inside a transaction (a taken email fails it, rolling it back). */
+async function insertUser(tx: Sql, user: NewUser, verification: SignUpVerification | undefined): Promise<UserRow> {
+  const [inserted] = await tx<UserRow>(`INSERT INTO users (account_id, email, password_hash, created_at) VALUES ($1, $2, $3, $4) RETURNING ${COLUMNS}`, [
+    user.accountId,
+    user.email,
+    user.passwordHash,
+    user.createdAt,
+  ]);
+  if (inserted === undefined) throw new Error('INSERT … RETURNING returned no row');
+  await tx('INSERT INTO memberships (user_id, account_id, role, created_at) VALUES ($1, $2, $3, $4)', [inserted.id, user.accountId, user.role, user.createdAt]);
+  if (verification !== undefined) {
+    const { mail, ...token } = verification;
+    await insertToken(tx, { ...token, kind: 'verify-email', origin: 'user', userId: Number(inserted.id), email: user.email });
+    await insertMail(tx, [mail]);
+  }
+  return inserted;
+}
+
 export function createPostgresUsersRepository(sql: Sql, transaction: Transaction): UsersRepository {
   return {
     async create(user, verification) {
       try {
-        const row = await transaction(async (tx) => {
-          const [inserted] = await tx<UserRow>(`INSERT INTO users (account_id, email, password_hash, created_at) VALUES ($1, $2, $3, $4) RETURNING ${COLUMNS}`, [
-            user.accountId,
-            user.email,
-            user.passwordHash,
-            user.createdAt,
-          ]);
-          if (inserted === undefined) throw new Error('INSERT … RETURNING returned no row');
-          await tx('INSERT INTO memberships (user_id, account_id, role, created_at) VALUES ($1, $2, $3, $4)', [inserted.id, user.accountId, user.role, user.createdAt]);
-          if (verification !== undefined) {
-            const { mail, ...token } = verification;
-            await insertToken(tx, { ...token, kind: 'verify-email', origin: 'user', userId: Number(inserted.id), email: user.email });
-            await insertMail(tx, [mail]);
-          }
-          return inserted;
-        });
-        return withoutPassword(toUser(row));
+        return withoutPassword(toUser(await transaction((tx) => insertUser(tx, user, verification))));
       } catch (error) {
         if (sqlState(error) === UNIQUE_VIOLATION) return 'email_taken';
         if (sqlState(error) === FOREIGN_KEY_VIOLATION) throw new NotFoundError('account_not_found', `Account ${user.accountId} does not exist.`);
+        throw error;
+      }
+    },
+    async createInvited(tokenHash, now, user, verification) {
+      try {
+        return await transaction(async (tx) => {
+          // The invitation's row stays locked until the commit: a concurrent use waits, then finds it used (or, after a rollback, pending).
+          const [invitation] = await tx<InvitationRow>(
+            `UPDATE invitations SET accepted_at = $2 WHERE token_hash = $1 AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > $2 RETURNING ${INVITATION_COLUMNS}`,
+            [tokenHash, now],
+          );
+          if (invitation === undefined) return 'invitation_invalid' as const;
+          const row = await insertUser(tx, { ...user, accountId: Number(invitation.account_id), role: invitation.role }, verification);
+          await tx('UPDATE invitations SET accepted_by = $1 WHERE id = $2', [row.id, invitation.id]);
+          return { user: withoutPassword(toUser(row)), invitation: toInvitation(invitation) };
+        });
+      } catch (error) {
+        // The whole transaction rolled back: the invitation is still pending.
+        if (sqlState(error) === UNIQUE_VIOLATION) return 'email_taken';
         throw error;
       }
     },

@@ -14,10 +14,12 @@ export function createSqliteApiKeysRepository(db: Database.Database): ApiKeysRep
 
   function insert(key: NewApiKey): ApiKey {
     try {
+      // Only into an account that is not deleted (one statement: a deletion is before it or after it).
       const row = sql(
         `INSERT INTO api_keys (account_id, name, hash, start, created_at, expires_at, scopes)
-         VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
-      ).get(key.accountId, key.name ?? null, key.hash, key.start, key.createdAt, key.expiresAt ?? null, formatScopes(key.scopes)) as ApiKeyRow;
+         SELECT ?, ?, ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM accounts WHERE id = ? AND deleted_at IS NOT NULL) RETURNING ${COLUMNS}`,
+      ).get(key.accountId, key.name ?? null, key.hash, key.start, key.createdAt, key.expiresAt ?? null, formatScopes(key.scopes), key.accountId) as ApiKeyRow | undefined;
+      if (row === undefined) throw new NotFoundError('account_not_found', `Account ${key.accountId} does not exist.`);
       return toApiKey(row);
     } catch (error) {
       if (sqliteConstraint(error) === 'SQLITE_CONSTRAINT_FOREIGNKEY') {

@@ -19,6 +19,7 @@ import { createSqliteSessionsRepository } from './sqlite-sessions-repository.js'
 import { createSqliteTeamRepository } from './sqlite-team-repository.js';
 import { createSqliteAttemptThrottleRepository } from './sqlite-attempt-throttle-repository.js';
 import { createSqliteUsersRepository } from './sqlite-users-repository.js';
+import { createSqliteSignUpsRepository } from './sqlite-sign-ups-repository.js';
 import { createSqliteAuditRepository } from './sqlite-audit-repository.js';
 import { createSqlitePasskeysRepository } from './sqlite-passkeys-repository.js';
 import { createSqliteWebhooksRepository } from './sqlite-webhooks-repository.js';
@@ -72,6 +73,7 @@ export function openSqliteStorage(file: string, { synchronous = 'full' }: { sync
     messages: mapUnavailable(createSqliteMessagesRepository(db)),
     idempotency: mapUnavailable(createSqliteIdempotencyRepository(db)),
     users: mapUnavailable(createSqliteUsersRepository(db)),
+    signUps: mapUnavailable(createSqliteSignUpsRepository(db)),
     sessions: mapUnavailable(createSqliteSessionsRepository(db)),
     team: mapUnavailable(createSqliteTeamRepository(db)),
     attemptThrottle: mapUnavailable(createSqliteAttemptThrottleRepository(db)),

@@ -6,8 +6,9 @@ import { toInvitation, toMember, toMembership, type InvitationRow, type MemberRo
 import { insertMail } from './sqlite-mail-repository.js';
 import { statementCache } from './sqlite-util.js';
 
-const INVITATION_COLUMNS = 'id, account_id, email, role, invited_by, created_at, expires_at';
-const PENDING = 'accepted_at IS NULL AND revoked_at IS NULL AND expires_at > ?';
+export const INVITATION_COLUMNS = 'id, account_id, email, role, invited_by, created_at, expires_at';
+/** An invitation that may still be used at the time bound to its `?`. */
+export const PENDING = 'accepted_at IS NULL AND revoked_at IS NULL AND expires_at > ?';
 /**
  * Another owner than the user remains, one who may still sign in (not
  * disabled): the condition every demotion and removal is made under (SQLite
@@ -58,15 +59,14 @@ export function createSqliteTeamRepository(db: Database.Database): TeamRepositor
     return row;
   });
 
-  const acceptInvitation = db.transaction((tokenHash: string, now: string, userId: number | undefined): Invitation | 'already_member' | undefined => {
+  const acceptInvitation = db.transaction((tokenHash: string, now: string, userId: number): Invitation | 'already_member' | undefined => {
     const row = sql(`UPDATE invitations SET accepted_at = ?, accepted_by = ? WHERE token_hash = ? AND ${PENDING} RETURNING ${INVITATION_COLUMNS}`).get(
       now,
-      userId ?? null,
+      userId,
       tokenHash,
       now,
     ) as InvitationRow | undefined;
     if (row === undefined) return undefined;
-    if (userId === undefined) return toInvitation(row);
     const joined = sql('INSERT INTO memberships (user_id, account_id, role, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING').run(userId, row.account_id, row.role, now).changes;
     if (joined === 0) {
       // Undo the acceptance: the invitation stays pending for someone it may still be meant for.

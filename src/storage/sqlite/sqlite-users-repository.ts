@@ -1,9 +1,20 @@
 import type Database from 'better-sqlite3';
 import { NotFoundError } from '../../errors/errors.js';
 import type { NewMail } from '../../mail/mail-repository.js';
-import { withoutPassword, type EmailTokenUse, type NewOneTimeToken, type OneTimeTokenKind, type NewUser, type SignUpVerification, type UsersRepository } from '../../users/users-repository.js';
+import {
+  withoutPassword,
+  type EmailTokenUse,
+  type InvitedUser,
+  type NewOneTimeToken,
+  type OneTimeTokenKind,
+  type NewUser,
+  type SignUpVerification,
+  type UsersRepository,
+} from '../../users/users-repository.js';
 import { insertMail } from './sqlite-mail-repository.js';
+import { INVITATION_COLUMNS, PENDING } from './sqlite-team-repository.js';
 import { toUser, type UserRow } from '../user-row-mappers.js';
+import { toInvitation, type InvitationRow } from '../team-rows.js';
 import { sqliteConstraint, statementCache } from './sqlite-util.js';
 
 const COLUMNS = 'id, account_id, email, password_hash, created_at, disabled_at, email_verified_at';
@@ -55,7 +66,8 @@ export function createSqliteUsersRepository(db: Database.Database): UsersReposit
     insertMail(sql, [mail].flat());
   });
 
-  const createUser = db.transaction((user: NewUser, verification: SignUpVerification | undefined): UserRow => {
+  /** The user, their first membership and their verification link; run inside a transaction (a taken email throws, rolling it back). */
+  const insertUser = (user: NewUser, verification: SignUpVerification | undefined): UserRow => {
     const row = sql(`INSERT INTO users (account_id, email, password_hash, created_at) VALUES (?, ?, ?, ?) RETURNING ${COLUMNS}`).get(
       user.accountId,
       user.email,
@@ -69,6 +81,16 @@ export function createSqliteUsersRepository(db: Database.Database): UsersReposit
       insertMail(sql, [mail]);
     }
     return row;
+  };
+  const createUser = db.transaction(insertUser);
+  const createInvited = db.transaction((tokenHash: string, now: string, user: InvitedUser, verification: SignUpVerification | undefined) => {
+    const invitation = sql(`UPDATE invitations SET accepted_at = ? WHERE token_hash = ? AND ${PENDING} RETURNING ${INVITATION_COLUMNS}`).get(now, tokenHash, now) as
+      | InvitationRow
+      | undefined;
+    if (invitation === undefined) return 'invitation_invalid' as const;
+    const row = insertUser({ ...user, accountId: Number(invitation.account_id), role: invitation.role }, verification);
+    sql('UPDATE invitations SET accepted_by = ? WHERE id = ?').run(row.id, invitation.id);
+    return { user: withoutPassword(toUser(row)), invitation: toInvitation(invitation) };
   });
 
   const useEmailToken = db.transaction((hash: string, now: string): EmailTokenUse | undefined => {
@@ -104,6 +126,15 @@ export function createSqliteUsersRepository(db: Database.Database): UsersReposit
         const constraint = sqliteConstraint(error);
         if (constraint === 'SQLITE_CONSTRAINT_UNIQUE') return 'email_taken';
         if (constraint === 'SQLITE_CONSTRAINT_FOREIGNKEY') throw new NotFoundError('account_not_found', `Account ${user.accountId} does not exist.`);
+        throw error;
+      }
+    },
+    async createInvited(tokenHash, now, user, verification) {
+      try {
+        return createInvited.immediate(tokenHash, now, user, verification);
+      } catch (error) {
+        // The whole transaction rolled back: the invitation is still pending.
+        if (sqliteConstraint(error) === 'SQLITE_CONSTRAINT_UNIQUE') return 'email_taken';
         throw error;
       }
     },

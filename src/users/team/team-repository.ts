@@ -76,12 +76,12 @@ export interface TeamRepository {
   /** The pending invitation whose token has this hash at `now`, without using it. */
   peekInvitation(tokenHash: string, now: string): Promise<Invitation | undefined>;
   /**
-   * Uses a pending invitation, once (of two concurrent callers, one gets
-   * it). With `userId` (an existing user accepting), the membership is
-   * added in the same transaction; when the user is already a member,
-   * nothing changes and the answer is `already_member`. Without it (a
-   * sign-up), the caller creates the user into the invitation's account
-   * with its role. undefined: not pending at `now`.
+   * An existing user accepts a pending invitation, once (of two concurrent
+   * callers, one gets it): the membership is added in the same transaction;
+   * when the user is already a member, nothing changes and the answer is
+   * `already_member`. undefined: not pending at `now`. (A sign-up with an
+   * invitation is UsersRepository.createInvited: the user and the use of
+   * the link in one transaction.)
    */
-  acceptInvitation(tokenHash: string, now: string, userId?: number): Promise<Invitation | 'already_member' | undefined>;
+  acceptInvitation(tokenHash: string, now: string, userId: number): Promise<Invitation | 'already_member' | undefined>;
 }

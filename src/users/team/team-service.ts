@@ -1,5 +1,5 @@
 import type { AuditContext } from '../../audit/audit-repository.js';
-import type { AuditRecorder } from '../../audit/audit-service.js';
+import type { AuditRecord, AuditService } from '../../audit/audit-service.js';
 import { portalLink } from '../../mail/mail-links.js';
 import type { MailService } from '../../mail/mail-service.js';
 import { invitationMail } from '../../mail/mail-templates.js';
@@ -52,7 +52,7 @@ export function createTeamService({
 }: {
   teamRepository: TeamRepository;
   mail: Pick<MailService, 'prepare'>;
-  audit: AuditRecorder;
+  audit: Pick<AuditService, 'recordAfterChange' | 'recordInEachAfterChange'>;
   clock: Clock;
 }) {
   const nowIso = () => clock.now().toISOString();
@@ -67,6 +67,18 @@ export function createTeamService({
     /** The accounts the user belongs to (the header's switcher). */
     memberships(userId: number) {
       return teamRepository.listMemberships(userId);
+    },
+
+    /**
+     * Records an event of the user themself, outside any account's context
+     * (a failed sign-in, a password reset, an address verified or changed),
+     * in the audit trail of every account the user belongs to now (docs/audit.md,
+     * "Which account"): each account's owners see what happened to a member
+     * who can act in it, and an account the user has left sees nothing more
+     * of them. Never rejects.
+     */
+    recordForUser(userId: number, input: Omit<AuditRecord, 'accountId'>): Promise<void> {
+      return audit.recordInEachAfterChange(async () => (await teamRepository.listMemberships(userId)).map((membership) => membership.accountId), input);
     },
 
     /**

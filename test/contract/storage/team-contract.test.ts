@@ -9,6 +9,7 @@ import { storageBackends } from '../../support/storage.js';
 export const CONTRACT_COVERS = {
   team: ['listMembers', 'listMemberships', 'setRole', 'removeMember', 'createInvitation', 'listInvitations', 'revokeInvitation', 'peekInvitation', 'acceptInvitation'],
   sessions: ['switchAccount'],
+  users: ['createInvited'],
 } as const satisfies ContractCoverage;
 
 const AT = '2026-11-22T10:00:00.000Z';
@@ -112,7 +113,7 @@ for (const backend of storageBackends({ postgresDirect: true })) {
     });
 
     test('when an invitation is made, then its mail is queued with it, it is pending until accepted, revoked or expired, and listed for its account only', async (t) => {
-      const { storage, shop, other, ann } = await setUp(t);
+      const { storage, shop, other, ann, cat } = await setUp(t);
       const mail: NewMail = { id: 'm-invite', kind: 'invitation', recipient: 'dan@example.com', subject: 'Invited', sealedBody: 'v1.sealed', accountId: shop, createdAt: AT };
       const mailed = await storage.team.createInvitation({ tokenHash: hashOf(1), accountId: shop, email: 'dan@example.com', role: 'viewer', invitedBy: ann, createdAt: AT, expiresAt: END }, mail);
       assert.deepEqual(mailed, { id: mailed.id, accountId: shop, email: 'dan@example.com', role: 'viewer', invitedBy: ann, createdAt: AT, expiresAt: END });
@@ -129,7 +130,7 @@ for (const backend of storageBackends({ postgresDirect: true })) {
       assert.deepEqual(await storage.team.revokeInvitation(shop, mailed.id, AT), mailed);
       assert.equal(await storage.team.revokeInvitation(shop, mailed.id, AT), undefined, 'revoked once');
       assert.equal(await storage.team.peekInvitation(hashOf(1), AT), undefined);
-      assert.equal(await storage.team.acceptInvitation(hashOf(1), AT), undefined, 'a revoked invitation is not accepted');
+      assert.equal(await storage.team.acceptInvitation(hashOf(1), AT, cat), undefined, 'a revoked invitation is not accepted');
       assert.deepEqual(await storage.team.listInvitations(shop, AT), [link]);
     });
 
@@ -146,12 +147,40 @@ for (const backend of storageBackends({ postgresDirect: true })) {
       ]);
       assert.equal(await storage.team.acceptInvitation(hashOf(1), AT, cat), undefined, 'used');
 
-      await storage.team.createInvitation({ tokenHash: hashOf(2), accountId: other, role: 'developer', createdAt: AT, expiresAt: END });
-      assert.equal(await storage.team.acceptInvitation(hashOf(2), END), undefined, 'expired');
-      const forNewUser = await storage.team.acceptInvitation(hashOf(2), LATER);
-      assert.ok(forNewUser !== undefined && forNewUser !== 'already_member');
-      assert.equal(forNewUser.role, 'developer');
-      assert.equal(await storage.team.peekInvitation(hashOf(2), LATER), undefined, 'used by the sign-up');
+      await storage.team.createInvitation({ tokenHash: hashOf(2), accountId: shop, role: 'developer', createdAt: AT, expiresAt: END });
+      assert.equal(await storage.team.acceptInvitation(hashOf(2), END, cat), undefined, 'expired');
+    });
+
+    test('when a sign-up uses an invitation, then the user is created into its account with its role and the link used, in one transaction; of two concurrent sign-ups exactly one succeeds, and a failed one leaves the link usable', async (t) => {
+      const { storage, shop, other } = await setUp(t);
+      const newUser = (email: string) => ({ email, passwordHash: 'h', createdAt: LATER });
+      const invitation = await storage.team.createInvitation({ tokenHash: hashOf(1), accountId: shop, role: 'developer', createdAt: AT, expiresAt: END });
+
+      assert.equal(await storage.users.createInvited(hashOf(1), LATER, newUser('bob@example.com')), 'email_taken', 'a user has that email');
+      assert.deepEqual(await storage.team.peekInvitation(hashOf(1), LATER), invitation, 'the failed sign-up left the link usable');
+      assert.equal(await storage.users.createInvited(hashOf(99), LATER, newUser('dan@example.com')), 'invitation_invalid');
+      assert.equal(await storage.users.createInvited(hashOf(1), END, newUser('dan@example.com')), 'invitation_invalid', 'expired');
+      assert.equal(await storage.users.findByEmail('dan@example.com'), undefined, 'no user without the link');
+
+      // Two browsers race with one link: the same address, then two addresses.
+      const sameEmail = await Promise.all([storage.users.createInvited(hashOf(1), LATER, newUser('dan@example.com')), storage.users.createInvited(hashOf(1), LATER, newUser('dan@example.com'))]);
+      const created = sameEmail.filter((outcome) => typeof outcome === 'object');
+      assert.equal(created.length, 1, `exactly one sign-up succeeds: ${JSON.stringify(sameEmail)}`);
+      assert.ok(sameEmail.some((outcome) => outcome === 'invitation_invalid' || outcome === 'email_taken'));
+      const [dan] = created;
+      assert.ok(dan !== undefined);
+      assert.deepEqual(dan.invitation, invitation);
+      assert.deepEqual(await storage.users.findByEmail('dan@example.com'), { ...dan.user, passwordHash: 'h' });
+      assert.deepEqual(await storage.team.listMemberships(dan.user.id), [{ accountId: shop, accountName: 'Main Street Pets', role: 'developer' }]);
+      assert.equal(await storage.team.peekInvitation(hashOf(1), LATER), undefined, 'used');
+      assert.equal(await storage.users.createInvited(hashOf(1), LATER, newUser('eve@example.com')), 'invitation_invalid', 'used once');
+
+      await storage.team.createInvitation({ tokenHash: hashOf(2), accountId: other, role: 'viewer', createdAt: AT, expiresAt: END });
+      const twoEmails = await Promise.all([storage.users.createInvited(hashOf(2), LATER, newUser('eve@example.com')), storage.users.createInvited(hashOf(2), LATER, newUser('fay@example.com'))]);
+      assert.deepEqual(twoEmails.map((outcome) => (typeof outcome === 'object' ? 'created' : outcome)).sort(), ['created', 'invitation_invalid']);
+      const members = (await storage.team.listMembers(other)).map((member) => member.email);
+      assert.equal(members.length, 2, `one user joined: ${members.join(', ')}`);
+      assert.equal([await storage.users.findByEmail('eve@example.com'), await storage.users.findByEmail('fay@example.com')].filter((user) => user !== undefined).length, 1, 'the loser has no user');
     });
   });
 }

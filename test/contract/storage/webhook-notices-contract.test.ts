@@ -7,11 +7,12 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
+import { systemClock } from '../../../src/shared/clock.js';
 import type { SystemDisableReason } from '../../../src/webhooks/notices/webhook-notices-repository.js';
 import { readSql } from '../../support/raw-sql.js';
 import { failInserts, type ContractCoverage } from '../../support/storage-contract.js';
 import { storageBackends, type TestBackend } from '../../support/storage.js';
-import { TEST_PASSWORD } from '../../support/portal.js';
+import { signedUpOwner } from '../../support/portal.js';
 import { startHookReceiver, webhooksHarness } from '../../webhooks/support.js';
 
 export const CONTRACT_COVERS = {
@@ -26,9 +27,8 @@ const DAY = 24 * 60 * 60 * 1000;
 /** A user's account (a user can acknowledge) with an endpoint subscribed to order.created, and a way to queue a delivery to it. */
 async function accountWithEndpoint(t: TestContext, backend: TestBackend) {
   const h = await webhooksHarness(t, backend);
-  const signedUp = await h.services.users.signUp({ email: `owner-${Math.random().toString(36).slice(2)}@example.com`, password: TEST_PASSWORD, storeName: 'Noticed', origin: 'http://portal.test' });
-  assert.ok(signedUp.ok);
-  const { user } = signedUp;
+  // The harness's services run on the system clock.
+  const user = await signedUpOwner({ storage: h.storage, services: h.services, clock: systemClock }, { storeName: 'Noticed' });
   const receiver = await startHookReceiver(t);
   const { endpoint } = await h.services.webhooks.createEndpoint(user.accountId, { url: receiver.url, eventTypes: ['order.created'] });
   /** Queues one delivery and claims it for `claimant` at `now`. */

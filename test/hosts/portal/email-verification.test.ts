@@ -1,7 +1,8 @@
 /**
- * Issue 27, email verification and change of email: sign-up queues a link
- * (with the user, in one transaction); a banner with Resend (throttled) is on
- * every signed-in page until the link is followed, once; with
+ * Issue 27, email verification and change of email: a sign-up with an
+ * invitation queues a link (with the user, in one transaction; one without
+ * is verified by its own link: sign-up-pages.test.ts); a banner with Resend
+ * (throttled) is on every signed-in page until the link is followed, once; with
  * PORTAL_REQUIRE_VERIFIED_EMAIL=true creating an API key waits for it; a
  * change of email needs the password, happens only when the new address
  * follows its link, and tells the old address.
@@ -31,10 +32,10 @@ async function verificationPath(portal: TestPortal, email: string): Promise<stri
 
 for (const backend of httpBackends()) {
   describe(`portal email verification: ${backend.name}`, () => {
-    test('when a user signs up, then a verification mail is queued, the banner shows on signed-in pages until the link is followed once, and no token is stored or logged in clear', async (t) => {
+    test('when an invited user signs up, then a verification mail is queued, the banner shows on signed-in pages until the link is followed once, and no token is stored or logged in clear', async (t) => {
       const database = await backend.freshDatabase(t);
       const portal = await createTestPortal(t, backend, { over: { storage: database.storage, database: database.config } });
-      const { client, email } = await signUp(portal);
+      const { client, email } = await signUp(portal, { verified: false });
       const path = await verificationPath(portal, email);
       assert.match(path, /^\/verify-email\?token=/);
       for (const page of ['/', '/keys', '/settings']) assert.match(pageText((await client.get(page)).body), BANNER, `banner on ${page}`);
@@ -56,7 +57,7 @@ for (const backend of httpBackends()) {
 
     test('when Resend is pressed, then a new link is mailed and works; after verification Resend mails nothing; pressing it too often is throttled', async (t) => {
       const portal = await createTestPortal(t, backend, { env: { PORTAL_THROTTLE_PER_EMAIL: '3', PORTAL_THROTTLE_PER_ADDRESS: '100' } });
-      const { client, email } = await signUp(portal);
+      const { client, email } = await signUp(portal, { verified: false });
       const resent = await client.post('/verify-email/resend', {}, {}, '/');
       assert.equal(resent.statusCode, 200);
       assert.match(pageText(resent.body), new RegExp(`We have sent a new link to ${email}`));
@@ -74,7 +75,7 @@ for (const backend of httpBackends()) {
 
     test('when PORTAL_REQUIRE_VERIFIED_EMAIL=true, then an unverified user gets 403 "verify first" with Resend on key creation, and creates the key once verified', async (t) => {
       const portal = await createTestPortal(t, backend, { env: { PORTAL_REQUIRE_VERIFIED_EMAIL: 'true' } });
-      const { client, email } = await signUp(portal);
+      const { client, email } = await signUp(portal, { verified: false });
       const refused = await client.post('/keys', { name: 'ci', expiresIn: '90d', scope: 'orders:read' }, {}, '/keys');
       assert.equal(refused.statusCode, 403);
       assert.match(pageText(refused.body), /Verify your email address first/);
@@ -86,7 +87,7 @@ for (const backend of httpBackends()) {
 
     test('when PORTAL_REQUIRE_VERIFIED_EMAIL is left at false, then an unverified user creates keys at once', async (t) => {
       const portal = await createTestPortal(t, backend);
-      const { client } = await signUp(portal);
+      const { client } = await signUp(portal, { verified: false });
       assert.equal((await client.post('/keys', { name: 'ci', expiresIn: '90d', scope: 'orders:read' }, {}, '/keys')).statusCode, 201);
     });
 

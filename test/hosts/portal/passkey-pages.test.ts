@@ -1,12 +1,14 @@
 /** The passkey steps over real requests, on every backend: form protection, bad answers, one message for every failure. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createTestPortal, signUp, type PortalClient, type TestPortal } from '../../support/portal.js';
+import { createTestPortal, pageText, signUp, TEST_PASSWORD, type PortalClient, type TestPortal } from '../../support/portal.js';
 import { parseExposition, total } from '../../metrics/scrape.js';
 import { httpBackends } from '../../support/storage.js';
 
 const FAILED = 'That passkey could not sign you in. Try again, or sign in with your email and password.';
 const b64 = (text: string) => Buffer.from(text).toString('base64url');
+/** Just past the re-authentication window (10 minutes), well within the idle timeout (30). */
+const PAST_WINDOW_MS = 11 * 60_000;
 
 function postJson(portal: TestPortal, client: PortalClient, url: string, body: unknown, { csrf = true, origin = client.origin }: { csrf?: boolean; origin?: string } = {}) {
   const cookie = [...client.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
@@ -76,6 +78,38 @@ for (const backend of httpBackends()) {
       const refused = await postJson(portal, client, '/passkeys/register', { name: 'Laptop', response: bogus });
       assert.equal(refused.statusCode, 400);
       assert.deepEqual(refused.json(), { message: 'The passkey could not be verified. Try again.' });
+      const user = await portal.storage.users.findByEmail(email);
+      assert.deepEqual(await portal.services.passkeys.list(user?.id ?? 0), []);
+    });
+
+    test('when the sign-in is older than 10 minutes, then both registration steps answer 401 with where to confirm and store nothing; confirmed with the password, the options are given again', async (t) => {
+      const portal = await createTestPortal(t, backend);
+      const { client, email } = await signUp(portal);
+      await client.get('/settings');
+      const fresh = await postJson(portal, client, '/passkeys/register/options', {});
+      assert.equal(fresh.statusCode, 200, 'within the window of the sign-up');
+      const { challenge } = fresh.json<{ challenge: string }>();
+      const answer = { id: 'abc', rawId: 'abc', type: 'public-key', clientExtensionResults: {}, response: { clientDataJSON: b64(JSON.stringify({ type: 'webauthn.create', challenge, origin: client.origin })), attestationObject: b64('nothing') } };
+      portal.clock.advance(PAST_WINDOW_MS);
+
+      for (const [url, body] of [['/passkeys/register/options', {}], ['/passkeys/register', { name: 'Laptop', response: answer }]] as const) {
+        const refused = await postJson(portal, client, url, body);
+        assert.equal(refused.statusCode, 401, url);
+        assert.deepEqual(refused.json(), { message: 'Confirm it is you before adding a passkey.', confirm: '/settings/passkeys/confirm' }, url);
+      }
+      const asked = await client.post('/settings/passkeys/confirm', {}, {}, '/settings');
+      assert.equal(asked.statusCode, 200);
+      assert.match(pageText(asked.body), /Confirm it is you To add a passkey, confirm with your password\./);
+      assert.match(asked.body, /<form method="post" action="\/settings\/passkeys\/confirm"/);
+      const wrong = await client.post('/settings/passkeys/confirm', { confirmPassword: 'not my password at all', confirmStep: '1' });
+      assert.equal(wrong.statusCode, 401);
+      assert.equal((await postJson(portal, client, '/passkeys/register/options', {})).statusCode, 401, 'a wrong password confirms nothing');
+
+      const confirmed = await client.post('/settings/passkeys/confirm', { confirmPassword: TEST_PASSWORD, confirmStep: '1' });
+      assert.equal(confirmed.statusCode, 303, pageText(confirmed.body));
+      assert.equal(confirmed.headers.location, '/settings?passkey=confirmed#passkeys-heading');
+      assert.match(pageText((await client.get('/settings?passkey=confirmed')).body), /Thank you for confirming\. You can now register your passkey\./);
+      assert.equal((await postJson(portal, client, '/passkeys/register/options', {})).statusCode, 200, 'the confirmation restarted the window');
       const user = await portal.storage.users.findByEmail(email);
       assert.deepEqual(await portal.services.passkeys.list(user?.id ?? 0), []);
     });

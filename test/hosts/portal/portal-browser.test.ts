@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { addVirtualAuthenticator, browserSkip, seriousViolations, signUp, startBrowserPortal } from '../../support/browser.js';
+import { addVirtualAuthenticator, browserSkip, seriousViolations, signUp, signUpThroughMailbox, startBrowserPortal } from '../../support/browser.js';
 import { TEST_PASSWORD } from '../../support/portal.js';
 import { httpBackends } from '../../support/storage.js';
 
@@ -23,13 +23,13 @@ function watch(page: Page, origin: string): { offSite: string[]; problems: strin
 
 for (const backend of httpBackends()) {
   describe(`portal in a browser: ${backend.name}`, { skip: browserSkip }, () => {
-    test('when a new user signs up, sees their account, signs out and signs in again, then each step lands where it should, with nothing loaded from elsewhere', async (t) => {
+    test('when a new user signs up as the README says (the form, the link in the Development mailbox, the password again), sees their account, signs out and signs in again, then each step lands where it should, with nothing loaded from elsewhere', async (t) => {
       const { origin, apiOrigin, newPage, portal } = await startBrowserPortal(t, backend);
       const page = await newPage();
       const seen = watch(page, origin);
       const email = `owner-${Date.now()}@example.com`;
 
-      await signUp(page, origin, email, 'Main Street Pets');
+      await signUpThroughMailbox(page, origin, email, 'Main Street Pets');
       const [account] = await portal.services.accounts.listAccounts();
       assert.ok(account !== undefined);
       assert.equal(await page.getByRole('heading', { level: 1 }).innerText(), 'Main Street Pets');
@@ -67,10 +67,10 @@ for (const backend of httpBackends()) {
       assert.deepEqual(seen.problems, [], 'nothing failed or was blocked by the CSP');
     });
 
-    test('when JavaScript is off, then signing up, changing the password and signing out still work (every form is plain HTML)', async (t) => {
+    test('when JavaScript is off, then signing up (the form, the mailed link), changing the password and signing out still work (every form is plain HTML)', async (t) => {
       const { origin, newPage } = await startBrowserPortal(t, backend);
       const page = await newPage({ javaScriptEnabled: false });
-      await signUp(page, origin, 'no-script@example.com', 'Plain HTML Pets');
+      await signUpThroughMailbox(page, origin, 'no-script@example.com', 'Plain HTML Pets');
       assert.equal(await page.getByRole('button', { name: 'Copy' }).count(), 0, 'the copy button needs the script and stays hidden without it');
       await page.goto(`${origin}/settings`);
       assert.equal(await page.getByRole('button', { name: 'Register a passkey' }).count(), 0, 'the passkey button needs the script and stays hidden without it');
@@ -127,7 +127,26 @@ for (const backend of httpBackends()) {
         await page.getByRole('button', { name: 'Create account' }).click();
         violations.push(...(await seriousViolations(page)));
         await check('/no-such-page');
-        await signUp(page, origin, `axe-${viewport.width}@example.com`, 'A store with a rather long name, to wrap on a phone');
+        // The form sent right: "Check your email", the mail in the Development mailbox, the link's page, a wrong password there, a used link.
+        await page.goto(`${origin}/sign-up`);
+        await page.getByLabel('Email').fill(`axe-${viewport.width}@example.com`);
+        await page.getByLabel('Password').fill(TEST_PASSWORD);
+        await page.getByLabel('Store name').fill('A store with a rather long name, to wrap on a phone');
+        await page.getByRole('button', { name: 'Create account' }).click();
+        await page.getByRole('heading', { name: 'Check your email to continue' }).waitFor();
+        violations.push(...(await seriousViolations(page)));
+        await check('/dev/sign-up-mail');
+        const link = new URL((await page.getByRole('link', { name: /\/sign-up\/confirm\?token=/ }).getAttribute('href')) ?? '');
+        await check(`${link.pathname}${link.search}`);
+        await page.getByLabel('Password').fill('not the password at all');
+        await page.getByRole('button', { name: 'Create account' }).click();
+        await page.getByText('This is not the password you chose').waitFor();
+        violations.push(...(await seriousViolations(page)));
+        await page.getByLabel('Password').fill(TEST_PASSWORD);
+        await page.getByRole('button', { name: 'Create account' }).click();
+        await page.waitForURL(`${origin}/`);
+        await check(`${link.pathname}${link.search}`);
+        await page.getByText('This sign-up link is not valid any more').waitFor();
         await check('/');
         await check('/settings');
         await check('/keys');
@@ -149,6 +168,13 @@ for (const backend of httpBackends()) {
         await check(`/orders/${id}/cancel`);
         await page.getByText(`Order ${id} is shipped and cannot be cancelled.`).waitFor();
         await check('/audit');
+        await check('/team');
+        // The danger zone's page, and its form refused (a mistyped name), with its message.
+        await check('/account/delete');
+        await page.getByLabel(/To confirm, type the store's name/).fill('not the name');
+        await page.getByRole('button', { name: 'Delete this store' }).click();
+        await page.getByText("That is not the store's name.").waitFor();
+        violations.push(...(await seriousViolations(page)));
         await check('/webhooks');
         await page.getByLabel('Endpoint URL').fill(`http://127.0.0.1:9/a/rather/long/path/for/a/webhook/receiver/${viewport.width}`);
         await page.getByRole('button', { name: 'Add endpoint' }).click();

@@ -56,10 +56,12 @@ for (const backend of httpBackends()) {
       }
       assert.equal((await portal.services.users.listUsers()).length, 0);
       assert.equal((await portal.services.accounts.listAccounts()).length, 0);
-      for (const password of ['aaaaaaaaaaaa', 'x'.repeat(128), '🐶'.repeat(128), 'пароль пароль 🐶']) {
-        await signUp(portal, { password });
+      for (const [i, password] of ['aaaaaaaaaaaa', 'x'.repeat(128), '🐶'.repeat(128), 'пароль пароль 🐶'].entries()) {
+        const accepted = await portal.client().post('/sign-up', { email: `accepted-${i}@example.com`, password, storeName: 'S' }, {}, '/sign-up');
+        assert.equal(accepted.statusCode, 200, password);
+        assert.match(pageText(accepted.body), /Check your email to continue/);
       }
-      assert.equal((await portal.services.users.listUsers()).length, 4);
+      assert.equal((await portal.services.mail.list({ limit: 10 })).filter((mail) => mail.kind === 'sign-up-confirmation').length, 4, 'each one mailed its link');
     });
 
     test('when an invited user or a reset picks a common password, their email or the store\u2019s name, then it is refused with the reason', async (t) => {
@@ -106,16 +108,6 @@ for (const backend of httpBackends()) {
         pages.push(text);
       }
       assert.equal(new Set(pages).size, 1, 'the three pages read the same');
-    });
-
-    test('when someone signs up with an email that is taken, then the answer is the generic refusal (the same words an unusable invitation shows) and nothing is created', async (t) => {
-      const portal = await createTestPortal(t, backend);
-      const { email } = await signUp(portal);
-      const again = await portal.client().post('/sign-up', { email: email.toUpperCase(), password: TEST_PASSWORD, storeName: 'Another' }, {}, '/sign-up');
-      assert.equal(again.statusCode, 400);
-      assert.match(pageText(again.body), /An account could not be created with these details\. If you already have one, sign in\./);
-      assert.doesNotMatch(pageText(again.body), /taken|exists|already registered/i);
-      assert.equal((await portal.services.accounts.listAccounts()).length, 1, 'no second account');
     });
 
     test('when one email fails to sign in 5 times, then it is throttled with a "try again in N minutes" page, even with the right password, until the window ends', async (t) => {

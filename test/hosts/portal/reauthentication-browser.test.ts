@@ -1,5 +1,7 @@
 /**
- * Re-authentication in a real browser (Debian's chromium): a user with a
+ * Re-authentication in a real browser (Debian's chromium): a user whose
+ * sign-up is older than 10 minutes is asked to confirm with the password
+ * before registering a passkey, then registers it; a user with a
  * passkey (a virtual authenticator) whose sign-in is older than 10 minutes
  * (the services' clock moved) is asked to confirm before Sign out
  * everywhere else, confirms with the passkey, and the other browser is
@@ -18,14 +20,22 @@ const PAST_WINDOW_MS = 11 * 60_000;
 
 for (const backend of storageBackends()) {
   describe(`re-authentication in a browser: ${backend.name}`, { skip: browserSkip }, () => {
-    test('when a stale session signs out everywhere else or changes the email, then it is asked to confirm and a passkey confirms it; the other browser is signed out', async (t) => {
+    test('when a stale session registers a passkey, signs out everywhere else or changes the email, then it is asked to confirm (the password, then the passkey); the other browser is signed out', async (t) => {
       const { origin, newPage, portal } = await startBrowserPortal(t, backend);
       const page = await newPage();
       page.setDefaultTimeout(WAIT_MS);
       await addVirtualAuthenticator(page);
       const email = `careful-${backend.name}@example.com`;
       await signUp(page, origin, email, 'Careful Pets');
+      portal.clock.advance(PAST_WINDOW_MS);
       await page.goto(`${origin}/settings`);
+      await page.getByLabel('Passkey name').fill('Laptop');
+      await page.getByRole('button', { name: 'Register a passkey' }).click();
+      await page.getByRole('heading', { name: 'Confirm it is you' }).waitFor();
+      assert.match(await page.locator('main').innerText(), /To add a passkey, confirm with your password\./);
+      await page.getByLabel('Password').fill(TEST_PASSWORD);
+      await page.getByRole('button', { name: 'Confirm and continue' }).click();
+      await page.waitForURL(`${origin}/settings?passkey=confirmed#passkeys-heading`);
       await page.getByLabel('Passkey name').fill('Laptop');
       await page.getByRole('button', { name: 'Register a passkey' }).click();
       await page.waitForURL(`${origin}/settings?passkey=added`);

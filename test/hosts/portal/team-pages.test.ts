@@ -48,7 +48,7 @@ function postRoutes(portal: TestPortal): string[] {
 }
 
 /** Forms anyone may post (before signing in), and the forms every member uses for themself: all other POST routes change the account. */
-const PUBLIC_FORMS = ['/sign-in', '/sign-up', '/forgot-password', '/reset-password', '/passkeys/sign-in', '/passkeys/sign-in/options'];
+const PUBLIC_FORMS = ['/sign-in', '/sign-up', '/sign-up/confirm', '/forgot-password', '/reset-password', '/passkeys/sign-in', '/passkeys/sign-in/options'];
 const OWN_FORMS = [
   '/sign-out',
   '/settings/email',
@@ -58,6 +58,7 @@ const OWN_FORMS = [
   '/settings/sessions/end-others',
   '/passkeys/register',
   '/passkeys/register/options',
+  '/settings/passkeys/confirm',
   '/verify-email/resend',
   '/account/switch',
   '/invitations/accept',
@@ -188,7 +189,7 @@ for (const backend of httpBackends()) {
 
     test('when PORTAL_REQUIRE_VERIFIED_EMAIL=true and the owner’s address is not verified, then an invitation waits for it, in words', async (t) => {
       const portal = await createTestPortal(t, backend, { env: { PORTAL_REQUIRE_VERIFIED_EMAIL: 'true' } });
-      const { client: owner } = await signUp(portal, { email: 'owner@example.com' });
+      const { client: owner } = await signUp(portal, { email: 'owner@example.com', verified: false });
       const refused = await owner.post('/team/invitations', { email: 'dev@example.com', role: 'developer' }, {}, '/team');
       assert.equal(refused.statusCode, 403);
       assert.match(pageText(refused.body), /Verify your email address first/);

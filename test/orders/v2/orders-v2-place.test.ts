@@ -31,6 +31,20 @@ for (const backend of httpBackends()) {
       assert.deepEqual(events.map((event) => event.type), ['order.created']);
     });
 
+    test('when an order is placed, then its order_created audit entry names the key; a replay with the same Idempotency-Key adds none', async (t) => {
+      const { app, services, tenant } = await createTestApp(t, backend);
+      const { account } = await tenant();
+      const { secret, apiKey } = await services.apiKeys.createKey({ accountId: account.id, name: 'till' });
+      const place = () => app.inject({ method: 'POST', url: URL, headers: { authorization: `Bearer ${secret}`, ...JSON_TYPE, 'idempotency-key': 'audit-once' }, payload: '{"petId":1,"quantity":1}' });
+      assert.equal((await place()).statusCode, 201);
+      assert.equal((await place()).headers['idempotent-replayed'], 'true');
+      const created = (await services.audit.list(account.id, { limit: 50 })).entries.filter((entry) => entry.action === 'order_created');
+      assert.deepEqual(
+        created.map((entry) => [entry.actor, entry.target]),
+        [[{ kind: 'key', id: apiKey.id }, { kind: 'order', id: '1' }]],
+      );
+    });
+
     test('when a field is out of range, missing, or not an int64, then 400 validation_failed and no order', async (t) => {
       const { app, services, tenant } = await createTestApp(t, backend);
       const { account, auth } = await tenant();

@@ -43,6 +43,7 @@ const ACTION_LABELS: Readonly<Record<AuditAction, string>> = {
   webhook_event_redelivered: 'Event redelivered',
   webhook_deliveries_recovered: 'Failed deliveries recovered',
   webhook_endpoint_notice_acknowledged: 'Notice of a disabled webhook endpoint acknowledged',
+  account_deleted: 'Account deleted',
 };
 
 const AuditQuery = Type.Object({ cursor: Type.Optional(Type.String({ maxLength: 1000 })) });

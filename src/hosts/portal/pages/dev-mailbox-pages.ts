@@ -1,9 +1,9 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Config } from '../../../config/config.js';
 import { NotFoundError } from '../../../errors/errors.js';
-import type { MailRecord } from '../../../mail/mail-repository.js';
+import type { MailKind, MailRecord } from '../../../mail/mail-repository.js';
 import { isLoopbackHost } from '../../../shared/loopback.js';
 import type { PortalContext } from '../portal-context.js';
 import { formatInstant } from '../portal-format.js';
@@ -33,6 +33,30 @@ export function devMailboxAvailable(config: Pick<Config, 'host' | 'mail'>): bool
 /** Text split into plain runs and the http(s) links in it, for the page to make the links followable (every run is escaped by the template). */
 function linked(text: string): { text: string; href?: string }[] {
   return text.split(/(https?:\/\/[^\s<>"]+)/).filter((run) => run !== '').map((run) => (/^https?:\/\//.test(run) ? { text: run, href: run } : { text: run }));
+}
+
+/** The mail kinds a sign-up sends, the only ones its cookie opens. */
+const SIGN_UP_MAIL_KINDS: ReadonlySet<MailKind> = new Set(['sign-up-confirmation', 'sign-up-account-exists']);
+
+/** How long the cookie keeps the last sign-up's mail open: as long as the link in it works. */
+const SIGN_UP_MAIL_COOKIE_MAX_AGE_S = 24 * 3600;
+
+/** The cookie that names the last sign-up's mail (`__Host-` over https, as the portal's other cookies: portal-security.ts). */
+function signUpMailCookie(origin: string): { name: string; secure: boolean } {
+  const secure = origin.startsWith('https:');
+  return { name: `${secure ? '__Host-' : ''}so_dev_mail`, secure };
+}
+
+/**
+ * Sets the cookie through which `/dev/sign-up-mail` shows the mail a sign-up
+ * just queued to a visitor who is not signed in (development only; the
+ * caller sets it after every sign-up alike, whether the address has a user
+ * or not, so the answer does not differ). The id is random and names one
+ * mail, a sign-up's, which is all the cookie opens.
+ */
+export function rememberSignUpMail(reply: FastifyReply, origin: string, mailId: string): void {
+  const cookie = signUpMailCookie(origin);
+  reply.setCookie(cookie.name, mailId, { path: '/', httpOnly: true, sameSite: 'strict', secure: cookie.secure, maxAge: SIGN_UP_MAIL_COOKIE_MAX_AGE_S });
 }
 
 /** Another user's mail, or none: the same 404 page as an unknown address. */
@@ -76,5 +100,22 @@ export function registerDevMailboxPages(scope: FastifyInstance, { render, servic
     const found = await services.mail.show(request.params.mailId, { recipient: signedInUser(request).user.email });
     if (found === undefined) throw noSuchMail();
     return reply.headers({ 'content-security-policy': HTML_PART_POLICY, 'cache-control': 'no-store' }).type('text/html; charset=utf-8').send(found.body.html);
+  });
+}
+
+/**
+ * `/dev/sign-up-mail` (public, development only): the mail of this
+ * browser's last sign-up (rememberSignUpMail), its links followable, for a
+ * visitor who cannot sign in yet: the link that finishes the sign-up, or the
+ * mail an address that already has an account gets. Any other mail, or none,
+ * is the 404 page.
+ */
+export function registerDevSignUpMailPage(scope: FastifyInstance, { render, services, origin }: PortalContext): void {
+  scope.get('/dev/sign-up-mail', async (request, reply) => {
+    const id = request.cookies[signUpMailCookie(origin()).name];
+    const found = id === undefined || id === '' ? undefined : await services.mail.show(id);
+    if (found === undefined || !SIGN_UP_MAIL_KINDS.has(found.mail.kind)) throw noSuchMail();
+    reply.header('cache-control', 'no-store');
+    return render(request, reply, 'dev-mail', { title: found.mail.subject, signUp: true, mail: { ...mailRow(found.mail), recipient: found.mail.recipient }, text: linked(found.body.text) });
   });
 }

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import type { AuditDetails } from '../../../audit/audit-repository.js';
 import type { PortalContext } from '../portal-context.js';
 import { csrfField } from '../portal-context.js';
-import { recordPortalAction } from '../portal-audit.js';
+import { recordUserEvent } from '../portal-audit.js';
 import { PortalRefusal } from '../portal-security.js';
 import { signedInUser } from '../portal-session.js';
 import { spendAttempt } from './sign-in-pages.js';
@@ -36,13 +36,13 @@ export function registerVerifyEmailPage(scope: FastifyInstance, { render, servic
     const used = await services.emailVerification.verify(request.query.token ?? '');
     const title = 'Email address';
     if (used === undefined || used === 'email_taken') return render(request, reply, 'verify-email', { title, outcome: used ?? 'invalid' }, 400);
-    const user = { id: used.userId, accountId: used.accountId };
+    const user = { id: used.userId };
     const target = { kind: 'user', id: String(used.userId) } as const;
     if (used.previousEmail === undefined) {
-      await recordPortalAction(services.audit, request, user, 'user_email_verified', { target });
+      await recordUserEvent(services.team, request, user, 'user_email_verified', { target });
     } else {
       const details: AuditDetails = { from: addressDetail(used.previousEmail), to: addressDetail(used.email) };
-      await recordPortalAction(services.audit, request, user, 'user_email_changed', { target, details });
+      await recordUserEvent(services.team, request, user, 'user_email_changed', { target, details });
     }
     return render(request, reply, 'verify-email', { title, outcome: used.kind === 'change-email' ? 'changed' : 'verified', email: used.email });
   });

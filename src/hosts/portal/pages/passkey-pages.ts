@@ -5,7 +5,7 @@ import { Value } from 'typebox/value';
 import { ValidationError } from '../../../errors/errors.js';
 import type { RelyingParty } from '../../../users/passkeys-service.js';
 import type { Services } from '../../../services.js';
-import { recordPortalAction } from '../portal-audit.js';
+import { recordPortalAction, recordUserEvent } from '../portal-audit.js';
 import type { PortalContext } from '../portal-context.js';
 import { formatInstant } from '../portal-format.js';
 import { safeNext, signedInUser } from '../portal-session.js';
@@ -13,6 +13,9 @@ import { refuseWhileThrottled, spendAttempt } from './sign-in-pages.js';
 
 /** The one answer to every failed passkey sign-in: it never says whether an account or a passkey exists. */
 const PASSKEY_SIGN_IN_FAILED = 'That passkey could not sign you in. Try again, or sign in with your email and password.';
+
+/** The form that confirms the user before a passkey is added (settings-pages.ts): its answer is the confirmation page, then back to /settings. */
+export const PASSKEY_CONFIRM_PATH = '/settings/passkeys/confirm';
 
 /** An attestation with its certificates fits easily; the portal's forms are bounded the same way. */
 const JSON_BODY_LIMIT = 64 * 1024;
@@ -132,19 +135,31 @@ export function registerPasskeySettingsPages(scope: FastifyInstance, context: Po
   withJson(scope, (json) => passkeySettingsRoutes(json, context));
 }
 
+/**
+ * What a registration step answers when the session's user last proved who
+ * they are more than REAUTHENTICATION_WINDOW_MS ago: 401 and where to
+ * confirm (portal/static/passkeys.js posts its form there, which answers
+ * with the "Confirm it is you" page).
+ */
+const CONFIRM_FIRST = { message: 'Confirm it is you before adding a passkey.', confirm: PASSKEY_CONFIRM_PATH } as const;
+
 function passkeySettingsRoutes(scope: FastifyInstance, { services, origin }: PortalContext): void {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
+  /** A passkey is a way to sign in: adding one needs a recent authentication, as ending a session does (ASVS 5.0 7.5.1, 7.5.3). Both steps check: the options may have been asked within the window and the answer sent after it. */
+  const stale = (request: FastifyRequest) => !services.sessions.recentlyAuthenticated(signedInUser(request));
 
     app.post('/passkeys/register/options', { schema: { body: OptionsBody } }, async (request: FastifyRequest, reply) => {
       const { user } = signedInUser(request);
+      if (stale(request)) return reply.code(401).header('cache-control', 'no-store').send(CONFIRM_FIRST);
       return reply.send(await services.passkeys.registrationOptions(user, relyingParty(origin())));
     });
 
     app.post('/passkeys/register', { schema: { body: RegisterBody } }, async (request, reply) => {
       const { user } = signedInUser(request);
+      if (stale(request)) return reply.code(401).header('cache-control', 'no-store').send(CONFIRM_FIRST);
       try {
         const passkey = await services.passkeys.register(user, request.body.response, request.body.name, relyingParty(origin()));
-        await recordPortalAction(services.audit, request, user, 'authn_passkey_added', { target: { kind: 'passkey', id: String(passkey.id) }, details: { name: passkey.name } });
+        await recordUserEvent(services.team, request, user, 'authn_passkey_added', { target: { kind: 'passkey', id: String(passkey.id) }, details: { name: passkey.name } });
         return await reply.send({ redirect: '/settings?passkey=added' });
       } catch (error) {
         if (error instanceof ValidationError) return reply.code(400).send({ message: error.message });

@@ -1,4 +1,4 @@
-import { recordPortalAction } from '../portal-audit.js';
+import { recordUserEvent } from '../portal-audit.js';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
@@ -57,8 +57,8 @@ export function registerResetPasswordPages(scope: FastifyInstance, context: Port
       const passkeyRequired = valid && (await services.users.peekReset(token))?.passkeyRequired === true;
       return render(request, reply, 'reset-password', { title: 'Choose a new password', token: valid ? token : '', valid, passkeyRequired, error: result }, 400);
     }
-    // The user is not signed in here: the entry is theirs, from this address, marked as a reset.
-    await recordPortalAction(services.audit, request, result.user, 'authn_password_change', { details: { reason: 'reset' } });
+    // The user is not signed in here: the entry is theirs, from this address, marked as a reset, in each of their accounts.
+    await recordUserEvent(services.team, request, result.user, 'authn_password_change', { details: { reason: 'reset' } });
     return reply.redirect('/sign-in?reset=1', 303);
   });
 }

@@ -3,8 +3,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { PortalContext } from '../portal-context.js';
 import { csrfField, formField } from '../portal-context.js';
-import { recordPortalAction } from '../portal-audit.js';
-import { passkeyAssertedUser, passkeyRows } from './passkey-pages.js';
+import { recordPortalAction, recordUserEvent } from '../portal-audit.js';
+import { PASSKEY_CONFIRM_PATH, passkeyAssertedUser, passkeyRows } from './passkey-pages.js';
 import { sessionsSection } from './sessions-pages.js';
 import { signedInUser } from '../portal-session.js';
 import { confirmationFields, askedToConfirm } from '../portal-reauthentication.js';
@@ -36,8 +36,15 @@ export function registerSettingsPages(scope: FastifyInstance, context: PortalCon
     const { user } = signedIn;
     const passkeys = await passkeyRows(services, user.id);
     const passkeyAdded = request.query.passkey === 'added';
+    const passkeyConfirmed = request.query.passkey === 'confirmed';
     const sessionsView = await sessionsSection(services, signedIn, { notice: request.query.sessions, offerEndOthers: passkeyAdded });
-    return render(request, reply, 'settings', { title: 'Settings', email: user.email, changed: false, passkeys, passkeyAdded, ...sessionsView });
+    return render(request, reply, 'settings', { title: 'Settings', email: user.email, changed: false, passkeys, passkeyAdded, passkeyConfirmed, ...sessionsView });
+  });
+
+  // Registering a passkey after the re-authentication window (passkey-pages.ts refuses it): confirm here, then register within the window.
+  app.post(PASSKEY_CONFIRM_PATH, { schema: { body: ConfirmedForm } }, async (request, reply) => {
+    if (await askedToConfirm(context, request, reply, 'add a passkey')) return reply;
+    return reply.redirect('/settings?passkey=confirmed#passkeys-heading', 303);
   });
 
   app.post('/settings/email', { schema: { body: EmailForm } }, async (request, reply) => {
@@ -65,7 +72,7 @@ export function registerSettingsPages(scope: FastifyInstance, context: PortalCon
       return render(request, reply, 'settings', view, 400);
     }
     const target = { kind: 'user', id: String(user.id) } as const;
-    await recordPortalAction(services.audit, request, user, 'user_email_change_requested', { target, details: { to: result.newEmail.slice(0, 200) } });
+    await recordUserEvent(services.team, request, user, 'user_email_change_requested', { target, details: { to: result.newEmail.slice(0, 200) } });
     return render(request, reply, 'settings', { title: 'Settings', email: user.email, changed: false, passkeys, emailRequested: result.newEmail, ...sessionsView });
   });
 
@@ -82,7 +89,7 @@ export function registerSettingsPages(scope: FastifyInstance, context: PortalCon
     if (result.ok || result.field !== 'currentPassword') await proven(request, false);
     const sessionsView = await sessionsSection(services, signedInUser(request), { offerEndOthers: result.ok });
     if (!result.ok) return render(request, reply, 'settings', { title: 'Settings', email: user.email, error: result, changed: false, passkeys, ...sessionsView }, 400);
-    await recordPortalAction(services.audit, request, user, 'authn_password_change');
+    await recordUserEvent(services.team, request, user, 'authn_password_change');
     return render(request, reply, 'settings', { title: 'Settings', email: user.email, changed: true, passkeys, ...sessionsView });
   });
 

@@ -5,7 +5,7 @@ import { normaliseEmail } from '../../../users/user-input.js';
 import type { SignInMethod } from '../portal-metrics.js';
 import type { PortalContext } from '../portal-context.js';
 import { csrfField, formField } from '../portal-context.js';
-import { recordPortalAction } from '../portal-audit.js';
+import { recordPortalAction, recordUserEvent } from '../portal-audit.js';
 import { inMinutes } from '../portal-render.js';
 import { PortalRefusal } from '../portal-security.js';
 import { safeNext } from '../portal-session.js';
@@ -19,10 +19,11 @@ const SignInQuery = Type.Object({
   'signed-out': Type.Optional(Type.String({ maxLength: 10 })),
 });
 
-/** What the sign-in page says after a redirect here: a password reset (`?reset=1`) or a sign-out (`?signed-out=1`, `=everywhere` from /settings). */
+/** What the sign-in page says after a redirect here: a password reset (`?reset=1`) or a sign-out (`?signed-out=1`, `=everywhere` from /settings, `=deleted` after deleting the store). */
 function signInNotice(query: { reset?: string; 'signed-out'?: string }): string | undefined {
   if (query.reset === '1') return 'Your password was changed. Sign in with the new one.';
   if (query['signed-out'] === 'everywhere') return 'You have signed out in every browser.';
+  if (query['signed-out'] === 'deleted') return 'The store was deleted and you have signed out. Its API keys no longer work.';
   return query['signed-out'] === '1' ? 'You have signed out.' : undefined;
 }
 
@@ -75,8 +76,9 @@ export function registerSignInPages(scope: FastifyInstance, context: PortalConte
     const result = await services.users.signIn({ email, password });
     context.signIns('password', result.ok ? 'success' : 'failure');
     if (!result.ok) {
-      // Not awaited: the write would make a known email's failure measurably slower than an unknown one's (recordAfterChange never rejects).
-      if (result.attempted !== undefined) void recordPortalAction(services.audit, request, result.attempted, 'authn_login_fail', { details: { method: 'password' } });
+      // Not awaited: the write would make a known email's failure measurably slower than an unknown one's (it never rejects).
+      // In every account the user belongs to now: none they were removed from.
+      if (result.attempted !== undefined) void recordUserEvent(services.team, request, result.attempted, 'authn_login_fail', { details: { method: 'password' } });
       reply.header('cache-control', 'no-store');
       return render(request, reply, 'sign-in', { title: 'Sign in', next, email, error: SIGN_IN_FAILED }, 401);
     }
