@@ -1,4 +1,4 @@
-import { MATERIALIZED_PER_ENDPOINT } from '../webhook-rows.js';
+import { MATERIALIZE_BELOW_PENDING, MATERIALIZED_PER_ENDPOINT } from '../webhook-rows.js';
 import type { Sql } from './postgres-sql.js';
 
 /**
@@ -13,9 +13,13 @@ import type { Sql } from './postgres-sql.js';
  *   account commit in increasing order (postgres-events.ts), so every event
  *   up to it is visible to this statement and none after the cursor is
  *   skipped.
- * - `windows`: up to $1 events after the cursor; the cursor moves to the
- *   last of them, or to the account's last position when fewer came (the
- *   rest were pruned, or there were no more).
+ * - `pending`, `rooms`: for an endpoint with fewer than $2 pending
+ *   deliveries (counted up to $2), $1 less those; for one with more (a slow
+ *   or failing receiver's backlog) none, until they go, so a backlog costs
+ *   only as it is delivered.
+ * - `windows`: up to that many events after the cursor; the cursor moves to
+ *   the last of them, or to the account's last position when fewer came
+ *   (the rest were pruned, or there were no more).
  * - `moved`: compare-and-set of the cursor (`delivered_through = old`): a
  *   row another statement moved on since this one's snapshot is not matched,
  *   and then nothing is inserted for it. The insert depends on the update's
@@ -30,11 +34,17 @@ const MATERIALIZE_DELIVERIES = `WITH behind AS (
     WHERE w.status = 'enabled' AND a.events_position > w.delivered_through
     ORDER BY w.id
     FOR NO KEY UPDATE OF w SKIP LOCKED),
+  pending AS (
+    SELECT b.*, (SELECT count(*) FROM (SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = b.id AND d.status = 'pending' LIMIT $2) p) AS n
+    FROM behind b),
+  rooms AS (
+    SELECT p.*, CASE WHEN p.n < $2 THEN $1 - p.n ELSE 0 END AS room FROM pending p),
   windows AS (
-    SELECT b.id, b.old, CASE WHEN s.n < $1 OR s.through IS NULL THEN b.last ELSE s.through END AS through
-    FROM behind b CROSS JOIN LATERAL (
+    SELECT b.id, b.old, CASE WHEN s.n < b.room OR s.through IS NULL THEN b.last ELSE s.through END AS through
+    FROM rooms b CROSS JOIN LATERAL (
       SELECT count(*) AS n, max(x.position) AS through
-      FROM (SELECT e.position FROM events e WHERE e.account_id = b.account_id AND e.position > b.old ORDER BY e.position LIMIT $1) x) s),
+      FROM (SELECT e.position FROM events e WHERE e.account_id = b.account_id AND e.position > b.old ORDER BY e.position LIMIT b.room) x) s
+    WHERE b.room > 0),
   moved AS (
     UPDATE webhook_endpoints w SET delivered_through = v.through FROM windows v
     WHERE w.id = v.id AND w.delivered_through = v.old
@@ -50,7 +60,7 @@ SELECT count(*)::integer AS n FROM inserted`;
 
 /** Makes the deliveries of the events after each enabled endpoint's cursor (MATERIALIZE_DELIVERIES); returns how many. */
 export async function materializeDeliveries(sql: Sql, perEndpoint = MATERIALIZED_PER_ENDPOINT): Promise<number> {
-  const [row] = await sql<{ n: number }>(MATERIALIZE_DELIVERIES, [perEndpoint]);
+  const [row] = await sql<{ n: number }>(MATERIALIZE_DELIVERIES, [perEndpoint, MATERIALIZE_BELOW_PENDING]);
   return row?.n ?? 0;
 }
 

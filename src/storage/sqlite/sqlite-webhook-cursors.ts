@@ -1,6 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { DeliveriesQueued } from '../../delivery/deliveries-queued.js';
-import { MATERIALIZED_PER_ENDPOINT } from '../webhook-rows.js';
+import { MATERIALIZE_BELOW_PENDING, MATERIALIZED_PER_ENDPOINT } from '../webhook-rows.js';
 import type { Prepare } from './sqlite-util.js';
 
 /** Each open database's announcement of new events for webhook endpoints (sqlite-storage.ts registers it). */
@@ -39,31 +39,40 @@ interface BehindEndpoint {
   event_types: string | null;
   delivered_through: bigint;
   events_position: bigint;
+  /** Its pending deliveries, counted up to MATERIALIZE_BELOW_PENDING. */
+  pending: bigint;
 }
 
 /**
  * Inside the caller's write transaction (the engine's claim): for each
  * enabled endpoint whose cursor is behind its account's last event position,
- * a delivery per event after the cursor that it subscribes to, at most
- * `perEndpoint` events read, and the cursor moved past them, committed with
- * the rows. SQLite has one writer: no other claim reads a cursor meanwhile.
+ * a delivery per event after the cursor that it subscribes to, and the
+ * cursor moved past them, committed with the rows: for an endpoint with
+ * fewer than MATERIALIZE_BELOW_PENDING pending deliveries, up to
+ * `perEndpoint` pending. An endpoint with more (a slow or failing
+ * receiver's backlog) gets none until they go, so a backlog costs the engine
+ * only as it is delivered. SQLite has one writer: no other claim reads a cursor meanwhile.
  * One INSERT for every endpoint, in event order and then endpoint id (seq
  * follows positions, as the PostgreSQL statement orders them). Returns how
  * many deliveries were made.
  */
 export function materializeDeliveries(sql: Prepare, perEndpoint = MATERIALIZED_PER_ENDPOINT): number {
   const behind = sql(
-    `SELECT w.id, w.account_id, w.event_types, w.delivered_through, a.events_position
+    `SELECT w.id, w.account_id, w.event_types, w.delivered_through, a.events_position,
+            (SELECT count(*) FROM (SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = w.id AND d.status = 'pending' LIMIT ?)) AS pending
      FROM webhook_endpoints w JOIN accounts a ON a.id = w.account_id
      WHERE w.status = 'enabled' AND a.events_position > w.delivered_through`,
-  ).all() as BehindEndpoint[];
+  )
+    .all(MATERIALIZE_BELOW_PENDING)
+    .filter((endpoint) => (endpoint as BehindEndpoint).pending < BigInt(MATERIALIZE_BELOW_PENDING)) as BehindEndpoint[];
   if (behind.length === 0) return 0;
   const windowOf = sql('SELECT count(*) AS n, max(position) AS last FROM (SELECT position FROM events WHERE account_id = ? AND position > ? ORDER BY position LIMIT ?)');
   const moveCursor = sql('UPDATE webhook_endpoints SET delivered_through = ? WHERE id = ?');
   const moved = behind.map((endpoint) => {
-    const window = windowOf.get(endpoint.account_id, endpoint.delivered_through, perEndpoint) as { n: bigint; last: bigint | null };
+    const room = BigInt(perEndpoint) - endpoint.pending;
+    const window = windowOf.get(endpoint.account_id, endpoint.delivered_through, room) as { n: bigint; last: bigint | null };
     // Fewer than asked: every event up to the account's last position was read (the rest were pruned, or there are no more).
-    const through = window.n < BigInt(perEndpoint) || window.last === null ? endpoint.events_position : window.last;
+    const through = window.n < room || window.last === null ? endpoint.events_position : window.last;
     moveCursor.run(through, endpoint.id);
     return { id: endpoint.id, account: String(endpoint.account_id), old: String(endpoint.delivered_through), through: String(through), types: endpoint.event_types };
   });

@@ -11,7 +11,7 @@ import { describe, test, type TestContext } from 'node:test';
 import type { DatabaseConfig } from '../../../src/config/config.js';
 import type { EventType } from '../../../src/events/event-types.js';
 import { openStorage } from '../../../src/storage/open-storage.js';
-import { MATERIALIZED_PER_ENDPOINT } from '../../../src/storage/webhook-rows.js';
+import { MATERIALIZE_BELOW_PENDING, MATERIALIZED_PER_ENDPOINT } from '../../../src/storage/webhook-rows.js';
 import type { ContractCoverage } from '../../support/storage-contract.js';
 import { readSql, runSql } from '../../support/raw-sql.js';
 import { storageBackends } from '../../support/storage.js';
@@ -66,6 +66,11 @@ async function bulkEvents(database: DatabaseConfig, accountId: number, count: nu
   );
 }
 
+/** Every pending delivery settled as sent, as the engine would once they were delivered. */
+async function settleAll(database: DatabaseConfig): Promise<void> {
+  await runSql(database, `UPDATE webhook_deliveries SET status = 'succeeded' WHERE status = 'pending'`);
+}
+
 async function deliveryCount(database: DatabaseConfig, endpointId: string): Promise<{ rows: number; events: number }> {
   const [row] = await readSql(database, `SELECT count(*) AS rows, count(DISTINCT event_id) AS events FROM webhook_deliveries WHERE endpoint_id = '${endpointId}'`);
   return { rows: Number(row?.rows), events: Number(row?.events) };
@@ -94,15 +99,24 @@ for (const backend of storageBackends({ postgresDirect: true })) {
       assert.deepEqual(claimed.filter((d) => d.eventId === latest).map((d) => d.endpointId).sort(), [createdOnly, everyType].sort());
     });
 
-    test('when more events than a claim makes wait behind a cursor, then each claim makes at most MATERIALIZED_PER_ENDPOINT of them, in order, until all are made', async (t) => {
+    test('when more events than a claim makes wait behind a cursor, then an endpoint has at most MATERIALIZED_PER_ENDPOINT pending, refilled once fewer than MATERIALIZE_BELOW_PENDING are, in order, until all are made', async (t) => {
       const h = await webhooksHarness(t, backend);
       const { accountId, auth } = await h.tenant();
       const endpointId = await endpoint(t, h, auth, ['order.created']);
-      const count = MATERIALIZED_PER_ENDPOINT + 200;
+      const count = 2 * MATERIALIZED_PER_ENDPOINT + 30;
       await bulkEvents(h.database, accountId, count);
       await h.storage.webhooks.claimDue({ claimant: 'a', now: FAR, claimedUntil: FAR, limit: 1 });
       assert.deepEqual(await deliveryCount(h.database, endpointId), { rows: MATERIALIZED_PER_ENDPOINT, events: MATERIALIZED_PER_ENDPOINT });
-      assert.equal(await h.storage.webhooks.materializeDeliveries(), 200);
+      // A backlog is made as it is delivered: nothing more while MATERIALIZE_BELOW_PENDING or more are pending, then a refill.
+      const settle = (n: number) => runSql(h.database, `UPDATE webhook_deliveries SET status = 'succeeded' WHERE seq IN (SELECT seq FROM webhook_deliveries WHERE status = 'pending' ORDER BY seq LIMIT ${n})`);
+      await settle(MATERIALIZED_PER_ENDPOINT - MATERIALIZE_BELOW_PENDING);
+      assert.equal(await h.storage.webhooks.materializeDeliveries(), 0);
+      await settle(10);
+      // Back up to MATERIALIZED_PER_ENDPOINT pending.
+      const refill = MATERIALIZED_PER_ENDPOINT - (MATERIALIZE_BELOW_PENDING - 10);
+      assert.equal(await h.storage.webhooks.materializeDeliveries(), refill);
+      await settleAll(h.database);
+      assert.equal(await h.storage.webhooks.materializeDeliveries(), count - MATERIALIZED_PER_ENDPOINT - refill);
       assert.equal(await h.storage.webhooks.materializeDeliveries(), 0);
       // seq follows positions: the delivery log, by seq, is the feed.
       const bySeq = await readSql(h.database, `SELECT event_id FROM webhook_deliveries WHERE endpoint_id = '${endpointId}' ORDER BY seq`);
@@ -129,7 +143,10 @@ for (const backend of storageBackends({ postgresDirect: true })) {
           }
         }),
       );
-      while ((await h.storage.webhooks.materializeDeliveries()) > 0);
+      for (;;) {
+        await settleAll(h.database);
+        if ((await h.storage.webhooks.materializeDeliveries()) === 0) break;
+      }
       assert.deepEqual(await deliveryCount(h.database, endpoints[0] ?? ''), { rows: count, events: count });
       assert.deepEqual(await deliveryCount(h.database, endpoints[1] ?? ''), { rows: count, events: count });
       assert.deepEqual(await deliveryCount(h.database, endpoints[2] ?? ''), { rows: 0, events: 0 });
