@@ -11,6 +11,29 @@ import type {
 
 /** Rows as both adapters select them (timestamps as ISO 8601 text), mapped in one place so both databases answer alike. */
 
+/**
+ * The most pending deliveries the engine makes ahead for one endpoint
+ * (materializeDeliveries of both adapters): a claim makes deliveries of the
+ * events after an endpoint's cursor only up to this many pending, so a
+ * backlog (an import of many orders, a slow or failing receiver) is made as
+ * it is delivered, never all at once. A hundred is more than an endpoint
+ * can have in flight (WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT, 64 by default) and
+ * claims follow one another as attempts end. Making a thousand at once spent
+ * the engine's share of a busy process in one claim, and the rest it then
+ * owed delayed every other endpoint's deliveries (p99 312–399 ms beside a
+ * slow endpoint under load, against 116–147 before the cursor;
+ * `npm run bench -- --only webhooks`).
+ */
+export const MATERIALIZED_PER_ENDPOINT = 100;
+
+/**
+ * An endpoint's deliveries are made again only once fewer than this many are
+ * pending: refills of about a hundred rather than a few rows per claim (each
+ * refill reads the window and moves the cursor), and a pending count that
+ * stops after this many rows (a claim counts it for every endpoint behind).
+ */
+export const MATERIALIZE_BELOW_PENDING = 16;
+
 /** An endpoint failing every attempt for this long is disabled. */
 export const FAILING_ENDPOINT_DISABLED_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
 

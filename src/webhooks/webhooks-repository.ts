@@ -143,4 +143,17 @@ export interface WebhooksRepository extends DeliveryQueue<ClaimedWebhookDelivery
    * a new delivery each, due `now`. Returns how many were queued.
    */
   recover(request: { accountId: number; endpointId: string; since: string; now: string }): Promise<number>;
+  /**
+   * Makes the deliveries of the events written since: a change's
+   * transaction writes its events only, and each enabled endpoint keeps a
+   * cursor over its account's events (the position up to which its
+   * deliveries exist). For each one behind, a delivery per later event it
+   * subscribes to, in position order, at most MATERIALIZED_PER_ENDPOINT
+   * events a call, the cursor moved on in the same commit, atomically:
+   * concurrent callers (engines of several processes) never make one
+   * event's delivery to one endpoint twice. claimDue does this first; a
+   * caller that reads deliveries without an engine calls it. Returns how
+   * many deliveries were made.
+   */
+  materializeDeliveries(): Promise<number>;
 }

@@ -133,6 +133,8 @@ for (const backend of httpBackends()) {
     // A deliveries cursor is not an endpoints cursor.
     await h.services.orderOperations.createOrder({ accountId: store.accountId });
     await h.services.orderOperations.createOrder({ accountId: store.accountId });
+    // No engine runs here: make the deliveries as its claim would.
+    await h.storage.webhooks.materializeDeliveries();
     const deliveries = await h.app.inject({ method: 'GET', url: `/v2/webhook-endpoints/${ids[0]}/deliveries?limit=1`, headers: store.auth });
     const deliveriesCursor = deliveries.json<{ nextCursor: string | null }>().nextCursor;
     assert.ok(deliveriesCursor !== null, deliveries.body);

@@ -1,6 +1,6 @@
 import type { NewEvent } from '../../events/events-repository.js';
 import { copyRows, YIELD_EVERY, yieldToEventLoop } from './postgres-copy-rows.js';
-import { BUMPED_FROM_COUNTS, deliveredFrom, markQueued, TOLD } from './postgres-events.js';
+import { BUMPED_FROM_COUNTS, markQueued, toldFor } from './postgres-events.js';
 import { arrayLiteral, type CopyIn, type Sql } from './postgres-sql.js';
 
 /** Each account's events of a run, in account id order (the order their rows are locked in). */
@@ -34,15 +34,8 @@ SELECT id, base FROM bumped`;
 
 const COPY_EVENTS = 'COPY events (account_id, position, id, type, subject, created_at, payload) FROM STDIN (FORMAT binary)';
 
-/** The fan-out of the events just copied: each account's positions after its base up to its last. */
-const FAN_OUT_COPIED = `WITH e AS (
-  SELECT ev.account_id, ev.id, ev.type, ev.subject, ev.created_at, ev.position AS ord
-  FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS r(account_id, base, last)
-  JOIN events ev ON ev.account_id = r.account_id AND ev.position > r.base AND ev.position <= r.last
-  -- Evaluated once: without an enabled endpoint the events are not read again.
-  WHERE EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.account_id = ANY ($1::bigint[]) AND w.status = 'enabled')
-),${deliveredFrom('e')}
-SELECT ${TOLD} AS told`;
+/** The hand-off of the events just copied: NOTIFY when one of their accounts has an enabled endpoint (the engine's claim makes the deliveries). */
+const TELL_COPIED = `SELECT ${toldFor('SELECT unnest($1::bigint[])')} AS told`;
 
 /**
  * The events as COPY rows, each account's numbered on from its base (as
@@ -92,7 +85,9 @@ async function eventRows(
  * The outbox of an import, whose runs are sent by COPY: per run, one
  * statement bumps each account's events_position (as insertEventsFrom does:
  * the rows locked in id order, held until the import ends), the rows go in
- * by COPY at the positions that gave, and one statement fans them out.
+ * by COPY at the positions that gave, and one statement tells the delivery
+ * engines when an account has an enabled endpoint (their claims make the
+ * deliveries from each endpoint's cursor).
  * Because the import holds its accounts' rows from its first run on, the
  * positions of a later run are known before it is written: prepare writes
  * its rows then (while the database works on the run before), and write
@@ -131,11 +126,7 @@ export function createEventCopier(tx: Sql, copyIn: CopyIn): EventCopier {
       }
       const foreseenRight = rows !== undefined && assumed !== undefined && accounts.every((id) => assumed.get(id) === bases.get(id));
       await copyIn(COPY_EVENTS, (foreseenRight ? rows : (await eventRows(make(), (account) => bases.get(account))).rows) ?? []);
-      const [row] = await tx<{ told: number }>(FAN_OUT_COPIED, [
-        arrayLiteral(accounts, (id) => id),
-        arrayLiteral(accounts, (id) => bases.get(id)),
-        arrayLiteral(accounts, (id) => written.get(id)),
-      ]);
+      const [row] = await tx<{ told: number }>(TELL_COPIED, [arrayLiteral(accounts, (id) => id)]);
       if ((row?.told ?? 0) > 0) markQueued(tx);
     },
   };

@@ -2,10 +2,10 @@ import type { EventPageQuery, EventsRepository, NewEvent } from '../../events/ev
 import { arrayLiteral, isoTimestamp, type Sql } from './postgres-sql.js';
 import { toStoredEvent, type EventRow } from '../event-rows.js';
 
-/** The channel a commit that queues webhook deliveries notifies (postgres-notifications.ts listens). */
+/** The channel a commit of events for an account with an enabled webhook endpoint notifies (postgres-notifications.ts listens). */
 export const DELIVERIES_CHANNEL = 'store_orders_deliveries';
 
-/** Transactions (their statement functions) that queued deliveries: the pool tells this process after their commit. */
+/** Transactions (their statement functions) that wrote events for webhook endpoints: the pool tells this process after their commit. */
 const queuedIn = new WeakSet<Sql>();
 
 export function queuedDeliveries(tx: Sql): boolean {
@@ -31,24 +31,13 @@ bumped AS (
 )`;
 
 /**
- * The webhook fan-out of the new events in `source` (which names them `e`:
- * account_id, id, type, subject, created_at, ord): a delivery per event and
- * enabled endpoint of its account subscribed to its type, in the same
- * transaction (seq in event order).
+ * NOTIFY (sent at commit, to every process that listens) when an account of
+ * `accounts` (a query of account ids) has an enabled webhook endpoint: one
+ * probe of the endpoints index. 1 when it told. No delivery is written with
+ * the events: the engine's claim makes them from each endpoint's cursor.
  */
-export const deliveredFrom = (source: string) => `
-delivered AS (
-  INSERT INTO webhook_deliveries (endpoint_id, event_id, subject, status, created_at, next_attempt_at)
-  SELECT w.id, e.id, e.subject, 'pending', e.created_at, e.created_at
-  FROM ${source}
-  JOIN webhook_endpoints w ON w.account_id = e.account_id AND w.status = 'enabled'
-    AND (w.event_types IS NULL OR (' ' || w.event_types || ' ') LIKE '% ' || e.type || ' %')
-  ORDER BY e.ord, w.id
-  RETURNING 1
-)`;
-
-/** NOTIFY (sent at commit, to every process that listens) when `delivered` queued any delivery; 1 when it did. */
-export const TOLD = `(SELECT count(*) FROM (SELECT pg_notify('${DELIVERIES_CHANNEL}', '') FROM (SELECT 1 FROM delivered LIMIT 1) one) told)::integer`;
+export const toldFor = (accounts: string) => `(SELECT count(*) FROM (SELECT pg_notify('${DELIVERIES_CHANNEL}', '')
+  WHERE EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.account_id IN (${accounts}) AND w.status = 'enabled')) told)::integer`;
 
 /**
  * The part shared by every events insert, after a CTE `e` of the new events
@@ -61,8 +50,10 @@ inserted AS (
   SELECT e.account_id, b.base + row_number() OVER (PARTITION BY e.account_id ORDER BY e.ord), e.id, e.type, e.subject, e.created_at, e.payload
   FROM e JOIN bumped b ON b.id = e.account_id
   RETURNING 1
-),${deliveredFrom('e JOIN bumped b ON b.id = e.account_id')}
-SELECT count(*)::integer AS n, ${TOLD} AS told
+)
+-- No webhook delivery is written here: the engine's claim makes them from
+-- the events after each endpoint's cursor (postgres-webhook-cursors.ts).
+SELECT count(*)::integer AS n, ${toldFor('SELECT id FROM bumped')} AS told
 FROM inserted`;
 
 /**
@@ -74,11 +65,11 @@ FROM inserted`;
  * increasing order.
  *
  * Must run inside the transaction of the change the events report: with
- * the import's copier (postgres-events-copy.ts: the same bump, lock order
- * and fan-out, for rows sent by COPY), the one place the outbox is written,
- * and what the webhook fan-out extends. `source` is a query of the new events' columns
- * (account_id, id, type, subject, created_at, payload, ord), `count` how
- * many it yields.
+ * the import's copier (postgres-events-copy.ts: the same bump and lock
+ * order, for rows sent by COPY), the one place the outbox is written, from
+ * which the engine's claim makes the webhook deliveries. `source` is a query
+ * of the new events' columns (account_id, id, type, subject, created_at,
+ * payload, ord), `count` how many it yields.
  */
 async function insertEventsFrom(tx: Sql, source: string, values: readonly unknown[], count: number): Promise<void> {
   const [row] = await tx<{ n: number; told: number }>(`WITH e AS (${source}),${EVENTS_FROM_E}`, values);

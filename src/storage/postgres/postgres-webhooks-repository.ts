@@ -3,6 +3,7 @@ import type { WebhooksRepository } from '../../webhooks/webhooks-repository.js';
 import type { AttemptRecord, Settlement } from '../../delivery/delivery-queue.js';
 import { insertAuditEntries } from './postgres-audit-repository.js';
 import { CLAIM_DELIVERIES } from './postgres-webhook-claims.js';
+import { materializeDeliveries, OLDEST_UNMATERIALIZED } from './postgres-webhook-cursors.js';
 import { listEventDeliveries } from './postgres-event-deliveries.js';
 import { startNotice } from './postgres-webhook-notices-repository.js';
 import { deliveryUsageCte } from './postgres-usage-repository.js';
@@ -67,8 +68,11 @@ export function createPostgresWebhooksRepository(sql: Sql, transaction: Transact
         const [taken] = await tx<{ n: number }>('SELECT count(*)::integer AS n FROM webhook_endpoints WHERE account_id = $1', [endpoint.accountId]);
         if ((taken?.n ?? 0) >= maxPerAccount) return 'limit_reached' as const;
         const [row] = await tx<EndpointRow>(
-          `INSERT INTO webhook_endpoints (id, account_id, url, event_types, description, rate_limit, status, secret, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6, 'enabled', $7, $8) RETURNING ${ENDPOINT}`,
+          // Its cursor starts at the account's last position (read under the
+          // account's lock: no change writing events is between): it receives
+          // the events written from now on.
+          `INSERT INTO webhook_endpoints (id, account_id, url, event_types, description, rate_limit, status, secret, created_at, delivered_through)
+           VALUES ($1, $2, $3, $4, $5, $6, 'enabled', $7, $8, (SELECT events_position FROM accounts WHERE id = $2)) RETURNING ${ENDPOINT}`,
           [endpoint.id, endpoint.accountId, endpoint.url, types, endpoint.description, endpoint.rateLimit, endpoint.sealedSecret, endpoint.createdAt],
         );
         if (row === undefined) throw new Error('INSERT … RETURNING returned no row');
@@ -95,7 +99,9 @@ export function createPostgresWebhooksRepository(sql: Sql, transaction: Transact
            status = coalesce($8::text, status),
            disabled_reason = CASE WHEN $8 = 'enabled' THEN NULL ELSE disabled_reason END,
            failing_since = CASE WHEN $8 = 'enabled' THEN NULL ELSE failing_since END,
-           rate_limit = CASE WHEN $9::boolean THEN $10::integer ELSE rate_limit END
+           rate_limit = CASE WHEN $9::boolean THEN $10::integer ELSE rate_limit END,
+           -- Enabled again: it receives the events written from now on.
+           delivered_through = CASE WHEN $8 = 'enabled' AND status = 'disabled' THEN (SELECT a.events_position FROM accounts a WHERE a.id = account_id) ELSE delivered_through END
          WHERE account_id = $1 AND id = $2 RETURNING ${ENDPOINT}`,
         [
           accountId,
@@ -186,17 +192,23 @@ export function createPostgresWebhooksRepository(sql: Sql, transaction: Transact
       // What the claim would take, in due order: the due index, stopping at the
       // first delivery of an enabled endpoint with no earlier one of its
       // subject pending (a held-back delivery waits for its receiver, not the engine).
-      const [row] = await sql<{ next_attempt_at: string }>(
-        `SELECT ${qualified('d', 'next_attempt_at')} FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
-         WHERE d.status = 'pending' AND w.status = 'enabled'
-           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p
-                           WHERE p.endpoint_id = d.endpoint_id AND p.subject = d.subject AND p.status = 'pending' AND p.seq < d.seq)
-         ORDER BY d.next_attempt_at LIMIT 1`,
+      // And the events no claim has made a delivery of yet: a stalled engine shows.
+      const [row] = await sql<{ next_attempt_at: string | null }>(
+        `SELECT ${isoTimestamp('next_attempt_at')} FROM (
+           SELECT least((SELECT d.next_attempt_at FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+                         WHERE d.status = 'pending' AND w.status = 'enabled'
+                           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p
+                                           WHERE p.endpoint_id = d.endpoint_id AND p.subject = d.subject AND p.status = 'pending' AND p.seq < d.seq)
+                         ORDER BY d.next_attempt_at LIMIT 1), ${OLDEST_UNMATERIALIZED}) AS next_attempt_at) due`,
       );
-      return row?.next_attempt_at;
+      return row?.next_attempt_at ?? undefined;
     },
+    materializeDeliveries: () => materializeDeliveries(sql),
     async claimDue({ claimant, now, claimedUntil, limit, inFlight = new Map(), windows = new Map(), perDestination = limit }) {
-      // See CLAIM_DELIVERIES (postgres-webhook-claims.ts).
+      // The deliveries of the events written since (postgres-webhook-cursors.ts),
+      // then CLAIM_DELIVERIES (postgres-webhook-claims.ts): two statements,
+      // since a statement does not see the rows its own CTEs insert.
+      await materializeDeliveries(sql);
       const rows = await sql<ClaimedDeliveryRow>(
         CLAIM_DELIVERIES,
         [claimant, claimedUntil, now, limit, perDestination, JSON.stringify(Object.fromEntries(inFlight)), JSON.stringify(Object.fromEntries(windows))],

@@ -1,7 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { EventPageQuery, EventsRepository, NewEvent } from '../../events/events-repository.js';
 import { statementCache, type Prepare } from './sqlite-util.js';
-import { insertWebhookDeliveries } from './sqlite-webhook-fan-out.js';
+import { announceEvents } from './sqlite-webhook-cursors.js';
 import { toStoredEvent, type EventRow } from '../event-rows.js';
 
 const INSERT_HEAD = 'INSERT INTO events (account_id, position, id, type, subject, created_at, payload) VALUES';
@@ -15,7 +15,8 @@ const INSERT_CHUNK_SQL = insertSql(INSERT_CHUNK);
 /**
  * Writes events inside the caller's open write transaction, on its
  * connection (`sql` is that connection's statement cache): the one place the
- * outbox is written, and what the webhook fan-out extends. Each account's
+ * outbox is written (webhook deliveries are made from it later, by the
+ * engine's claim: sqlite-webhook-cursors.ts). Each account's
  * positions come from bumping accounts.events_position; SQLite has one
  * writer at a time, so positions commit in increasing order.
  */
@@ -43,7 +44,7 @@ export function insertEvents(sql: Prepare, events: readonly NewEvent[]): void {
     sql(INSERT_CHUNK_SQL).run(events.slice(start, start + INSERT_CHUNK).flatMap(args));
   }
   if (start < events.length) sql(insertSql(events.length - start)).run(events.slice(start).flatMap(args));
-  insertWebhookDeliveries(sql, counts.keys(), events);
+  announceEvents(sql, counts.keys());
 }
 
 const COLUMNS = 'account_id, position, id, type, subject, created_at, payload';

@@ -23,7 +23,7 @@ import { createSqliteSignUpsRepository } from './sqlite-sign-ups-repository.js';
 import { createSqliteAuditRepository } from './sqlite-audit-repository.js';
 import { createSqlitePasskeysRepository } from './sqlite-passkeys-repository.js';
 import { createSqliteWebhooksRepository } from './sqlite-webhooks-repository.js';
-import { announceDeliveriesOf } from './sqlite-webhook-fan-out.js';
+import { announceDeliveriesOf } from './sqlite-webhook-cursors.js';
 import { createDeliveriesQueued } from '../../delivery/deliveries-queued.js';
 import { createEndpointsDisabled } from '../../webhooks/notices/endpoints-disabled.js';
 import { createSqliteWebhookNoticesRepository } from './sqlite-webhook-notices-repository.js';

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { ClaimedWebhookDelivery } from '../../webhooks/webhooks-repository.js';
 import type { Prepare } from './sqlite-util.js';
+import { materializeDeliveries } from './sqlite-webhook-cursors.js';
 import { ratePace, toClaimedDelivery, type ClaimedDeliveryRow, type RatePace } from '../webhook-rows.js';
 
 interface EndpointToClaim {
@@ -23,7 +24,10 @@ export type ClaimTransaction = Database.Transaction<
 
 /** The webhook delivery claim of one connection (sqlite-webhooks-repository.ts): a transaction function, to run with .immediate. */
 export function claimDeliveries(db: Database.Database, sql: Prepare): ClaimTransaction {
-  // One immediate transaction holds SQLite's writer lock: what it finds due
+  // One immediate transaction holds SQLite's writer lock. First the
+  // deliveries of the events written since the last claim (each enabled
+  // endpoint's cursor moved on with them: materializeDeliveries); then what
+  // it finds due
   // leaves "due" before any other claimer looks. Per endpoint, so that no
   // endpoint's backlog costs another anything: the endpoints with pending
   // deliveries (a loose index scan: one index read per endpoint), and of
@@ -35,6 +39,7 @@ export function claimDeliveries(db: Database.Database, sql: Prepare): ClaimTrans
   // claim carries the time it was due at (for the delivery-lag metric).
   return db.transaction(
     (claimant: string, now: string, claimedUntil: string, limit: number, inFlight: ReadonlyMap<string, number>, windows: ReadonlyMap<string, number>, perEndpoint: number) => {
+    materializeDeliveries(sql);
     const endpoints = sql(
       `WITH RECURSIVE pending_endpoints(id) AS (
          SELECT min(endpoint_id) FROM webhook_deliveries WHERE status = 'pending'

@@ -5,6 +5,7 @@ import type { NewWebhookEndpoint, WebhookEndpoint, WebhooksRepository } from '..
 import { insertAuditEntries } from './sqlite-audit-repository.js';
 import { sqliteConstraint, statementCache } from './sqlite-util.js';
 import { claimDeliveries } from './sqlite-webhook-claims.js';
+import { materializeDeliveries, oldestUnmaterialized } from './sqlite-webhook-cursors.js';
 import { listEventDeliveries } from './sqlite-event-deliveries.js';
 import { addDeliveryUsage } from './sqlite-usage-repository.js';
 import { systemDisablings } from './sqlite-webhook-notices-repository.js';
@@ -41,13 +42,14 @@ export function createSqliteWebhooksRepository(db: Database.Database, endpointDi
     const count = sql('SELECT count(*) FROM webhook_endpoints WHERE account_id = ?').pluck().get(endpoint.accountId) as bigint;
     if (Number(count) >= maxPerAccount) return 'limit_reached';
     const row = sql(
-      `INSERT INTO webhook_endpoints (id, account_id, url, event_types, description, rate_limit, status, secret, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, 'enabled', ?, ?) RETURNING ${ENDPOINT_COLUMNS}`,
-    ).get(endpoint.id, endpoint.accountId, endpoint.url, types, endpoint.description, endpoint.rateLimit, endpoint.sealedSecret, endpoint.createdAt) as EndpointRow;
+      `INSERT INTO webhook_endpoints (id, account_id, url, event_types, description, rate_limit, status, secret, created_at, delivered_through)
+       VALUES (?, ?, ?, ?, ?, ?, 'enabled', ?, ?, coalesce((SELECT events_position FROM accounts WHERE id = ?), 0)) RETURNING ${ENDPOINT_COLUMNS}`,
+    ).get(endpoint.id, endpoint.accountId, endpoint.url, types, endpoint.description, endpoint.rateLimit, endpoint.sealedSecret, endpoint.createdAt, endpoint.accountId) as EndpointRow;
     return toEndpoint(row);
   });
 
   const claim = claimDeliveries(db, sql);
+  const materialize = db.transaction(() => materializeDeliveries(sql));
 
   /** The attempt's record (what was sent and what came back), beside the settlement that ends it. */
   const recordAttempt = (settlement: Settlement & AttemptRecord & { error?: string }) => {
@@ -175,7 +177,8 @@ export function createSqliteWebhooksRepository(db: Database.Database, endpointDi
            rate_limit = CASE WHEN ? THEN ? ELSE rate_limit END,
            status = coalesce(?, status),
            disabled_reason = CASE WHEN ? = 'enabled' THEN NULL ELSE disabled_reason END,
-           failing_since = CASE WHEN ? = 'enabled' THEN NULL ELSE failing_since END
+           failing_since = CASE WHEN ? = 'enabled' THEN NULL ELSE failing_since END,
+           delivered_through = CASE WHEN ? = 'enabled' AND status = 'disabled' THEN (SELECT events_position FROM accounts a WHERE a.id = account_id) ELSE delivered_through END
          WHERE account_id = ? AND id = ? RETURNING ${ENDPOINT_COLUMNS}`,
       ).get(
         changes.url ?? null,
@@ -185,6 +188,7 @@ export function createSqliteWebhooksRepository(db: Database.Database, endpointDi
         changes.description ?? null,
         changes.rateLimit === undefined ? 0 : 1,
         changes.rateLimit ?? null,
+        changes.status ?? null,
         changes.status ?? null,
         changes.status ?? null,
         changes.status ?? null,
@@ -252,7 +256,13 @@ export function createSqliteWebhooksRepository(db: Database.Database, endpointDi
                            WHERE p.endpoint_id = d.endpoint_id AND p.subject = d.subject AND p.status = 'pending' AND p.seq < d.seq)
          ORDER BY d.next_attempt_at LIMIT 1`,
       ).get() as { next_attempt_at: string } | undefined;
-      return row?.next_attempt_at;
+      // And the events no claim has made a delivery of yet: a stalled engine shows.
+      const unmade = oldestUnmaterialized(sql);
+      if (row === undefined || unmade === undefined) return row?.next_attempt_at ?? unmade;
+      return unmade < row.next_attempt_at ? unmade : row.next_attempt_at;
+    },
+    async materializeDeliveries() {
+      return materialize.immediate();
     },
     async claimDue({ claimant, now, claimedUntil, limit, inFlight = new Map(), windows = new Map(), perDestination = limit }) {
       return claim.immediate(claimant, now, claimedUntil, limit, inFlight, windows, perDestination);

@@ -62,7 +62,7 @@ describe('PostgreSQL import', () => {
     assert.equal(ids.length, 1 + 10 + 3000 + 30 + 5000);
   });
 
-  test('when an import queues webhook deliveries, then its commit announces them to this process once; an import that queues none announces nothing', async (t) => {
+  test('when an import writes events of an account with an enabled webhook endpoint, then its commit tells the engine of this process once; an import into an account without one tells nothing', async (t) => {
     const { storage } = await postgresBackend.freshDatabase(t);
     const { id: accountId } = await storage.accounts.create({ name: 'Main Street Pets', createdAt: AT });
     const { id: quietId } = await storage.accounts.create({ name: 'Harbour Pets', createdAt: AT });
