@@ -1,6 +1,6 @@
 /** The portal's weight and layout in Chromium: requests per page, a busy user's minute, tables and dates on a phone and a laptop. */
 import assert from 'node:assert/strict';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { browserSkip, signUp, startBrowserPortal, type BrowserPortal } from '../../support/browser.js';
@@ -13,11 +13,19 @@ const DEFAULT_BUDGET = { RATE_LIMIT_REQUESTS: String(testConfig().limits.rateLim
 const LOOPBACK_ENV = { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8' };
 const SIGNED_IN_PAGES = ['/', '/keys', '/orders', '/webhooks', '/audit', '/settings'];
 
-/** The URLs of the requests that reach the portal's server from now on (what counts toward a budget, cache hits excluded). */
-function serverRequests({ portal }: BrowserPortal): string[] {
-  const seen: string[] = [];
-  portal.app.server.on('request', (request: IncomingMessage) => seen.push(request.url ?? ''));
-  return seen;
+/**
+ * The URLs of the requests that reach the portal's server from now on (what
+ * counts toward a budget, cache hits excluded), and how each was answered
+ * (status and Cache-Control: what decides whether the browser may keep it).
+ */
+function serverRequests({ portal }: BrowserPortal): { reached: string[]; answers: string[] } {
+  const reached: string[] = [];
+  const answers: string[] = [];
+  portal.app.server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    reached.push(request.url ?? '');
+    response.once('finish', () => answers.push(`${request.url ?? ''} ${response.statusCode} ${String(response.getHeader('cache-control'))}`));
+  });
+  return { reached, answers };
 }
 
 /** Loads `path` and waits until the page's requests have settled; returns the URLs the browser asked for, from its cache or not. */
@@ -58,7 +66,7 @@ for (const backend of httpBackends()) {
     test('when a page is loaded with an empty cache, then it costs at most 4 requests; every page after costs 1 (the script and style sheet come from the cache)', async (t) => {
       const started = await startBrowserPortal(t, backend);
       const { origin, newPage } = started;
-      const reached = serverRequests(started);
+      const { reached, answers } = serverRequests(started);
       const page = await newPage();
       const first = await load(page, `${origin}/sign-in`);
       assert.ok(first.length <= 4, `first load: ${first.join(', ')}`);
@@ -67,7 +75,7 @@ for (const backend of httpBackends()) {
 
       reached.length = 0;
       await load(page, `${origin}/sign-up`);
-      assert.deepEqual(reached, ['/sign-up'], 'the next page: only the page reaches the server');
+      assert.deepEqual(reached, ['/sign-up'], `the next page: only the page reaches the server (answered so far: ${answers.join('; ')})`);
       await signUp(page, origin, 'light@example.com', 'Light Pets');
       for (const path of [...SIGNED_IN_PAGES, '/keys']) {
         reached.length = 0;
