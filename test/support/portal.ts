@@ -19,7 +19,7 @@ import type { Services } from '../../src/services.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { openStorage } from '../../src/storage/open-storage.js';
 import type { Storage } from '../../src/storage/storage.js';
-import { testOutages } from './app.js';
+import { buildTestStoreApp, testOutages } from './app.js';
 import { testConfig, testServices } from './container.js';
 import { capturingLogger } from './logs.js';
 import { manualClock } from './quickstart.js';
@@ -290,3 +290,13 @@ export function pageText(html: string): string {
     .replace(/\s+/g, ' ')
     .trim();
 }
+
+/** The store host over a test portal's services and storage (what its keys are used on), closed when the test ends. */
+export async function portalStoreApp(t: Pick<TestContext, 'after'>, portal: TestPortal): Promise<FastifyInstance> {
+  const app = await buildTestStoreApp({ logger: capturingLogger().logger, services: portal.services, storage: portal.storage });
+  t.after(() => app.close());
+  return app;
+}
+
+/** GET /v1/store/orders with `key`. */
+export const listOrdersWith = (app: FastifyInstance, key: string) => app.inject({ method: 'GET', url: '/v1/store/orders', headers: { authorization: `Bearer ${key}` } });

@@ -1,9 +1,7 @@
 /** Migration 0022 on a database as the release before left it: existing users become owners, sessions keep working, outstanding operator invitations carry over. */
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { describe, test } from 'node:test';
-import { readMigrations } from '../../src/storage/migrations.js';
-import { ROOT } from '../support/process.js';
+import { schemaBefore } from '../support/migrations.js';
 import { readSql, runSql } from '../support/raw-sql.js';
 import { storageBackends } from '../support/storage.js';
 
@@ -15,19 +13,9 @@ for (const backend of storageBackends()) {
   describe(`migration 0022, memberships (${backend.name})`, () => {
     test('when 0022 meets users, sessions and an operator invitation of the release before, then each user owns their account, their sessions work in it with that role, and the invitation joins as owner', async (t) => {
       const { storage, config } = await backend.freshDatabase(t);
-      const dialect = config.kind;
-      // Back to version 21: an empty schema, then every migration before 0022, as that release applied them.
-      if (dialect === 'sqlite') {
-        const tables = (await readSql(config, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")).map((row) => String(row.name));
-        await runSql(config, ['PRAGMA foreign_keys = OFF', ...tables.map((table) => `DROP TABLE ${table}`)]);
-      } else {
-        await runSql(config, 'DROP SCHEMA public CASCADE; CREATE SCHEMA public');
-      }
-      const before = readMigrations(path.join(ROOT, 'migrations', dialect)).filter((migration) => migration.version < 22);
-      assert.equal(before.length, 21);
+      // Back to version 21: every migration before 0022, as that release applied them.
+      assert.equal(await schemaBefore(config, 22, AT), 21);
       await runSql(config, [
-        `CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at ${dialect === 'sqlite' ? 'TEXT' : 'timestamptz'} NOT NULL)`,
-        ...before.flatMap((migration) => [migration.sql, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (${migration.version}, '${migration.name}', '${AT}')`]),
         `INSERT INTO accounts (name, created_at) VALUES ('Main Street Pets', '${AT}'), ('Harbour Pets', '${AT}')`,
         `INSERT INTO users (account_id, email, password_hash, created_at) VALUES (1, 'ann@example.com', 'h', '${AT}'), (1, 'bob@example.com', 'h', '${AT}'), (2, 'cat@example.com', 'h', '${AT}')`,
         `INSERT INTO user_sessions (id_hash, user_id, created_at, last_seen_at, expires_at, handle, device, address) VALUES ('${hashOf(1)}', 2, '${AT}', '${AT}', '${END}', '${'a'.repeat(32)}', '', '')`,
@@ -45,7 +33,7 @@ for (const backend of storageBackends()) {
       assert.deepEqual([session?.user.email, session?.user.accountId, session?.role], ['bob@example.com', 1, 'owner'], 'a session of the release before still signs in');
       const invitation = await storage.team.peekInvitation(hashOf(2), AT);
       assert.deepEqual([invitation?.accountId, invitation?.role, invitation?.email], [2, 'owner', undefined]);
-      assert.deepEqual(await readSql(config, "SELECT count(*) AS n FROM user_tokens WHERE kind = 'invite'"), [{ n: dialect === 'sqlite' ? 0 : '0' }]);
+      assert.deepEqual(await readSql(config, "SELECT count(*) AS n FROM user_tokens WHERE kind = 'invite'"), [{ n: config.kind === 'sqlite' ? 0 : '0' }]);
     });
   });
 }

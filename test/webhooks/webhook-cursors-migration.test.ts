@@ -1,9 +1,7 @@
 /** Migration 0029 on a database as the release before left it: existing endpoints start at their account's last event, so nothing is delivered twice. */
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { describe, test } from 'node:test';
-import { readMigrations } from '../../src/storage/migrations.js';
-import { ROOT } from '../support/process.js';
+import { schemaBefore } from '../support/migrations.js';
 import { readSql, runSql } from '../support/raw-sql.js';
 import { storageBackends } from '../support/storage.js';
 
@@ -13,22 +11,13 @@ for (const backend of storageBackends()) {
   describe(`migration 0029, webhook cursors (${backend.name})`, () => {
     test('when 0029 meets endpoints whose events were fanned out at commit, then no event gets a second delivery and the next event gets its one', async (t) => {
       const { storage, config } = await backend.freshDatabase(t);
-      const dialect = config.kind;
-      // Back to the schema before 0029: an empty schema, then every migration before it, as that release applied them.
-      if (dialect === 'sqlite') {
-        const tables = (await readSql(config, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")).map((row) => String(row.name));
-        await runSql(config, ['PRAGMA foreign_keys = OFF', ...tables.map((table) => `DROP TABLE ${table}`)]);
-      } else {
-        await runSql(config, 'DROP SCHEMA public CASCADE; CREATE SCHEMA public');
-      }
-      const before = readMigrations(path.join(ROOT, 'migrations', dialect)).filter((migration) => migration.version < 29);
+      await schemaBefore(config, 29, AT);
       const endpoint = (id: string, account: number, status: string) =>
         `INSERT INTO webhook_endpoints (id, account_id, url, event_types, description, status, secret, created_at) VALUES ('${id}', ${account}, 'https://hooks.example.com/${id}', NULL, NULL, '${status}', 'v1.aa.bb', '${AT}')`;
       const event = (account: number, position: number) =>
         `INSERT INTO events (account_id, position, id, type, subject, created_at, payload) VALUES (${account}, ${position}, 'evt_${account}_${position}', 'order.created', 'order:${position}', '${AT}', '{}')`;
+      // The rows of the release before.
       await runSql(config, [
-        `CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at ${dialect === 'sqlite' ? 'TEXT' : 'timestamptz'} NOT NULL)`,
-        ...before.flatMap((migration) => [migration.sql, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (${migration.version}, '${migration.name}', '${AT}')`]),
         `INSERT INTO accounts (name, created_at) VALUES ('Main Street Pets', '${AT}'), ('Harbour Pets', '${AT}')`,
         endpoint('we_enabled', 1, 'enabled'),
         endpoint('we_disabled', 1, 'disabled'),

@@ -8,11 +8,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { FastifyInstance } from 'fastify';
 import { API_KEY_SCOPES } from '../../../src/api-keys/api-key-scopes.js';
-import { buildTestStoreApp } from '../../support/app.js';
-import { capturingLogger } from '../../support/logs.js';
-import { accountOf, createTestPortal, pageText, signUp, TEST_PASSWORD, type TestPortal } from '../../support/portal.js';
+import { accountOf, createTestPortal, listOrdersWith, pageText, portalStoreApp, signUp, TEST_PASSWORD } from '../../support/portal.js';
 import { httpBackends } from '../../support/storage.js';
 import { joinInvited, signUpInvited } from '../../support/team.js';
 
@@ -20,13 +17,6 @@ const STORE = 'Main Street Pets';
 /** Just past the re-authentication window (10 minutes), well within the idle timeout (30). */
 const PAST_WINDOW_MS = 11 * 60_000;
 
-async function storeApp(t: { after: (fn: () => Promise<unknown>) => void }, portal: TestPortal): Promise<FastifyInstance> {
-  const app = await buildTestStoreApp({ logger: capturingLogger().logger, services: portal.services, storage: portal.storage });
-  t.after(() => app.close());
-  return app;
-}
-
-const listOrders = (app: FastifyInstance, key: string) => app.inject({ method: 'GET', url: '/v1/store/orders', headers: { authorization: `Bearer ${key}` } });
 
 for (const backend of httpBackends()) {
   describe(`portal account deletion: ${backend.name}`, () => {
@@ -40,8 +30,8 @@ for (const backend of httpBackends()) {
       const harbour = await accountOf(portal, 'bob@example.com');
       const created = await ann.post('/keys', { name: 'till', expiresIn: '90d', scope: [...API_KEY_SCOPES] }, {}, '/keys');
       const secret = /id="new-api-key"[^>]*value="([^"]+)"/.exec(created.body)?.[1] ?? '';
-      const store = await storeApp(t, portal);
-      assert.equal((await listOrders(store, secret)).statusCode, 200, 'the key works (and this process has it cached)');
+      const store = await portalStoreApp(t, portal);
+      assert.equal((await listOrdersWith(store, secret)).statusCode, 200, 'the key works (and this process has it cached)');
       assert.equal((await bob.get('/')).statusCode, 200, 'bob works in the shop now (he accepted the invitation)');
 
       const team = await ann.get('/team');
@@ -56,7 +46,7 @@ for (const backend of httpBackends()) {
       assert.equal(deleted.headers.location, '/sign-in?signed-out=deleted');
       assert.match(pageText((await ann.get('/sign-in?signed-out=deleted')).body), /The store was deleted and you have signed out\. Its API keys no longer work\./);
 
-      assert.equal((await listOrders(store, secret)).statusCode, 401, 'refused at once by the process that deleted it');
+      assert.equal((await listOrdersWith(store, secret)).statusCode, 401, 'refused at once by the process that deleted it');
       for (const client of [ann, dan, bob]) assert.equal((await client.get('/keys')).statusCode, 303, 'every session in the store has ended');
       const annAgain = await portal.client().post('/sign-in', { email: 'ann@example.com', password: TEST_PASSWORD }, {}, '/sign-in');
       assert.equal(annAgain.statusCode, 403);

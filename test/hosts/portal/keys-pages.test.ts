@@ -1,10 +1,9 @@
 /** The /keys pages over real requests, on every backend: create, show once, roll, revoke, CSRF, and no API key accepted by the portal. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { FastifyInstance } from 'fastify';
 import { buildTestStoreApp } from '../../support/app.js';
 import { capturingLogger } from '../../support/logs.js';
-import { createTestPortal, pageText, signUp, type PortalClient, type TestPortal } from '../../support/portal.js';
+import { createTestPortal, listOrdersWith, pageText, portalStoreApp, signUp, type PortalClient } from '../../support/portal.js';
 import { httpBackends } from '../../support/storage.js';
 import { testServices } from '../../support/container.js';
 import { createTestQuickstartApp } from '../../support/quickstart.js';
@@ -21,13 +20,6 @@ async function createKey(client: PortalClient, fields: Record<string, string | s
   return { secret: NEW_KEY.exec(response.body)?.[1] ?? '', body: response.body, status: response.statusCode, headers: response.headers };
 }
 
-async function storeApp(t: { after: (fn: () => Promise<unknown>) => void }, portal: TestPortal): Promise<FastifyInstance> {
-  const app = await buildTestStoreApp({ logger: capturingLogger().logger, services: portal.services, storage: portal.storage });
-  t.after(() => app.close());
-  return app;
-}
-
-const listOrders = (app: FastifyInstance, key: string) => app.inject({ method: 'GET', url: '/v1/store/orders', headers: { authorization: `Bearer ${key}` } });
 
 for (const backend of httpBackends()) {
   describe(`portal /keys: ${backend.name}`, () => {
@@ -47,7 +39,7 @@ for (const backend of httpBackends()) {
       assert.match(created.secret, /^so_[a-z]+_[A-Za-z0-9]{30,}/);
       assert.match(created.body, /<label for="new-api-key">New API key<\/label>/);
       assert.match(created.body, /readonly/);
-      assert.equal((await listOrders(await storeApp(t, portal), created.secret)).statusCode, 200);
+      assert.equal((await listOrdersWith(await portalStoreApp(t, portal), created.secret)).statusCode, 200);
       const quickstart = await createTestQuickstartApp(t, backend, { storage: portal.storage, services: portal.services });
       const message = await quickstart.app.inject({
         method: 'POST',
@@ -95,8 +87,8 @@ for (const backend of httpBackends()) {
       const portal = await createTestPortal(t, backend);
       const { client } = await signUp(portal);
       const { secret } = await createKey(client);
-      const store = await storeApp(t, portal);
-      assert.equal((await listOrders(store, secret)).statusCode, 200);
+      const store = await portalStoreApp(t, portal);
+      assert.equal((await listOrdersWith(store, secret)).statusCode, 200);
       const keyId = /href="\/keys\/(\d+)\/revoke"/.exec((await client.get('/keys')).body)?.[1];
       assert.ok(keyId !== undefined);
       const confirm = await client.get(`/keys/${keyId}/revoke`);
@@ -105,7 +97,7 @@ for (const backend of httpBackends()) {
       const revoked = await client.post(`/keys/${keyId}/revoke`, {});
       assert.equal(revoked.statusCode, 303);
       assert.equal(revoked.headers.location, '/keys?revoked=1');
-      assert.equal((await listOrders(store, secret)).statusCode, 401);
+      assert.equal((await listOrdersWith(store, secret)).statusCode, 401);
     });
 
     test('when a key is revoked in the portal, then a store host in another process (its own storage and key cache) refuses it once its 1 s cache time has passed', async (t) => {
@@ -118,19 +110,19 @@ for (const backend of httpBackends()) {
       const otherServices = testServices(otherStorage, { config: portal.config, clock: portal.clock });
       const other = await buildTestStoreApp({ logger: capturingLogger().logger, services: otherServices, storage: otherStorage });
       t.after(() => other.close());
-      assert.equal((await listOrders(other, secret)).statusCode, 200, 'the other process has the key in its cache');
+      assert.equal((await listOrdersWith(other, secret)).statusCode, 200, 'the other process has the key in its cache');
       const keyId = /href="\/keys\/(\d+)\/revoke"/.exec((await client.get('/keys')).body)?.[1] ?? '';
       assert.equal((await client.post(`/keys/${keyId}/revoke`, {}, {}, `/keys/${keyId}/revoke`)).statusCode, 303);
-      assert.equal((await listOrders(await storeApp(t, portal), secret)).statusCode, 401, "the portal's own process refuses it at once");
+      assert.equal((await listOrdersWith(await portalStoreApp(t, portal), secret)).statusCode, 401, "the portal's own process refuses it at once");
       portal.clock.advance(1000);
-      assert.equal((await listOrders(other, secret)).statusCode, 401, 'the other process refuses it 1 s later');
+      assert.equal((await listOrdersWith(other, secret)).statusCode, 401, 'the other process refuses it 1 s later');
     });
 
     test('when a user rolls a key with grace "now", then the new key is shown once and works, and the old one is refused', async (t) => {
       const portal = await createTestPortal(t, backend);
       const { client } = await signUp(portal);
       const { secret: old } = await createKey(client);
-      const store = await storeApp(t, portal);
+      const store = await portalStoreApp(t, portal);
       const keyId = /href="\/keys\/(\d+)\/roll"/.exec((await client.get('/keys')).body)?.[1];
       const confirm = await client.get(`/keys/${keyId ?? ''}/roll`);
       assert.match(confirm.body, />Roll key<\/button>/);
@@ -139,8 +131,8 @@ for (const backend of httpBackends()) {
       assert.equal(rolled.statusCode, 201);
       const secret = NEW_KEY.exec(rolled.body)?.[1] ?? '';
       assert.notEqual(secret, old);
-      assert.equal((await listOrders(store, secret)).statusCode, 200);
-      assert.equal((await listOrders(store, old)).statusCode, 401);
+      assert.equal((await listOrdersWith(store, secret)).statusCode, 200);
+      assert.equal((await listOrdersWith(store, old)).statusCode, 401);
     });
 
     test("when a user opens or revokes another account's key, then it is not found and the key still works", async (t) => {
