@@ -92,7 +92,14 @@ export async function signUp(page: Page, origin: string, email: string, store: s
   const portal = portalsByOrigin.get(origin);
   if (portal === undefined) throw new Error(`no portal started by startBrowserPortal at ${origin}`);
   const token = await pendingSignUp(portal, { email, storeName: store, origin });
-  await page.goto(`${origin}/sign-up/confirm?token=${token}`);
+  const answer = await page.goto(`${origin}/sign-up/confirm?token=${token}`);
+  // Seen once in a full run: the link's page had no Password field. Say what it showed instead.
+  await page
+    .getByLabel('Password')
+    .waitFor({ timeout: 15_000 })
+    .catch(async (error: unknown) => {
+      throw new Error(`the sign-up link's page (status ${String(answer?.status())}) has no Password field; it shows: ${((await page.textContent('body')) ?? '').replace(/\s+/g, ' ').slice(0, 400)}`, { cause: error });
+    });
   await page.getByLabel('Password').fill(TEST_PASSWORD);
   await page.getByRole('button', { name: 'Create account' }).click();
   await page.waitForURL(`${origin}/`);
