@@ -28,11 +28,27 @@ const CHROMIUM = '/usr/bin/chromium';
 export const browserSkip: string | false =
   !existsSync(CHROMIUM) && process.env.CI === undefined ? `${CHROMIUM} is absent (install it: apt-get install -y chromium); this test runs whenever CI is set` : false;
 
-/** Chromium, headless, closed when the test ends. */
+/**
+ * Chromium, headless, closed when the test ends. Pages are opened at
+ * http://localhost:<port> (a passkey's relying party must be a name, not an
+ * address) while the servers listen on 127.0.0.1 only; Chromium tries ::1
+ * first for localhost, where another process of the run may listen on the
+ * same port number. So localhost is mapped to 127.0.0.1: a page always
+ * reaches the server the test started.
+ */
 async function launchChromium(t: TestContext): Promise<Browser> {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-background-networking',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-component-update',
+      '--disable-sync',
+      '--host-resolver-rules=MAP localhost 127.0.0.1',
+    ],
   });
   t.after(() => browser.close());
   return browser;
