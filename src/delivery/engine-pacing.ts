@@ -52,10 +52,18 @@ const LOAD_WINDOW_MS = 100;
  * the host served requests with its event loop over BUSY_LOOP_UTILIZATION
  * (busy) or served none (quiet).
  */
-export function createHostLoad() {
+export function createHostLoad({
+  clock = () => performance.now(),
+  loop = performance.eventLoopUtilization.bind(performance),
+}: {
+  /** Milliseconds, monotonic (tests give their own). */
+  clock?: () => number;
+  /** The event loop's utilisation, as performance.eventLoopUtilization measures it (tests give their own). */
+  loop?: typeof performance.eventLoopUtilization;
+} = {}) {
   let requests = 0;
-  let since = performance.now();
-  let loopSince = performance.eventLoopUtilization();
+  let since = clock();
+  let loopSince = loop();
   let busy = false;
   return {
     request(): void {
@@ -63,10 +71,10 @@ export function createHostLoad() {
     },
     load(): HostLoad {
       const quiet = requests === 0;
-      const now = performance.now();
+      const now = clock();
       if (now - since < LOAD_WINDOW_MS) return { busy: busy && !quiet, quiet };
-      const loopNow = performance.eventLoopUtilization();
-      busy = !quiet && performance.eventLoopUtilization(loopNow, loopSince).utilization > BUSY_LOOP_UTILIZATION;
+      const loopNow = loop();
+      busy = !quiet && loop(loopNow, loopSince).utilization > BUSY_LOOP_UTILIZATION;
       loopSince = loopNow;
       since = now;
       requests = 0;
