@@ -6,12 +6,12 @@
  * a member removed from a store leaves no more entries there.
  */
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test, type TestContext } from 'node:test';
 import type { AuditEntry } from '../../../src/audit/audit-repository.js';
 import { eventually } from '../../support/quickstart.js';
 import { accountOf, createTestPortal, pageText, signUp, type TestPortal } from '../../support/portal.js';
 import { joinInvited, signUpInvited } from '../../support/team.js';
-import { httpBackends } from '../../support/storage.js';
+import { httpBackends, type TestBackend } from '../../support/storage.js';
 
 const NEW_PASSWORD = 'a brand new passphrase';
 
@@ -32,15 +32,21 @@ async function entriesOf(portal: TestPortal, accountId: number, userId: number):
   return entries.filter(about).map((entry) => entry.action).reverse();
 }
 
+/** Ann's store and Cat's, and Dan, invited by Ann and then joining Cat's store too. */
+async function twoStoresWithDan(t: TestContext, backend: TestBackend) {
+  const portal = await createTestPortal(t, backend);
+  const { client: ann } = await signUp(portal, { email: 'ann@example.com', storeName: 'Main Street Pets' });
+  const { client: cat } = await signUp(portal, { email: 'cat@example.com', storeName: 'Harbour Pets' });
+  const dan = await signUpInvited(portal, ann, 'dan@example.com');
+  await joinInvited(portal, cat, dan, 'dan@example.com');
+  const danId = (await portal.storage.users.findByEmail('dan@example.com'))?.id ?? 0;
+  return { portal, ann, cat, danId };
+}
+
 for (const backend of httpBackends()) {
   describe(`portal audit trail of a member of several stores: ${backend.name}`, () => {
     test('when a member of two stores fails to sign in, resets the password, verifies and changes the address, then each is in both stores’ trails, and each owner sees it on /audit', async (t) => {
-      const portal = await createTestPortal(t, backend);
-      const { client: ann } = await signUp(portal, { email: 'ann@example.com', storeName: 'Main Street Pets' });
-      const { client: cat } = await signUp(portal, { email: 'cat@example.com', storeName: 'Harbour Pets' });
-      const dan = await signUpInvited(portal, ann, 'dan@example.com');
-      await joinInvited(portal, cat, dan, 'dan@example.com');
-      const danId = (await portal.storage.users.findByEmail('dan@example.com'))?.id ?? 0;
+      const { portal, ann, cat, danId } = await twoStoresWithDan(t, backend);
       const stores = [await accountOf(portal, 'ann@example.com'), await accountOf(portal, 'cat@example.com')];
 
       assert.equal((await portal.client().post('/sign-in', { email: 'dan@example.com', password: 'not the password at all' }, {}, '/sign-in')).statusCode, 401);
@@ -73,12 +79,7 @@ for (const backend of httpBackends()) {
     });
 
     test('when a member removed from the store they were invited to fails to sign in, then the entry is in the store they still belong to and not in the one they left', async (t) => {
-      const portal = await createTestPortal(t, backend);
-      const { client: ann } = await signUp(portal, { email: 'ann@example.com', storeName: 'Main Street Pets' });
-      const { client: cat } = await signUp(portal, { email: 'cat@example.com', storeName: 'Harbour Pets' });
-      const dan = await signUpInvited(portal, ann, 'dan@example.com');
-      await joinInvited(portal, cat, dan, 'dan@example.com');
-      const danId = (await portal.storage.users.findByEmail('dan@example.com'))?.id ?? 0;
+      const { portal, ann, danId } = await twoStoresWithDan(t, backend);
       const [left, kept] = [await accountOf(portal, 'ann@example.com'), await accountOf(portal, 'cat@example.com')];
       assert.equal((await ann.post(`/team/members/${danId}/remove`, {}, {}, '/team')).statusCode, 303);
       assert.equal(await accountOf(portal, 'dan@example.com'), left, 'the user was created into the store they left');
