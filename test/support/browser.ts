@@ -109,12 +109,18 @@ export async function signUp(page: Page, origin: string, email: string, store: s
   if (portal === undefined) throw new Error(`no portal started by startBrowserPortal at ${origin}`);
   const token = await pendingSignUp(portal, { email, storeName: store, origin });
   const answer = await page.goto(`${origin}/sign-up/confirm?token=${token}`);
-  // Seen once in a full run: the link's page had no Password field. Say what it showed instead.
+  // Seen in full runs: the link's page had no Password field (once a 503). Say what it showed and what the portal logged.
   await page
     .getByLabel('Password')
     .waitFor({ timeout: 15_000 })
     .catch(async (error: unknown) => {
-      throw new Error(`the sign-up link's page (status ${String(answer?.status())}) has no Password field; it shows: ${((await page.textContent('body')) ?? '').replace(/\s+/g, ' ').slice(0, 400)}`, { cause: error });
+      const requestId = answer === null ? undefined : await answer.headerValue('x-request-id');
+      const logged = requestId === undefined || requestId === null ? [] : portal.logs.filter((line) => line.includes(requestId));
+      throw new Error(
+        `the sign-up link's page (status ${String(answer?.status())}) has no Password field; it shows: ${((await page.textContent('body')) ?? '').replace(/\s+/g, ' ').slice(0, 400)}; ` +
+          `the portal logged for it: ${logged.join('').slice(0, 2000) || 'nothing'}`,
+        { cause: error },
+      );
     });
   await page.getByLabel('Password').fill(TEST_PASSWORD);
   await page.getByRole('button', { name: 'Create account' }).click();
