@@ -75,6 +75,8 @@ export function createCursorCodec({
     return keys;
   };
   const mac = (key: Buffer, payload: string) => createHmac('sha256', key).update(payload).digest().subarray(0, MAC_BYTES);
+  // Hashed once per loaded keys, not per listing request (every v2 page's ETag names it).
+  let keyId: Promise<string> | undefined;
 
   return {
     async encode({ accountId, filterDigest: digest, afterId, afterKey }) {
@@ -109,9 +111,13 @@ export function createCursorCodec({
       return { accountId: a as number, filterDigest: f, afterId, ...(t === undefined ? {} : { afterKey: t }) };
     },
 
-    async signingKeyId() {
-      const [signing] = await loadKeys();
-      return createHash('sha256').update(signing ?? Buffer.alloc(0)).digest('base64url').slice(0, 11);
+    signingKeyId() {
+      if (keyId === undefined) {
+        keyId = loadKeys().then(([signing]) => createHash('sha256').update(signing ?? Buffer.alloc(0)).digest('base64url').slice(0, 11));
+        // Like the keys themselves: a failed load is not remembered.
+        keyId.catch(() => (keyId = undefined));
+      }
+      return keyId;
     },
   };
 }

@@ -35,8 +35,16 @@ export function registerOrdersV2Routes(
     {
       schema: listOrdersV2Schema,
       config: { scope: 'orders:read', inputs: { cursor: ['querystring', 'cursor'], limit: ['querystring', 'limit'] } },
-      // Before validation: the validator silently drops unknown parameters.
-      preValidation: async (request) => rejectUnknownParameters(request.query, LIST_ORDERS_V2_PARAMETERS),
+      // Before validation: the validator silently drops unknown parameters. A callback hook: no promise per request.
+      preValidation: (request, _reply, done) => {
+        try {
+          rejectUnknownParameters(request.query, LIST_ORDERS_V2_PARAMETERS);
+        } catch (error) {
+          done(error as Error);
+          return;
+        }
+        done();
+      },
     },
     async (request, reply) => {
       const listing = await ordersV2Service.openListing(principalOf(request).accountId, parseListQuery(request.query));

@@ -11,13 +11,16 @@ import { SYSTEM_CONTEXT } from '../../audit/audit-context.js';
 import type { AuditContext } from '../../audit/audit-repository.js';
 import type { IdempotencyCompletion } from '../../idempotency/idempotency-repository.js';
 import { newPendingOrder } from '../new-order.js';
-
+import { Lru } from '../../shared/lru.js';
 
 /**
  * Bump when the serialised v2 Order or page changes shape, so that clients'
  * ETags from an older release stop matching.
  */
 const V2_REPRESENTATION_REVISION = 1;
+
+/** Listings (account, filters, position, limit) whose current validator is remembered: each key is at most a few hundred bytes. */
+const VALIDATORS_KNOWN = 10_000;
 
 export interface ListOrdersV2Request {
   filter: OrderFilter;
@@ -71,6 +74,8 @@ export function createOrdersV2Service({
   /** Shared with the v1 service so that their version reads share batches. */
   readVersion: ReadVersion;
 }) {
+  // A digest per request would cost more than the rest of a cached page: one per listing and version, as v1 does.
+  const validators = new Lru<string, { version: bigint; keyId: string; validator: string }>(VALIDATORS_KNOWN);
 
   return {
     /**
@@ -100,16 +105,14 @@ export function createOrdersV2Service({
       // make the ETag older than the body (a needless 200 later), never newer
       // (a 304 for a body the client does not have).
       const version = await readVersion(accountId);
-      const validator = digestOf([
-        'orders-v2',
-        V2_REPRESENTATION_REVISION,
-        accountId,
-        version,
-        canonicalFilter(filter),
-        afterId ?? '',
-        limit,
-        await cursors.signingKeyId(),
-      ]);
+      const keyId = await cursors.signingKeyId();
+      const canonical = canonicalFilter(filter);
+      // Unambiguous: the canonical filter is JSON, whose strings never hold a raw line feed.
+      const listing = `${accountId}\n${canonical}\n${afterId ?? ''}\n${limit}`;
+      const known = validators.get(listing);
+      if (known !== undefined && known.version === version && known.keyId === keyId) return { accountId, filter, limit, afterId, validator: known.validator };
+      const validator = digestOf(['orders-v2', V2_REPRESENTATION_REVISION, accountId, version, canonical, afterId ?? '', limit, keyId]);
+      validators.set(listing, { version, keyId, validator });
       return { accountId, filter, limit, afterId, validator };
     },
 
