@@ -156,9 +156,20 @@ export async function addVirtualAuthenticator(page: Page): Promise<void> {
   });
 }
 
+/**
+ * axe-core on `page`, run by axe.run() in the page itself (the builder's
+ * "legacy mode"). Its default runs axe.runPartial() in every frame and then
+ * axe.finishRun() in a blank page it opens for each analysis: about 0.8 s
+ * against 0.35 s here, with the same rules. What legacy mode gives up is
+ * cross-origin frames, and no portal page has a frame.
+ */
+export function axeOf(page: Page): AxeBuilder {
+  return new AxeBuilder({ page }).setLegacyMode();
+}
+
 /** axe-core's violations of the page as it is now (every rule axe runs by default: WCAG 2.x A and AA and best practices), whatever their impact, as readable lines. */
 export async function axeViolations(page: Page, impacts?: readonly string[]): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).analyze();
+  const results = await axeOf(page).analyze();
   return results.violations
     .filter((violation) => impacts === undefined || impacts.includes(violation.impact ?? ''))
     .map((violation) => `${page.url()}: ${violation.id} (${violation.impact ?? ''}) ${violation.help}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);

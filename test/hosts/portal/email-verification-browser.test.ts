@@ -9,9 +9,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
-import { assertAccessible, browserSkip, startBrowserPortalWithMail } from '../../support/browser.js';
+import { assertAccessible, axeOf, browserSkip, startBrowserPortalWithMail } from '../../support/browser.js';
 import { TEST_PASSWORD } from '../../support/portal.js';
 import { waitFor } from '../../support/process.js';
 import { httpBackends } from '../../support/storage.js';
@@ -74,7 +73,7 @@ for (const backend of httpBackends()) {
       const banner = page.getByRole('region', { name: 'Verify your email address' });
       await banner.waitFor();
       await assertAccessible(page, 'the account page with the verification banner');
-      const { violations } = await new AxeBuilder({ page }).include('#verify-email-heading').include('section[aria-labelledby="verify-email-heading"]').analyze();
+      const { violations } = await axeOf(page).include('#verify-email-heading').include('section[aria-labelledby="verify-email-heading"]').analyze();
       assert.deepEqual(violations.map((violation) => violation.id), [], 'the banner has no axe violation at all');
       await waitFor(() => smtp.arrived.length >= 1, 'the sign-up mail to arrive', WAIT_MS);
 

@@ -9,9 +9,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
-import { browserSkip, signUp, startBrowserPortalWithMail } from '../../support/browser.js';
+import { axeOf, browserSkip, signUp, startBrowserPortalWithMail } from '../../support/browser.js';
 import { TEST_PASSWORD } from '../../support/portal.js';
 import { waitFor } from '../../support/process.js';
 import { httpBackends } from '../../support/storage.js';
@@ -22,7 +21,7 @@ const PHONE = { width: 360, height: 740 };
 
 /** Every axe violation of the page (not only serious ones), and whether it scrolls sideways. */
 async function assertFlawless(page: Page, what: string): Promise<void> {
-  const { violations } = await new AxeBuilder({ page }).analyze();
+  const { violations } = await axeOf(page).analyze();
   assert.deepEqual(
     violations.map((violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`),
     [],
