@@ -58,7 +58,8 @@ for (const database of sharedDatabases) {
       assert.ok(list.url.startsWith(`${server.baseUrl}/`), `${list.url} is where serve listens (${server.baseUrl})`);
 
       const listed = await fetch(list.url, { method: list.method, headers: list.headers });
-      assert.equal(listed.status, 200);
+      // Seen once in a loaded full run: a 503. Say which (overloaded, or the database busy or unavailable).
+      if (listed.status !== 200) assert.fail(`the listing answered ${listed.status}: ${await listed.text()}`);
       assert.equal(((await listed.json()) as unknown[]).length, 5, 'the pending and shipped orders');
       const cancelled = await fetch(cancel.url, { method: cancel.method, headers: cancel.headers });
       assert.equal(cancelled.status, 204);
