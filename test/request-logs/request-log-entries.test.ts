@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { generateApiKey } from '../../src/api-keys/api-key-format.js';
-import { storablePath, toNewRequestLog, type CapturedRequest } from '../../src/request-logs/request-log-entries.js';
+import { createStoredForm, storablePath, toNewRequestLog, type CapturedRequest } from '../../src/request-logs/request-log-entries.js';
 import { createRequestLogRecorder } from '../../src/request-logs/request-log-recorder.js';
 import type { NewRequestLog } from '../../src/request-logs/request-logs-repository.js';
 import { systemClock } from '../../src/shared/clock.js';
@@ -65,6 +65,18 @@ describe('the stored form of a request', () => {
     });
     assert.equal(toNewRequestLog(captured({ status: 200, errorBody: '{}' })).errorBody, undefined);
     assert.equal(toNewRequestLog(captured({ url: '/healthz' })).apiVersion, undefined);
+  });
+
+  test('when requests arrive within, across and out of order of milliseconds, then each is stored with the time of its own millisecond', () => {
+    const start = Date.parse('2026-11-27T23:59:59.990Z');
+    // Fractional arrivals (now minus a duration), a few milliseconds apart, in any order, as a batch holds them.
+    const arrivals = fc.array(fc.double({ min: start, max: start + 30, noNaN: true }), { minLength: 1, maxLength: 50 });
+    fc.assert(
+      fc.property(arrivals, (times) => {
+        const toStored = createStoredForm();
+        for (const at of times) assert.equal(toStored(captured({ at })).at, new Date(at).toISOString(), String(at));
+      }),
+    );
   });
 
   test('when storage fails, then the batch is kept for the next flush, ahead of what came since, and the buffer stays bounded', async () => {
