@@ -1,5 +1,5 @@
 /*
- * npm run bench [-- --quick] [-- --only startup,list,cancel,big,import,workers,observability,request-logs,webhooks] [-- --no-postgres]
+ * npm run bench [-- --quick] [-- --only startup,list,cancel,big,import,workers,observability,request-logs,request-logs-pg,webhooks] [-- --no-postgres]
  *
  * Starts a raw node:http baseline and the built server (each pinned to core 0
  * where taskset exists), seeds data through the CLI, drives each scenario
@@ -8,13 +8,15 @@
  * an embedded PostgreSQL (fsync on) started here; --no-postgres skips them.
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startEmbeddedPostgres, type EmbeddedServer } from '../test/support/embedded-postgres.js';
 import { cliStartupRows } from './cli-startup.js';
+import { startListening, type ListeningChild } from './listening-child.js';
+import { requestLogsPgRows } from './request-logs-pg.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'store-orders');
@@ -85,41 +87,12 @@ function cli(env: Record<string, string>, argv: string[], input?: string): strin
   return execFileSync(process.execPath, [BIN, ...argv], { env: { ...process.env, ...env }, input, maxBuffer: 1 << 26 }).toString();
 }
 
-interface Server {
-  url: string;
-  pid: number;
-  child: ChildProcess;
-  stop(): Promise<void>;
-}
+type Server = ListeningChild;
 
 /** `stdout`: a file the process's standard output goes to (our server's log lines), or nowhere. */
-async function start(command: string, argv: string[], env: Record<string, string>, core = SERVER_CORE, stdout?: string): Promise<Server> {
+function start(command: string, argv: string[], env: Record<string, string>, core = SERVER_CORE, stdout?: string): Promise<Server> {
   const [cmd, full] = pinned(core, command, argv);
-  const out = stdout === undefined ? 'ignore' : openSync(stdout, 'a');
-  const child = spawn(cmd, full, { env: { ...process.env, ...env }, stdio: ['ignore', out, 'pipe'] });
-  if (typeof out === 'number') closeSync(out);
-  children.push(child);
-  let err = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-      err += chunk;
-      const match = /listening on (http:\/\/[^\s]+)/.exec(err);
-      if (match?.[1] !== undefined) resolve(match[1]);
-    });
-    child.on('exit', (code) => reject(new Error(`${command} exited ${code}: ${err}`)));
-  });
-  const pid = child.pid ?? 0;
-  return {
-    url,
-    pid,
-    child,
-    stop: () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.on('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
+  return startListening(cmd, full, env, children, stdout);
 }
 
 /**
@@ -426,7 +399,11 @@ async function main(): Promise<void> {
 
   // Issue 30: the CLI's start-up as a whole process (--only startup runs these alone, without seeding or serving).
   if (runs('startup')) rows.push(...cliStartupRows({ bin: BIN, work, rounds: QUICK ? 5 : 15 }));
-  if (ONLY !== undefined && [...ONLY].every((name) => name === 'startup')) {
+  // Issue 28: a page of a 10-million-row request log on a PostgreSQL of its own (fills for a few minutes; not in a full run).
+  if (ONLY?.has('request-logs-pg') === true && !args.includes('--no-postgres')) {
+    rows.push(...(await requestLogsPgRows({ quick: QUICK, log: (line) => process.stderr.write(`${line}\n`) })));
+  }
+  if (ONLY !== undefined && [...ONLY].every((name) => name === 'startup' || name === 'request-logs-pg')) {
     printTable(info);
     return;
   }
