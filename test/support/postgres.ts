@@ -34,12 +34,21 @@ export interface TestDatabase {
   dropLater(): void;
 }
 
-/** Databases whose tests have ended, dropped before the next is made. */
+/** Databases whose tests have ended, dropped when the next is made. */
 const ended: (() => Promise<void>)[] = [];
+/** Drops under way. The next test need not wait for them: a drop through PgBouncer waits for its server connections to end (about 90 ms more than directly). */
+const dropping = new Set<Promise<void>>();
 let dropsAtExit = false;
 
-async function dropEnded(): Promise<void> {
-  await Promise.all(ended.splice(0).map((drop) => drop()));
+/** Starts the ended databases' drops; awaited only before the process exits. */
+function dropEnded(): Promise<unknown> {
+  for (const drop of ended.splice(0)) {
+    const dropped: Promise<void> = drop()
+      .catch(() => undefined)
+      .finally(() => dropping.delete(dropped));
+    dropping.add(dropped);
+  }
+  return Promise.all(dropping);
 }
 
 /**
@@ -49,7 +58,7 @@ async function dropEnded(): Promise<void> {
  */
 export async function createTestDatabase({ migrated = false }: { migrated?: boolean } = {}): Promise<TestDatabase> {
   const serverUrl = await testServerUrl();
-  await dropEnded();
+  void dropEnded();
   const name = `test_${randomBytes(8).toString('hex')}`;
   const template = migrated ? ` TEMPLATE ${await postgresTemplate(serverUrl)}` : '';
   await adminQuery(serverUrl, `CREATE DATABASE ${name}${template}`);
