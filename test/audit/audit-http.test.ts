@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { API_KEY_SCOPES } from '../../src/api-keys/api-key-scopes.js';
 import { describe, test } from 'node:test';
-import { createTestApp, errorBody } from '../support/app.js';
+import { createTestApp, errorBody, tamperedCursor } from '../support/app.js';
 import { httpBackends } from '../support/storage.js';
 import { dropAuditTable } from './audit-storage.js';
 
@@ -97,7 +97,7 @@ for (const backend of httpBackends()) {
 
       const cases: [string, string, RegExp][] = [
         [`cursor=${orders.nextCursor}`, 'invalid_cursor', /cursor is not valid/],
-        [`cursor=${audit.nextCursor.slice(0, -2)}AA`, 'invalid_cursor', /cursor is not valid/],
+        [`cursor=${tamperedCursor(audit.nextCursor)}`, 'invalid_cursor', /cursor is not valid/],
         ['limit=0', 'validation_failed', /limit is not valid/],
         ['limit=201', 'validation_failed', /^Query parameter limit is not valid\. Expected: an integer from 1 to 200 \(default 50\)\.$/],
         ['limit=abc', 'validation_failed', /limit/],

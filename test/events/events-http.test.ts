@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { API_KEY_SCOPES } from '../../src/api-keys/api-key-scopes.js';
-import { createTestApp, errorBody, type TestApp } from '../support/app.js';
+import { createTestApp, errorBody, tamperedCursor, type TestApp } from '../support/app.js';
 import { httpBackends } from '../support/storage.js';
 
 interface EventRecord {
@@ -111,7 +111,7 @@ for (const backend of httpBackends()) {
       const refusals: [string, Record<string, string>, string][] = [
         [`?cursor=${typed.nextCursor}`, auth, 'invalid_cursor'],
         [`?type=order.shipped&type=order.cancelled&cursor=${typed.nextCursor}`, other.auth, 'invalid_cursor'],
-        [`?type=order.shipped&type=order.cancelled&cursor=${typed.nextCursor.slice(0, -2)}AA`, auth, 'invalid_cursor'],
+        [`?type=order.shipped&type=order.cancelled&cursor=${tamperedCursor(typed.nextCursor)}`, auth, 'invalid_cursor'],
         ['?limit=0', auth, 'validation_failed'],
         ['?limit=501', auth, 'validation_failed'],
         ['?type=order.deleted', auth, 'validation_failed'],

@@ -149,3 +149,14 @@ export function errorBody(response: { statusCode: number; headers: Record<string
   }
   return body as { code: string; message: string; status: number };
 }
+
+/**
+ * A signed cursor with one character of its signature changed. Not the last
+ * characters: a cursor whose signature already ended in the replacement
+ * came back unchanged (1 in 256 runs: seen under Node 24), and the last
+ * base64url character of 16 bytes also holds bits that decoding ignores.
+ */
+export function tamperedCursor(cursor: string): string {
+  const at = cursor.length - 5;
+  return `${cursor.slice(0, at)}${cursor[at] === 'A' ? 'B' : 'A'}${cursor.slice(at + 1)}`;
+}
