@@ -13,6 +13,7 @@ import { createRateLimiter } from './http/protection/rate-limit.js';
 import { buildQuickstartApp } from './hosts/quickstart/quickstart-app.js';
 import { buildPortalApp } from './hosts/portal/portal-app.js';
 import { systemClock } from './shared/clock.js';
+import { keepTickShapesAlive } from './shared/tick-shapes.js';
 import { databaseAssignment } from './shared/shell-hint.js';
 import { listenOn } from './server-listen.js';
 import { createHostLoad } from './delivery/engine-pacing.js';
@@ -42,6 +43,8 @@ export async function runServer(
     tracing?: ProcessTracing;
   } = {},
 ): Promise<Listening> {
+  // A serving process (each --workers worker too) keeps nextTick on V8's fast path: shared/tick-shapes.ts.
+  keepTickShapesAlive();
   // A person at a terminal reads the lines; anything else (a file, a pipe, a log shipper) parses JSON.
   const logger = createLogger(config.logLevel, process.stdout.isTTY === true ? prettyDestination() : undefined, { traced: tracing !== undefined });
   const httpTracing = tracing?.http ?? null;

@@ -1,10 +1,6 @@
 import type { ProcessTracing } from '../observability/process-tracing.js';
-import { keepTickShapesAlive } from '../shared/tick-shapes.js';
 import { runCli } from './cli.js';
 import { endQuietlyOnClosedPipe } from './cli-output.js';
-
-// A serving process (and each of its --workers) keeps nextTick on V8's fast path from its start: shared/tick-shapes.ts.
-if (process.argv[2] === 'serve') keepTickShapesAlive();
 
 /**
  * Ctrl-C for a command that registered (orders import): the first one asks

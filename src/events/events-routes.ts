@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ValidationError } from '../errors/errors.js';
 import { principalOf } from '../api/http/authentication.js';
 import { JSON_CONTENT_TYPE } from '../http/media-types.js';
-import { invalidParameterMessage, rejectUnknownParameters } from '../api/http/validation-errors.js';
+import { invalidParameterMessage, refuseUnknownParameters } from '../api/http/validation-errors.js';
 import { PAGE_LIMIT_DEFAULT } from '../api/page-bounds.js';
 import { normalizeDateTime } from '../shared/date-time.js';
 import type { EventType } from './event-types.js';
@@ -25,7 +25,7 @@ export function registerEventsRoutes(scope: FastifyInstance, { eventsService }: 
       schema: listEventsSchema,
       config: { scope: 'events:read', inputs: { cursor: ['querystring', 'cursor'], limit: ['querystring', 'limit'] } },
       // Before validation: the validator silently drops unknown parameters.
-      preValidation: async (request) => rejectUnknownParameters(request.query, LIST_EVENTS_PARAMETERS),
+      preValidation: refuseUnknownParameters(LIST_EVENTS_PARAMETERS),
     },
     async (request, reply) => {
       const page = await eventsService.listEvents(principalOf(request).accountId, parseEventsQuery(request.query));

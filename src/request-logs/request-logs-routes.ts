@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { principalOf } from '../api/http/authentication.js';
-import { rejectUnknownParameters } from '../api/http/validation-errors.js';
+import { refuseUnknownParameters } from '../api/http/validation-errors.js';
 import { PAGE_LIMIT_DEFAULT } from '../api/page-bounds.js';
 import type { RequestLog } from './request-logs-repository.js';
 import { LIST_REQUEST_LOGS_PARAMETERS, listRequestLogsSchema, REQUEST_LOGS_SCOPE, type RequestLogRecord } from './request-logs-schemas.js';
@@ -19,7 +19,7 @@ export function registerRequestLogsRoutes(scope: FastifyInstance, { requestLogsS
       schema: listRequestLogsSchema,
       config: { scope: REQUEST_LOGS_SCOPE, inputs: QUERY_INPUTS },
       // Before validation: the validator silently drops unknown parameters.
-      preValidation: async (request) => rejectUnknownParameters(request.query, LIST_REQUEST_LOGS_PARAMETERS),
+      preValidation: refuseUnknownParameters(LIST_REQUEST_LOGS_PARAMETERS),
     },
     async (request) => {
       const { limit, cursor, keyId, ...filters } = request.query;

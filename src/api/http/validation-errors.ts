@@ -1,4 +1,5 @@
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
+import type { preValidationHookHandler } from 'fastify';
 import { redactApiKeys } from '../../api-keys/api-key-format.js';
 import { ValidationError } from '../../errors/errors.js';
 
@@ -56,3 +57,20 @@ export function rejectUnknownParameters(query: unknown, supported: readonly stri
   const shown = /^[A-Za-z0-9_.[\]-]{1,64}$/.test(unknown) ? redactApiKeys(unknown) : '(unprintable name)';
   throw new ValidationError(`Query parameter ${shown} is not supported. Supported: ${supported.join(', ')}.`);
 }
+
+/**
+ * rejectUnknownParameters as a route's preValidation hook, in Fastify's
+ * callback form: no promise per request.
+ */
+export function refuseUnknownParameters(supported: readonly string[]): preValidationHookHandler {
+  return (request, _reply, done) => {
+    try {
+      rejectUnknownParameters(request.query, supported);
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
+    done();
+  };
+}
+

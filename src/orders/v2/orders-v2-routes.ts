@@ -4,7 +4,7 @@ import { ValidationError } from '../../errors/errors.js';
 import { auditContextOf } from '../../api/http/audit-context.js';
 import { principalOf } from '../../api/http/authentication.js';
 import { notModified, sendNotModified, strongEtag } from '../../api/http/conditional-get.js';
-import { invalidParameterMessage, rejectUnknownParameters } from '../../api/http/validation-errors.js';
+import { invalidParameterMessage, refuseUnknownParameters } from '../../api/http/validation-errors.js';
 import { normalizeDateTime } from '../../shared/date-time.js';
 import type { ListingResponses } from '../listing/listing-responses.js';
 import type { Order, OrderFilter, OrderStatus } from '../orders-repository.js';
@@ -35,16 +35,8 @@ export function registerOrdersV2Routes(
     {
       schema: listOrdersV2Schema,
       config: { scope: 'orders:read', inputs: { cursor: ['querystring', 'cursor'], limit: ['querystring', 'limit'] } },
-      // Before validation: the validator silently drops unknown parameters. A callback hook: no promise per request.
-      preValidation: (request, _reply, done) => {
-        try {
-          rejectUnknownParameters(request.query, LIST_ORDERS_V2_PARAMETERS);
-        } catch (error) {
-          done(error as Error);
-          return;
-        }
-        done();
-      },
+      // Before validation: the validator silently drops unknown parameters.
+      preValidation: refuseUnknownParameters(LIST_ORDERS_V2_PARAMETERS),
     },
     async (request, reply) => {
       const listing = await ordersV2Service.openListing(principalOf(request).accountId, parseListQuery(request.query));

@@ -57,14 +57,13 @@ interface BehindEndpoint {
  * many deliveries were made.
  */
 export function materializeDeliveries(sql: Prepare, perEndpoint = MATERIALIZED_PER_ENDPOINT): number {
-  const behind = sql(
+  const rows = sql(
     `SELECT w.id, w.account_id, w.event_types, w.delivered_through, a.events_position,
             (SELECT count(*) FROM (SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = w.id AND d.status = 'pending' LIMIT ?)) AS pending
      FROM webhook_endpoints w JOIN accounts a ON a.id = w.account_id
      WHERE w.status = 'enabled' AND a.events_position > w.delivered_through`,
-  )
-    .all(MATERIALIZE_BELOW_PENDING)
-    .filter((endpoint) => (endpoint as BehindEndpoint).pending < BigInt(MATERIALIZE_BELOW_PENDING)) as BehindEndpoint[];
+  ).all(MATERIALIZE_BELOW_PENDING) as BehindEndpoint[];
+  const behind = rows.filter((endpoint) => endpoint.pending < BigInt(MATERIALIZE_BELOW_PENDING));
   if (behind.length === 0) return 0;
   const windowOf = sql('SELECT count(*) AS n, max(position) AS last FROM (SELECT position FROM events WHERE account_id = ? AND position > ? ORDER BY position LIMIT ?)');
   const moveCursor = sql('UPDATE webhook_endpoints SET delivered_through = ? WHERE id = ?');
