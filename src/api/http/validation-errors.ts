@@ -50,7 +50,7 @@ export function formatSchemaError(errors: FastifySchemaValidationError[], dataVa
  * validation: the validator silently drops unknown ones). The name is the
  * client's text: shown only when short and plain, and never a key.
  */
-export function rejectUnknownParameters(query: unknown, supported: readonly string[]): void {
+function rejectUnknownParameters(query: unknown, supported: readonly string[]): void {
   if (typeof query !== 'object' || query === null) return;
   const unknown = Object.keys(query).find((name) => !supported.includes(name));
   if (unknown === undefined) return;
