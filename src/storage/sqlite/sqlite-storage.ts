@@ -110,13 +110,36 @@ export function sqliteSchemaVersion(): number {
 
 function openConnection(file: string, synchronous: SqliteSynchronous, busyTimeoutMs: number): BetterSqlite3.Database {
   const db = new Database(file, { timeout: busyTimeoutMs });
-  db.pragma('journal_mode = WAL');
+  enterWal(db, MIGRATION_BUSY_TIMEOUT_MS);
   db.pragma(synchronous === 'normal' ? 'synchronous = NORMAL' : 'synchronous = FULL');
   db.pragma('foreign_keys = ON');
   // int64 columns must never pass through a JS number.
   db.defaultSafeIntegers(true);
   return db;
 }
+
+/**
+ * Switches a database to WAL, once in its life. SQLite does that as a read
+ * upgraded to a write, and an upgrade does not wait on the busy timeout: two
+ * processes opening one new file at the same moment (two servers started
+ * together) made the slower one fail at once with SQLITE_BUSY. The winner's
+ * switch takes milliseconds, so the loser retries briefly until it finds the
+ * file in WAL already, which needs no lock. A synchronous wait, as
+ * better-sqlite3's own busy timeout is: this runs once, at opening.
+ */
+function enterWal(db: BetterSqlite3.Database, waitMs: number): void {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      if (!(error instanceof Database.SqliteError && error.code === 'SQLITE_BUSY') || Date.now() >= deadline) throw error;
+      Atomics.wait(PAUSE, 0, 0, 5);
+    }
+  }
+}
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 
 /** Lock contention and a closed handle are "try again", not internal faults. */
 function toSqliteStorageError(error: unknown): unknown {
