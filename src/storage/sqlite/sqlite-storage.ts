@@ -83,7 +83,7 @@ export function openSqliteStorage(file: string, { synchronous = 'full' }: { sync
     webhooks: mapUnavailable(createSqliteWebhooksRepository(db, endpointsDisabled.tell)),
     webhookNotices: mapUnavailable(createSqliteWebhookNoticesRepository(db)),
     mail: mapUnavailable(createSqliteMailRepository(db)),
-    requestLogs: mapUnavailable(createSqliteRequestLogsRepository(db)),
+    requestLogs: mapUnavailable(createSqliteRequestLogsRepository(db, synchronous)),
     usage: mapUnavailable(createSqliteUsageRepository(db)),
     migrate: async () => {
       db.pragma(`busy_timeout = ${MIGRATION_BUSY_TIMEOUT_MS}`);

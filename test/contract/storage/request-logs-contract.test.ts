@@ -65,6 +65,38 @@ for (const backend of storageBackends({ postgresDirect: true })) {
       assert.deepEqual(await storage.requestLogs.findById(account.id, newest.id), newest);
     });
 
+    test('when one append carries many rows, every field set on some and absent on others, then every row is read back as written, in the order given', async (t) => {
+      const { storage, account, key } = await setUp(t);
+      const entries = Array.from({ length: 37 }, (_, i): NewRequestLog => {
+        const base = entry(account.id, i, { requestId: `many-${i}`, durationMs: i / 8 });
+        if (i % 2 === 0) return base;
+        return {
+          ...base,
+          method: 'POST',
+          path: `/v2/store/orders/${i}?limit=${i}`,
+          status: 400 + i,
+          errorCode: `code_${i}`,
+          keyId: key.id,
+          clientAddress: `10.0.0.${i}`,
+          userAgent: `agent ${i}`,
+          apiVersion: 'v2',
+          errorBody: `{"code":"code_${i}","status":${400 + i}}`,
+        };
+      });
+      await storage.requestLogs.append(entries, []);
+      const read = await storage.requestLogs.listPage({ accountId: account.id, filters: {}, limit: 100 });
+      assert.deepEqual(
+        read.map((log) => {
+          const written: Partial<RequestLog> = { ...log };
+          delete written.id;
+          delete written.keyStart;
+          return written;
+        }),
+        [...entries].reverse(),
+      );
+      assert.ok(read.every((log) => (log.keyId === undefined ? log.keyStart === undefined : log.keyStart === 'so_prod_abcd')));
+    });
+
     test('when an entry names an unknown account, then the append fails with account_not_found', async (t) => {
       const { storage } = await setUp(t);
       await assert.rejects(storage.requestLogs.append([entry(999_999, 0)], []), (error: unknown) => error instanceof AppError && error.code === 'account_not_found');
