@@ -99,9 +99,8 @@ export function createPostgresWebhooksRepository(sql: Sql, transaction: Transact
            status = coalesce($8::text, status),
            disabled_reason = CASE WHEN $8 = 'enabled' THEN NULL ELSE disabled_reason END,
            failing_since = CASE WHEN $8 = 'enabled' THEN NULL ELSE failing_since END,
-           rate_limit = CASE WHEN $9::boolean THEN $10::integer ELSE rate_limit END,
-           -- Enabled again: it receives the events written from now on.
-           delivered_through = CASE WHEN $8 = 'enabled' AND status = 'disabled' THEN (SELECT a.events_position FROM accounts a WHERE a.id = account_id) ELSE delivered_through END
+           rate_limit = CASE WHEN $9::boolean THEN $10::integer ELSE rate_limit END
+           -- Enabled again: migration 0031's trigger makes the backlog it had at the disabling and moves its cursor to now.
          WHERE account_id = $1 AND id = $2 RETURNING ${ENDPOINT}`,
         [
           accountId,

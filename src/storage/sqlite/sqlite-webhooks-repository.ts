@@ -169,6 +169,7 @@ export function createSqliteWebhooksRepository(db: Database.Database, endpointDi
       return row && toEndpoint(row);
     },
     async updateEndpoint(accountId, id, changes) {
+      // Enabled again: migration 0031's trigger makes the backlog it had at the disabling and moves its cursor to now.
       const row = sql(
         `UPDATE webhook_endpoints SET
            url = coalesce(?, url),
@@ -177,8 +178,7 @@ export function createSqliteWebhooksRepository(db: Database.Database, endpointDi
            rate_limit = CASE WHEN ? THEN ? ELSE rate_limit END,
            status = coalesce(?, status),
            disabled_reason = CASE WHEN ? = 'enabled' THEN NULL ELSE disabled_reason END,
-           failing_since = CASE WHEN ? = 'enabled' THEN NULL ELSE failing_since END,
-           delivered_through = CASE WHEN ? = 'enabled' AND status = 'disabled' THEN (SELECT events_position FROM accounts a WHERE a.id = account_id) ELSE delivered_through END
+           failing_since = CASE WHEN ? = 'enabled' THEN NULL ELSE failing_since END
          WHERE account_id = ? AND id = ? RETURNING ${ENDPOINT_COLUMNS}`,
       ).get(
         changes.url ?? null,
@@ -188,7 +188,6 @@ export function createSqliteWebhooksRepository(db: Database.Database, endpointDi
         changes.description ?? null,
         changes.rateLimit === undefined ? 0 : 1,
         changes.rateLimit ?? null,
-        changes.status ?? null,
         changes.status ?? null,
         changes.status ?? null,
         changes.status ?? null,

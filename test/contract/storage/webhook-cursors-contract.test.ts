@@ -176,6 +176,54 @@ for (const backend of storageBackends({ postgresDirect: true })) {
       assert.deepEqual(await deliveredEvents(h, accountId, endpointId), [afterCreate, events.at(-1)]);
     });
 
+    test('when an endpoint is disabled with events not yet made behind its cursor (by a PATCH or by a 410), then enabling it again makes every one of them, once and in order, and none written while it was disabled', async (t) => {
+      const h = await webhooksHarness(t, backend);
+      const { accountId, auth } = await h.tenant();
+      const byPatch = await endpoint(t, h, auth);
+      const byGone = await endpoint(t, h, auth, ['order.created']);
+      // A slow receiver's backlog: more events than one claim makes.
+      const backlog = 2 * MATERIALIZED_PER_ENDPOINT + 30;
+      await bulkEvents(h.database, accountId, backlog);
+      const claimed = await h.storage.webhooks.claimDue({ claimant: 'a', now: FAR, claimedUntil: FAR, limit: 1000 });
+      assert.equal((await deliveryCount(h.database, byPatch)).rows, MATERIALIZED_PER_ENDPOINT);
+      assert.equal((await deliveryCount(h.database, byGone)).rows, MATERIALIZED_PER_ENDPOINT);
+      const before = await feed(h, accountId);
+      assert.equal(before.length, backlog);
+
+      await h.storage.webhooks.updateEndpoint(accountId, byPatch, { status: 'disabled' });
+      // The other is disabled by its receiver: a 410 on an attempt.
+      const gone = claimed.find((d) => d.endpointId === byGone);
+      assert.ok(gone !== undefined);
+      assert.equal(await h.storage.webhooks.markAttemptFailed({ id: gone.id, claimant: 'a', at: new Date().toISOString(), error: 'HTTP 410', statusCode: 410, gone: true }), true);
+      assert.equal((await h.storage.webhooks.findEndpoint(accountId, byGone))?.status, 'disabled');
+
+      // Written while both are disabled: never sent to them.
+      await h.services.orderOperations.createOrder({ accountId });
+      await h.services.orderOperations.createOrder({ accountId });
+      await settleAll(h.database);
+      assert.equal(await h.storage.webhooks.materializeDeliveries(), 0, 'a disabled endpoint has none made');
+
+      await h.storage.webhooks.updateEndpoint(accountId, byPatch, { status: 'enabled' });
+      await h.storage.webhooks.updateEndpoint(accountId, byGone, { status: 'enabled' });
+      // Enabling twice makes nothing twice.
+      await h.storage.webhooks.updateEndpoint(accountId, byPatch, { status: 'enabled' });
+      const after = await h.services.orderOperations.createOrder({ accountId });
+      for (;;) {
+        await settleAll(h.database);
+        if ((await h.storage.webhooks.materializeDeliveries()) === 0) break;
+      }
+      const latest = (await feed(h, accountId)).at(-1);
+      assert.ok(latest !== undefined && after.id > 0n);
+      for (const endpointId of [byPatch, byGone]) {
+        const bySeq = await readSql(h.database, `SELECT event_id FROM webhook_deliveries WHERE endpoint_id = '${endpointId}' ORDER BY seq`);
+        assert.deepEqual(
+          bySeq.map((row) => row.event_id),
+          [...before, latest],
+          endpointId,
+        );
+      }
+    });
+
     test('when events wait behind an enabled endpoint cursor, then oldestDueAt is the oldest of them, and nothing once they are made and sent', async (t) => {
       const h = await webhooksHarness(t, backend);
       const { accountId, auth } = await h.tenant();
@@ -190,7 +238,8 @@ for (const backend of storageBackends({ postgresDirect: true })) {
       await h.storage.webhooks.updateEndpoint(accountId, endpointId, { status: 'enabled' });
       await h.services.orderOperations.createOrder({ accountId });
       const claimed = await h.storage.webhooks.claimDue({ claimant: 'a', now: FAR, claimedUntil: FAR, limit: 10 });
-      assert.equal(claimed.length, 1);
+      // The two written before the disabling (made at the enabling) and the one after it.
+      assert.equal(claimed.length, 3);
       for (const d of claimed) await h.storage.webhooks.markSent({ id: d.id, claimant: 'a', at: FAR });
       assert.equal(await h.storage.webhooks.oldestDueAt(), undefined);
     });
