@@ -7,7 +7,8 @@ import type { ClaimedMessage } from './messages-repository.js';
 
 /** Hands one message to its destination; throws DeliveryError when it should be retried. */
 export interface MessageDelivery {
-  readonly kind: 'webhook' | 'record-only';
+  /** Posted to the operator's MESSAGES_WEBHOOK_URL, or only recorded as sent (the start-up log line says which). */
+  readonly kind: 'url' | 'record-only';
   deliver(message: ClaimedMessage, signal: AbortSignal): Promise<AttemptRecord>;
 }
 
@@ -35,7 +36,7 @@ export function createMessagesUrlDelivery({ url, timeoutMs }: { url: string; tim
   // The operator's own URL (configuration, not a tenant's): any address, resolved once and pinned by the same bounded client.
   const client = createOutboundClient({ timeoutMs, policy: anyAddressPolicy(systemResolver) });
   return {
-    kind: 'webhook',
+    kind: 'url',
     async deliver(message, signal) {
       const body = Buffer.from(JSON.stringify({ id: message.id, accountId: message.accountId, message: message.message, createdAt: message.createdAt }));
       const headers = injectTraceContext({
