@@ -52,6 +52,39 @@ async function startHeldReceiver(t: TestContext) {
   };
 }
 
+/** A loopback URL where nothing listens: every connection is refused. */
+async function closedPort(): Promise<string> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return `http://127.0.0.1:${port}/hooks`;
+}
+
+/** A receiver that answers 204, but only `afterMs` after each request arrived. */
+async function startLateReceiver(t: TestContext, afterMs: number) {
+  let arrived = 0;
+  const timers = new Set<NodeJS.Timeout>();
+  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    request.resume();
+    arrived++;
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      if (!response.destroyed) response.writeHead(204).end();
+    }, afterMs);
+    timers.add(timer);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.after(() => {
+    for (const timer of timers) clearTimeout(timer);
+    server.closeAllConnections();
+    server.close();
+  });
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, arrived: () => arrived };
+}
+
 const ENV = {
   WEBHOOK_ALLOW_HTTP: 'true',
   WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
@@ -96,6 +129,58 @@ for (const backend of storageBackends({ postgresDirect: true })) {
       slow.release();
       await eventually(async () => (slow.arrived() === 20 ? true : undefined));
       assert.equal(slow.mostAtOnce(), 3, 'never more than WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT at once');
+    });
+
+    test('when five stores have receivers of every kind (fast, held open, 429 with Retry-After, refusing connections, answering after the timeout) and the store host serves listing requests from 16 clients over HTTP, then every healthy delivery goes through while the held attempts are still open', async (t) => {
+      // An attempt times out after 1.5 s: the late receiver answers after 4.
+      const h = await webhooksHarness(t, backend, { ...ENV, WEBHOOK_TIMEOUT_MS: '1500' });
+      const healthy = await startHookReceiver(t);
+      const held = await startHeldReceiver(t);
+      const throttling = await startHookReceiver(t, () => ({ status: 429, headers: { 'retry-after': '1' } }));
+      const refusing = await closedPort();
+      const late = await startLateReceiver(t, 4000);
+      const stores = await Promise.all(['Healthy', 'Held', 'Throttling', 'Refusing', 'Late'].map((name) => h.tenant(name)));
+      const [healthyStore, ...others] = stores;
+      assert.ok(healthyStore !== undefined);
+      await subscribe(h, healthyStore.auth, healthy.url);
+      for (const [index, url] of [held.url, throttling.url, refusing, late.url].entries()) {
+        const store = others[index];
+        assert.ok(store !== undefined);
+        await subscribe(h, store.auth, url);
+        for (let i = 0; i < 10; i++) await h.services.orderOperations.createOrder({ accountId: store.accountId });
+      }
+      await h.app.listen({ port: 0, host: '127.0.0.1' });
+      const base = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
+      h.startEngine();
+      await eventually(async () => (held.held() === 3 && throttling.received.length > 0 && late.arrived() > 0 ? true : undefined));
+
+      // Real API load beside the engine, in the same process.
+      let loading = true;
+      const statuses = new Map<number, number>();
+      const clients = Array.from({ length: 16 }, async () => {
+        while (loading) {
+          const response = await fetch(`${base}/v1/store/orders`, { headers: healthyStore.auth });
+          await response.arrayBuffer();
+          statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+        }
+      });
+      try {
+        for (let i = 1; i <= 5; i++) {
+          await h.services.orderOperations.createOrder({ accountId: healthyStore.accountId });
+          // Loose: within seconds, whatever the machine's load (the figures belong to npm run bench).
+          const timeout = new Promise<never>((_resolve, reject) => setTimeout(() => reject(new Error(`healthy delivery ${i} took over 10 s`)), 10_000).unref());
+          assert.equal((await Promise.race([healthy.next(i), timeout])).length, i);
+        }
+      } finally {
+        loading = false;
+        await Promise.all(clients);
+      }
+      // Strict: the held attempts never ended meanwhile, and never took more than their slots.
+      assert.equal(held.held(), 3);
+      assert.equal(held.arrived(), 3);
+      assert.ok((statuses.get(200) ?? 0) > 0, `listing answers: ${JSON.stringify([...statuses])}`);
+      assert.deepEqual([...statuses.keys()], [200], 'every listing request answered 200');
+      held.release();
     });
 
     test('when an order is created in this process, then its delivery is handed to the engine without waiting for the poll', async (t) => {
