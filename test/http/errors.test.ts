@@ -4,7 +4,7 @@ import { Database } from '../../src/storage/sqlite/sqlite-driver.js';
 import { describe, test } from 'node:test';
 import { ERROR_CODES, ERROR_STATUS } from '../../src/errors/errors.js';
 import { createTestApp, errorBody } from '../support/app.js';
-import { httpBackends } from '../support/storage.js';
+import { httpBackends, sqliteBackend } from '../support/storage.js';
 
 for (const backend of httpBackends()) {
   describe(`errors, request ids and probes (${backend.name})`, () => {
@@ -135,9 +135,8 @@ describe('requests Node rejects before routing', () => {
 
 describe('a locked SQLite database', () => {
   test('when another process holds the write lock past the busy timeout, then cancel is a 503 Error record with Retry-After, and works once the lock is gone', async (t) => {
-    const backend = httpBackends().find((b) => b.name === 'sqlite');
-    assert.ok(backend);
-    const { app, services, tenant, database } = await createTestApp(t, backend);
+    // SQLite's own lock, whichever backend the other HTTP tests run on (TEST_HTTP_BACKEND).
+    const { app, services, tenant, database } = await createTestApp(t, sqliteBackend);
     assert.equal(database.kind, 'sqlite');
     const { account, auth } = await tenant();
     const order = await services.orderOperations.createOrder({ accountId: account.id, petId: 1n, quantity: 1 });
