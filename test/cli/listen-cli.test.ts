@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { once } from 'node:events';
-import { createServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
 import { Webhook } from 'standardwebhooks';
@@ -10,6 +9,7 @@ import type { ApiKeyScope } from '../../src/api-keys/api-key-scopes.js';
 import { cliOn, type RunningCli } from '../support/cli.js';
 import { spawnBin, waitFor } from '../support/process.js';
 import { createTenant, startReceiver, type ReceivedRequest, type ReceiverAnswer } from '../support/quickstart.js';
+import { closedPort } from '../support/ports.js';
 import { sqliteBackend } from '../support/storage.js';
 import { webhooksHarness } from '../webhooks/support.js';
 
@@ -60,16 +60,6 @@ function readySecret(stdout: string): string | undefined {
   const [first = ''] = stdout.split('\n');
   if (first.startsWith('{') && stdout.includes('\n')) return (JSON.parse(first) as { secret?: string }).secret;
   return secretOf(stdout)?.[1];
-}
-
-/** A loopback port where nothing listens: one the system just gave out and that was closed again. */
-async function closedPort(): Promise<number> {
-  const probe = createServer();
-  probe.listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }
 
 /** Starts listen in-process; Ctrl-C and a bounded wait for its end when the test ends, whatever happened. */

@@ -8,6 +8,7 @@ import { testServices } from '../support/container.js';
 import { adminQuery } from '../support/templates.js';
 import { storageBackends } from '../support/storage.js';
 import { eventually } from '../support/quickstart.js';
+import { closedPort } from '../support/ports.js';
 import { startHookReceiver, webhooksHarness, type WebhooksHarness } from './support.js';
 
 /**
@@ -50,16 +51,6 @@ async function startHeldReceiver(t: TestContext) {
       for (const response of held.splice(0)) response.writeHead(204).end();
     },
   };
-}
-
-/** A loopback URL where nothing listens: every connection is refused. */
-async function closedPort(): Promise<string> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return `http://127.0.0.1:${port}/hooks`;
 }
 
 /** A receiver that answers 204, but only `afterMs` after each request arrived. */
@@ -139,7 +130,7 @@ for (const backend of storageBackends({ postgresDirect: true })) {
       const healthy = await startHookReceiver(t);
       const held = await startHeldReceiver(t);
       const throttling = await startHookReceiver(t, () => ({ status: 429, headers: { 'retry-after': '1' } }));
-      const refusing = await closedPort();
+      const refusing = `http://127.0.0.1:${await closedPort()}/hooks`;
       const late = await startLateReceiver(t, 40_000);
       const stores = await Promise.all(['Healthy', 'Held', 'Throttling', 'Refusing', 'Late'].map((name) => h.tenant(name)));
       const [healthyStore, ...others] = stores;
