@@ -3,14 +3,14 @@
  * out through a real SMTP server by the server's mail engine: a sign-up's
  * link arrives, and following it creates the store with its owner signed
  * in and verified, while the same address again gets "You already have an
- * account"; an invited user sees the verification banner (axe finds nothing
- * serious or critical on the page, and nothing at all in the banner),
+ * account"; an invited user sees the verification banner (axe finds no
+ * violation on the page, of any impact),
  * **Resend** mails a new link, and following it removes the banner.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { assertAccessible, axeOf, browserSkip, startBrowserPortalWithMail } from '../../support/browser.js';
+import { assertAccessible, browserSkip, startBrowserPortalWithMail } from '../../support/browser.js';
 import { TEST_PASSWORD } from '../../support/portal.js';
 import { waitFor } from '../../support/process.js';
 import { httpBackends } from '../../support/storage.js';
@@ -73,8 +73,6 @@ for (const backend of httpBackends()) {
       const banner = page.getByRole('region', { name: 'Verify your email address' });
       await banner.waitFor();
       await assertAccessible(page, 'the account page with the verification banner');
-      const { violations } = await axeOf(page).include('#verify-email-heading').include('section[aria-labelledby="verify-email-heading"]').analyze();
-      assert.deepEqual(violations.map((violation) => violation.id), [], 'the banner has no axe violation at all');
       await waitFor(() => smtp.arrived.length >= 1, 'the sign-up mail to arrive', WAIT_MS);
 
       await banner.getByRole('button', { name: 'Resend the verification link' }).click();

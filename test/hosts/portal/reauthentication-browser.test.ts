@@ -6,7 +6,7 @@
  * (the services' clock moved) is asked to confirm before Sign out
  * everywhere else, confirms with the passkey, and the other browser is
  * signed out; the email change is confirmed with the passkey instead of the
- * password. The confirmation page has no serious axe violation at 1280 and
+ * password. The confirmation page has no axe violation at 1280 and
  * 360 px.
  */
 import assert from 'node:assert/strict';

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { browserSkip, seriousViolations, signUp, startBrowserPortal } from '../../support/browser.js';
+import { axeViolations, browserSkip, signUp, startBrowserPortal } from '../../support/browser.js';
 import { TEST_PASSWORD } from '../../support/portal.js';
 import { httpBackends } from '../../support/storage.js';
 
@@ -42,7 +42,7 @@ for (const backend of httpBackends()) {
         assert.equal(rows.filter((row) => row.includes('This session')).length, 1);
         assert.ok(rows.every((row) => row.includes('Chrome on Linux')), rows.join('\n'));
         assert.equal(await page.getByRole('button', { name: /^End the session of/ }).count(), 1, 'End on the other row only');
-        assert.deepEqual(await seriousViolations(page), []);
+        assert.deepEqual(await axeViolations(page), []);
         const overflow = await page.evaluate('document.documentElement.scrollWidth > document.documentElement.clientWidth');
         assert.equal(overflow, false, 'no sideways scrolling');
       }
@@ -88,7 +88,7 @@ for (const backend of httpBackends()) {
         await page.setViewportSize(viewport);
         await page.goto(`${origin}/settings?passkey=added`);
         await page.getByText('You are still signed in in one other browser.').waitFor();
-        assert.deepEqual(await seriousViolations(page), [], `${viewport.width}px`);
+        assert.deepEqual(await axeViolations(page), [], `${viewport.width}px`);
       }
       await page.getByRole('button', { name: 'End the other sessions' }).click();
       await page.getByText('Every other session has ended').waitFor();

@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { axeOf, browserSkip, signUp, startBrowserPortalWithMail } from '../../support/browser.js';
+import { assertAccessible, browserSkip, scrollsSideways, signUp, startBrowserPortalWithMail } from '../../support/browser.js';
 import { TEST_PASSWORD } from '../../support/portal.js';
 import { waitFor } from '../../support/process.js';
 import { httpBackends } from '../../support/storage.js';
@@ -19,16 +19,10 @@ const WAIT_MS = 15_000;
 const LAPTOP = { width: 1280, height: 800 };
 const PHONE = { width: 360, height: 740 };
 
-/** Every axe violation of the page (not only serious ones), and whether it scrolls sideways. */
+/** No axe violation of any impact on the page, and no sideways scrolling. */
 async function assertFlawless(page: Page, what: string): Promise<void> {
-  const { violations } = await axeOf(page).analyze();
-  assert.deepEqual(
-    violations.map((violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`),
-    [],
-    `${what}: no axe violation`,
-  );
-  const overflow = await page.evaluate('document.documentElement.scrollWidth > document.documentElement.clientWidth');
-  assert.equal(overflow, false, `${what}: no sideways scrolling`);
+  await assertAccessible(page, what);
+  assert.equal(await scrollsSideways(page), false, `${what}: no sideways scrolling`);
 }
 
 for (const backend of httpBackends()) {
