@@ -17,6 +17,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Database } from '../src/storage/sqlite/sqlite-driver.js';
 import { chromium, type Page } from 'playwright-core';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -86,11 +87,51 @@ const env = {
   QUICKSTART_PORT: 'off',
   METRICS_PORT: 'off',
   LOG_LEVEL: 'warn',
+  // The script loads pages and posts forms far faster than a person (over 100 a minute from one address, the default budget): no limit.
+  RATE_LIMIT_REQUESTS: '0',
   // A webhook endpoint on loopback, as the tests add one (nothing listens there; the pages only show it).
   WEBHOOK_ALLOW_HTTP: 'true',
   WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
 };
 const portal = `http://localhost:${portalPort}`;
+
+/** Runs the operator's CLI on the service's database; its standard output. */
+function cli(args: string[]): string {
+  const run = spawnSync(process.execPath, [...CLI, ...args], { env, cwd: ROOT });
+  if (run.status !== 0) throw new Error(`store-orders ${args.join(' ')} failed: ${run.stderr.toString()}`);
+  return run.stdout.toString();
+}
+
+/** The first http(s) link in `text`. */
+function linkIn(text: string): string {
+  const link = /https?:\/\/\S+/.exec(text)?.[0];
+  if (link === undefined) throw new Error(`no link in: ${text}`);
+  return link;
+}
+
+/** The link like `path` in the newest mail of `kind` to `recipient`, read with `store-orders mail list|show`. */
+function mailedLink(recipient: string, kind: string, path: RegExp): string {
+  const { mail } = JSON.parse(cli(['mail', 'list', '--to', recipient, '--json'])) as { mail: { id: string; kind: string }[] };
+  const found = mail.find((one) => one.kind === kind);
+  if (found === undefined) throw new Error(`no ${kind} mail to ${recipient}`);
+  const shown = cli(['mail', 'show', found.id]);
+  const link = [...shown.matchAll(/https?:\/\/\S+/g)].map((match) => match[0]).find((one) => path.test(one));
+  if (link === undefined) throw new Error(`the ${kind} mail has no link like ${String(path)}: ${shown}`);
+  return link;
+}
+
+/** Moves the sign-in of every session of `email` `minutes` into the past (the database directly: the service's clock is the real one). */
+function signedInMinutesAgo(email: string, minutes: number): void {
+  const db = new Database(join(dir, 'store.db'));
+  try {
+    const at = new Date(Date.now() - minutes * 60_000).toISOString();
+    const changed = db.prepare('UPDATE user_sessions SET authenticated_at = ? WHERE user_id = (SELECT id FROM users WHERE email = ?)').run(at, email).changes;
+    if (changed === 0) throw new Error(`no session of ${email}`);
+  } finally {
+    db.close();
+  }
+}
+
 const server = spawn(process.execPath, [...CLI, 'serve'], { env, stdio: ['ignore', 'ignore', 'inherit'], cwd: ROOT });
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu', '--no-first-run'] });
 try {
@@ -120,16 +161,28 @@ try {
       ['12', '2', '2026-12-03T15:30:00Z'],
       ['31', '1', '2026-12-08T09:00:00Z'],
     ];
+    const orderIds: string[] = [];
     for (const [petId, quantity, shipDate] of orders) {
-      const placed = spawnSync(process.execPath, [...CLI, 'orders', 'create', '--account', accountId, '--pet-id', petId, '--quantity', quantity, '--ship-date', shipDate], { env, cwd: ROOT });
-      if (placed.status !== 0) throw new Error(`orders create failed: ${placed.stderr.toString()}`);
+      const placed = JSON.parse(cli(['orders', 'create', '--account', accountId, '--pet-id', petId, '--quantity', quantity, '--ship-date', shipDate, '--json'])) as { id: string };
+      orderIds.push(placed.id);
     }
+    // A few requests of the store's code (listings, an unknown order, a cancel), so that the account page's usage charts have something to show.
+    const created = JSON.parse(cli(['keys', 'create', '--account', accountId, '--name', 'Checkout service', '--json'])) as { key: string };
+    const api = `http://127.0.0.1:${storePort}`;
+    const call = async (path: string, method: string, status: number) => {
+      const answer = await fetch(`${api}${path}`, { method, headers: { authorization: `Bearer ${created.key}` } });
+      await answer.arrayBuffer();
+      if (answer.status !== status) throw new Error(`${method} ${path} answered ${answer.status}, not ${status}`);
+    };
+    for (let times = 0; times < 24; times++) await call('/v1/store/orders', 'GET', 200);
+    for (let times = 0; times < 3; times++) await call('/v1/store/orders/999999', 'DELETE', 404);
+    await call(`/v1/store/orders/${orderIds[1] ?? ''}`, 'DELETE', 204);
+    // Request logs are written in batches, at most a second after the request.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
     await page.reload();
     await shoot(page, 'account', size.name);
     // A teammate who joins with the operator's link has an address nobody verified yet: every page shows them the banner with Resend.
-    const invite = spawnSync(process.execPath, [...CLI, 'users', 'invite', '--account', accountId, '--role', 'developer'], { env, cwd: ROOT });
-    const inviteLink = /https?:\/\/\S+/.exec(invite.stdout.toString())?.[0];
-    if (invite.status !== 0 || inviteLink === undefined) throw new Error(`users invite failed: ${invite.stderr.toString()}`);
+    const inviteLink = linkIn(cli(['users', 'invite', '--account', accountId, '--role', 'developer']));
     const joining = await browser.newContext({ viewport: size.viewport, deviceScaleFactor: 1 });
     const joiner = await joining.newPage();
     await joiner.goto(inviteLink);
@@ -138,6 +191,16 @@ try {
     await joiner.getByRole('button', { name: 'Create account' }).click();
     await joiner.waitForURL(`${portal}/`);
     await shootPart(joiner, 'section[aria-labelledby="verify-email-heading"]', 'verify-email-banner', size.name);
+    // The verification link of the mail the teammate's sign-up queued (read with the operator's CLI: it waits in the outbox).
+    await joiner.goto(mailedLink(`joiner${index}@example.com`, 'email-verification', /\/verify-email\?token=/));
+    await joiner.getByRole('heading', { name: 'Email address' }).waitFor();
+    await shoot(joiner, 'verify-email', size.name);
+    // A second store invites the teammate, who opens the operator's link signed in: the page that joins another store.
+    const second = cli(['accounts', 'create', '--name', 'Harbour Aquatics', '--json']);
+    const secondId = (JSON.parse(second) as { id: string }).id;
+    await joiner.goto(linkIn(cli(['users', 'invite', '--account', secondId, '--role', 'viewer'])));
+    await joiner.getByRole('button', { name: 'Accept the invitation' }).waitFor();
+    await shoot(joiner, 'invitation', size.name);
     await joining.close();
     await page.goto(`${portal}/keys`);
     await page.getByLabel('Key name').fill('Till in the shop');
@@ -159,6 +222,9 @@ try {
     await page.getByRole('button', { name: 'Send test event' }).waitFor();
     await shoot(page, 'webhook-endpoint', size.name);
     await page.goto(`${portal}/team`);
+    await page.getByRole('link', { name: `Remove joiner${index}@example.com` }).click();
+    await shoot(page, 'team-remove', size.name);
+    await page.goto(`${portal}/team`);
     await page.getByRole('textbox', { name: 'Email' }).fill(`teammate${index}@example.com`);
     await page.getByLabel('Role', { exact: true }).selectOption('developer');
     await page.getByRole('button', { name: 'Send invitation' }).click();
@@ -179,6 +245,11 @@ try {
     await page.goto(`${portal}/settings`);
     await shoot(page, 'settings', size.name);
     await shootPart(page, 'section[aria-labelledby="sessions-heading"]', 'sessions', size.name);
+    // The same session as if its sign-in were 11 minutes old: a sensitive action (Sign out everywhere else) asks to confirm first.
+    signedInMinutesAgo(`owner${index}@example.com`, 11);
+    await page.getByRole('button', { name: 'Sign out everywhere else' }).click();
+    await page.getByRole('heading', { name: 'Confirm it is you' }).waitFor();
+    await shoot(page, 'confirm-identity', size.name);
     await page.goto(`${portal}/dev/mailbox`);
     await shoot(page, 'dev-mailbox', size.name);
     await page.getByRole('button', { name: 'Sign out', exact: true }).click();
@@ -192,10 +263,7 @@ try {
     await page.getByText('If an account uses that address').waitFor();
     await shoot(page, 'forgot-password-sent', size.name);
     // The link the mail carries, as the operator's CLI prints one (the mail itself waits in the outbox).
-    const reset = spawnSync(process.execPath, [...CLI, 'users', 'reset-password', `owner${index}@example.com`], { env, cwd: ROOT });
-    const link = /https?:\/\/\S+/.exec(reset.stdout.toString())?.[0];
-    if (reset.status !== 0 || link === undefined) throw new Error(`users reset-password failed: ${reset.stderr.toString()}`);
-    await page.goto(link);
+    await page.goto(linkIn(cli(['users', 'reset-password', `owner${index}@example.com`])));
     await shoot(page, 'reset-password', size.name);
   }
   const unknown = [...only].filter((name) => !met.has(name));
