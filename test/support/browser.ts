@@ -36,7 +36,7 @@ export const browserSkip: string | false =
  * same port number. So localhost is mapped to 127.0.0.1: a page always
  * reaches the server the test started.
  */
-async function launchChromium(t: TestContext): Promise<Browser> {
+export async function launchChromium(t: TestContext): Promise<Browser> {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: [

@@ -100,9 +100,23 @@ export function storageBackends({ postgresDirect = false }: { postgresDirect?: b
  * started one), to look for a difference the contract suite missed.
  */
 export function httpBackends(): TestBackend[] {
-  const chosen = process.env.TEST_HTTP_BACKEND;
+  return chosenBackend('TEST_HTTP_BACKEND', process.env.TEST_HTTP_BACKEND);
+}
+
+/**
+ * The backend of the portal's browser tests: TEST_BROWSER_BACKEND when set,
+ * else the HTTP tests' (httpBackends). CI runs them on SQLite under Node 20
+ * and on PostgreSQL through PgBouncer under Node 24 (.ci/run), so every run
+ * has the portal in a real browser on both databases.
+ */
+export function browserBackends(): TestBackend[] {
+  const chosen = process.env.TEST_BROWSER_BACKEND;
+  return chosen === undefined || chosen === '' ? httpBackends() : chosenBackend('TEST_BROWSER_BACKEND', chosen);
+}
+
+function chosenBackend(variable: string, chosen: string | undefined): TestBackend[] {
   if (chosen === undefined || chosen === '' || chosen === 'sqlite') return [sqliteBackend];
-  if (chosen !== 'postgres') throw new Error(`TEST_HTTP_BACKEND must be sqlite or postgres, got ${chosen}`);
+  if (chosen !== 'postgres') throw new Error(`${variable} must be sqlite or postgres, got ${chosen}`);
   const pgbouncerUrl = process.env.TEST_PGBOUNCER_URL;
   return [pgbouncerUrl === undefined || pgbouncerUrl === '' ? postgresBackend : pgbouncerBackend(pgbouncerUrl)];
 }

@@ -15,7 +15,7 @@ import type { Page } from 'playwright-core';
 import { PORTAL_FILES } from '../../../src/hosts/portal/portal-render.js';
 import { axeViolations, browserSkip, startBrowserPortal } from '../../support/browser.js';
 import { pageText, signUp, TEST_PASSWORD, type TestPortal } from '../../support/portal.js';
-import { httpBackends } from '../../support/storage.js';
+import { browserBackends } from '../../support/storage.js';
 
 const LAPTOP = { width: 1280, height: 800 };
 const PHONE = { width: 360, height: 740 };
@@ -38,7 +38,7 @@ async function pendingInvitationLink(portal: TestPortal, recipient: string): Pro
   throw new Error(`no pending invitation was mailed to ${recipient}`);
 }
 
-for (const backend of httpBackends()) {
+for (const backend of browserBackends()) {
   describe(`portal accessibility in a browser: ${backend.name}`, { skip: browserSkip }, () => {
     test('when every page of the portal is shown at 1280 and 360 px, then axe finds no violation of any impact on any of them', async (t) => {
       const { origin, apiOrigin, newPage, portal } = await startBrowserPortal(t, backend, { env: LOOPBACK_ENV });

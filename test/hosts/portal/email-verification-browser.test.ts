@@ -13,7 +13,7 @@ import type { Page } from 'playwright-core';
 import { assertAccessible, browserSkip, startBrowserPortalWithMail } from '../../support/browser.js';
 import { TEST_PASSWORD } from '../../support/portal.js';
 import { waitFor } from '../../support/process.js';
-import { httpBackends } from '../../support/storage.js';
+import { browserBackends } from '../../support/storage.js';
 
 const WAIT_MS = 15_000;
 
@@ -26,7 +26,7 @@ async function fillSignUp(page: Page, url: string, email: string, store?: string
   await page.getByRole('button', { name: 'Create account' }).click();
 }
 
-for (const backend of httpBackends()) {
+for (const backend of browserBackends()) {
   describe(`new users' addresses in a browser: ${backend.name}`, { skip: browserSkip }, () => {
     test('when a new user signs up and follows the link that arrived by SMTP, then their store exists and they are signed in, verified; the same address again gets "You already have an account" and no second store', async (t) => {
       const { origin, newPage, smtp, portal } = await startBrowserPortalWithMail(t, backend);

@@ -3,12 +3,12 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { axeViolations, browserSkip, scrollsSideways, signUp, startBrowserPortal } from '../../support/browser.js';
 import { accountOf } from '../../support/portal.js';
-import { httpBackends } from '../../support/storage.js';
+import { browserBackends } from '../../support/storage.js';
 
 /** Every wait of these tests is bounded by this. */
 const WAIT_MS = 15_000;
 
-for (const backend of httpBackends()) {
+for (const backend of browserBackends()) {
   describe(`usage at a glance in a browser: ${backend.name}`, { skip: browserSkip }, () => {
     test('when a key has made requests, then the home page shows their charts and summaries, with and without JavaScript, and axe finds nothing at 1280 and 360 px', { timeout: 120_000 }, async (t) => {
       const { portal, origin, apiOrigin, newPage } = await startBrowserPortal(t, backend);

@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { addVirtualAuthenticator, axeViolations, browserSkip, signUp, signUpThroughMailbox, startBrowserPortal } from '../../support/browser.js';
 import { TEST_PASSWORD } from '../../support/portal.js';
-import { httpBackends } from '../../support/storage.js';
+import { browserBackends } from '../../support/storage.js';
 
 /** Every request the page makes stays on `origin`, and nothing is blocked by the CSP or fails. */
 function watch(page: Page, origin: string): { offSite: string[]; problems: string[] } {
@@ -21,7 +21,7 @@ function watch(page: Page, origin: string): { offSite: string[]; problems: strin
   return { offSite, problems };
 }
 
-for (const backend of httpBackends()) {
+for (const backend of browserBackends()) {
   describe(`portal in a browser: ${backend.name}`, { skip: browserSkip }, () => {
     test('when a new user signs up as the README says (the form, the link in the Development mailbox, the password again), sees their account, signs out and signs in again, then each step lands where it should, with nothing loaded from elsewhere', async (t) => {
       const { origin, apiOrigin, newPage, portal } = await startBrowserPortal(t, backend);

@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { browserSkip, signUp, startBrowserPortal, type BrowserPortal } from '../../support/browser.js';
 import { testConfig } from '../../support/container.js';
-import { httpBackends } from '../../support/storage.js';
+import { browserBackends } from '../../support/storage.js';
 
 /** The configuration's own per-address budget (RATE_LIMIT_REQUESTS unset), which test portals otherwise turn off. */
 const DEFAULT_BUDGET = { RATE_LIMIT_REQUESTS: String(testConfig().limits.rateLimit.requests) };
@@ -61,7 +61,7 @@ const WRAPPED_DATES = `(() => [...document.querySelectorAll('td.date, td time')]
   return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size > 1;
 }).map((cell) => cell.textContent))()`;
 
-for (const backend of httpBackends()) {
+for (const backend of browserBackends()) {
   describe(`portal layout in a browser: ${backend.name}`, { skip: browserSkip }, () => {
     test('when a page is loaded with an empty cache, then it costs at most 4 requests; every page after costs 1 (the script and style sheet come from the cache)', async (t) => {
       const started = await startBrowserPortal(t, backend);

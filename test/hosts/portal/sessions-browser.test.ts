@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { axeViolations, browserSkip, signUp, startBrowserPortal } from '../../support/browser.js';
 import { TEST_PASSWORD } from '../../support/portal.js';
-import { httpBackends } from '../../support/storage.js';
+import { browserBackends } from '../../support/storage.js';
 
 /** Every wait of these tests is bounded by this. */
 const WAIT_MS = 15_000;
@@ -24,7 +24,7 @@ async function sessionRows(page: Page): Promise<string[]> {
   return page.locator('table.sessions tbody tr').allInnerTexts();
 }
 
-for (const backend of httpBackends()) {
+for (const backend of browserBackends()) {
   describe(`sessions list in a browser: ${backend.name}`, { skip: browserSkip }, () => {
     test('when one user is signed in in two browsers, then each lists both with "This session" on its own row; one ends the other, which is signed out on its next request', { timeout: 120_000 }, async (t) => {
       const { origin, newPage } = await startBrowserPortal(t, backend);

@@ -13,7 +13,7 @@ import type { Page } from 'playwright-core';
 import { assertAccessible, browserSkip, scrollsSideways, signUp, startBrowserPortalWithMail } from '../../support/browser.js';
 import { TEST_PASSWORD } from '../../support/portal.js';
 import { waitFor } from '../../support/process.js';
-import { httpBackends } from '../../support/storage.js';
+import { browserBackends } from '../../support/storage.js';
 
 const WAIT_MS = 15_000;
 const LAPTOP = { width: 1280, height: 800 };
@@ -25,7 +25,7 @@ async function assertFlawless(page: Page, what: string): Promise<void> {
   assert.equal(await scrollsSideways(page), false, `${what}: no sideways scrolling`);
 }
 
-for (const backend of httpBackends()) {
+for (const backend of browserBackends()) {
   describe(`team in a browser: ${backend.name}`, { skip: browserSkip }, () => {
     test('when an owner invites a viewer by mail, then the link accepted in a second browser joins them as a viewer, who is offered no key and refused one in words, and a removal signs them out', async (t) => {
       const { origin, newPage, smtp } = await startBrowserPortalWithMail(t, backend);
@@ -83,6 +83,47 @@ for (const backend of httpBackends()) {
       await viewer.goto(`${origin}/`);
       await viewer.waitForURL(`${origin}/sign-in`);
       await viewer.getByRole('heading', { name: 'Sign in' }).waitFor();
+    });
+
+    test('when an owner invites a developer by mail, then the developer creates an API key that works, and is refused team changes and deleting the store, in words', async (t) => {
+      const { origin, apiOrigin, newPage, smtp } = await startBrowserPortalWithMail(t, backend);
+      const owner = await newPage({ viewport: LAPTOP });
+      owner.setDefaultTimeout(WAIT_MS);
+      await signUp(owner, origin, 'owner@example.com', 'Main Street Pets');
+      await owner.goto(`${origin}/team`);
+      await owner.getByRole('textbox', { name: 'Email' }).fill('developer@example.com');
+      await owner.getByLabel('Role', { exact: true }).selectOption('developer');
+      await owner.getByRole('button', { name: 'Send invitation' }).click();
+      await owner.getByText('The invitation is on its way').waitFor();
+      await waitFor(() => smtp.arrived.some((mail) => mail.to === 'developer@example.com'), 'the invitation mail to arrive', WAIT_MS);
+      const link = /(http\S+\/sign-up\?invite=[A-Za-z0-9_-]+)/.exec(smtp.arrived.find((mail) => mail.to === 'developer@example.com')?.text ?? '')?.[1] ?? '';
+
+      const developer = await newPage({ viewport: PHONE });
+      developer.setDefaultTimeout(WAIT_MS);
+      await developer.goto(link);
+      await developer.getByText('You are invited to join Main Street Pets as developer.').waitFor();
+      await developer.getByLabel('Password').fill(TEST_PASSWORD);
+      await developer.getByRole('button', { name: 'Create account' }).click();
+      await developer.waitForURL(`${origin}/`);
+      await developer.goto(`${origin}/keys`);
+      await developer.getByLabel('Key name').fill('Checkout');
+      await developer.getByRole('button', { name: 'Create key' }).click();
+      const key = (await developer.getByLabel('New API key', { exact: true }).inputValue()).trim();
+      await assertFlawless(developer, 'the API keys page of a developer with a new key at 360 px');
+      const listed = await fetch(`${apiOrigin}/v1/store/orders`, { headers: { authorization: `Bearer ${key}` } });
+      assert.equal(listed.status, 200, "the developer's key lists the store's orders");
+      await developer.goto(`${origin}/keys`);
+      assert.deepEqual(await developer.locator('td[data-label="Name"]').allTextContents(), ['Checkout']);
+      assert.equal(await developer.getByLabel('New API key', { exact: true }).count(), 0, 'the secret is shown once');
+
+      await developer.goto(`${origin}/team`);
+      await developer.getByText('developer@example.com (you)').waitFor();
+      assert.equal(await developer.getByRole('button', { name: 'Send invitation' }).count(), 0, 'a developer is offered no team change');
+      const refused = await developer.goto(`${origin}/account/delete`);
+      assert.equal(refused?.status(), 403);
+      await developer.getByText('Your role in Main Street Pets is developer: this needs an owner.').waitFor();
+      await owner.goto(`${origin}/keys`);
+      assert.deepEqual(await owner.locator('td[data-label="Name"]').allTextContents(), ['Checkout'], "the owner sees the developer's key");
     });
   });
 }

@@ -7,7 +7,7 @@ import { testOutages } from '../../support/app.js';
 import { assertAccessible, browserSkip, signUp, startBrowserPortal } from '../../support/browser.js';
 import { capturingLogger } from '../../support/logs.js';
 import { waitFor } from '../../support/process.js';
-import { httpBackends } from '../../support/storage.js';
+import { browserBackends } from '../../support/storage.js';
 import { startHookReceiver } from '../../webhooks/support.js';
 
 /** Loopback receivers allowed, over http; the engine polls often. */
@@ -17,7 +17,7 @@ const GONE = 'The endpoint answered HTTP 410 Gone.';
 /** The notices section of the page, if shown. */
 const notices = (page: Page) => page.getByRole('region', { name: /^Webhook endpoints? disabled$/ });
 
-for (const backend of httpBackends()) {
+for (const backend of browserBackends()) {
   describe(`portal failure notices in a browser: ${backend.name}`, { skip: browserSkip }, () => {
     test('when the engine disables an endpoint whose receiver answered 410, then every page shows the notice until it is acknowledged; enabling clears it and the next disabling is a new one', { timeout: 120_000 }, async (t) => {
       const { origin, newPage, portal } = await startBrowserPortal(t, backend, { env: LOOPBACK_ENV });
