@@ -33,6 +33,7 @@ import { createOutageLog, type OutageLog, type OutageLogger } from './shared/out
 import { createWebhookSecretBox } from './webhooks/security/webhook-secrets.js';
 import { createSecretBox } from './secrets/secret-box.js';
 import { createMailService, MAIL_BOX_PURPOSE } from './mail/mail-service.js';
+import { createTwoStepService, TWO_STEP_BOX_PURPOSE } from './users/two-step/two-step-service.js';
 import { createWebhookSender } from './webhooks/delivery/webhook-sender.js';
 import { createUrlPolicy, systemResolver } from './delivery/url-policy.js';
 import { createWebhooksService } from './webhooks/webhooks-service.js';
@@ -97,6 +98,11 @@ function buildServices(
     box: createSecretBox(MAIL_BOX_PURPOSE, { configuredKey: config.mail.secretsKey, secretsRepository: storage.secrets, clock }),
     clock,
   });
+  const twoStep = createTwoStepService({
+    twoStepRepository: storage.twoStep,
+    box: createSecretBox(TWO_STEP_BOX_PURPOSE, { configuredKey: config.portal.secretsKey, secretsRepository: storage.secrets, clock }),
+    clock,
+  });
   const attemptThrottle = createAttemptThrottle({ attemptThrottleRepository: storage.attemptThrottle, secretsRepository: storage.secrets, limits: config.portal.throttle, clock });
   return {
     accounts,
@@ -129,6 +135,7 @@ function buildServices(
     users: createUsersService({
       usersRepository: storage.users,
       passkeysRepository: storage.passkeys,
+      twoStep,
       teamRepository: storage.team,
       accounts,
       sessions,
@@ -150,6 +157,7 @@ function buildServices(
     attemptThrottle,
     audit,
     passkeys: createPasskeysService({ passkeysRepository: storage.passkeys, usersRepository: storage.users, clock }),
+    twoStep,
     events: createEventsService({ eventsRepository: storage.events, cursors, clock, retentionDays: config.events.retentionDays }),
     webhooks: createWebhooksService({
       webhooksRepository: storage.webhooks,

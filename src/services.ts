@@ -1,4 +1,5 @@
 import type { PasskeysService } from './users/passkeys-service.js';
+import type { TwoStepService } from './users/two-step/two-step-service.js';
 import type { AccountsService } from './accounts/accounts-service.js';
 import type { KeyUsageRecorder } from './api-keys/api-key-usage.js';
 import type { ApiKeysService } from './api-keys/api-keys-service.js';
@@ -57,6 +58,8 @@ export interface Services {
   audit: AuditService;
   /** Portal passkeys (WebAuthn). */
   passkeys: PasskeysService;
+  /** Portal two-step sign-in (an authenticator app's codes, recovery codes). */
+  twoStep: TwoStepService;
   events: EventsService;
   webhooks: WebhooksService;
   /** The notices of webhook endpoints the service disabled, until a user acknowledges them. */

@@ -1,13 +1,14 @@
 // Store Orders portal: progressive enhancement only; every form works without this file.
 'use strict';
 
-// Copy buttons: <button data-copy="element-id" hidden> copies that element's text (or an input's value).
+// Copy buttons: <button data-copy="element-id" hidden> copies that element's text (an input's value, a list's items one a line).
 for (const button of document.querySelectorAll('button[data-copy]')) {
   const target = document.getElementById(button.dataset.copy);
   if (!target || !navigator.clipboard) continue;
   button.hidden = false;
   button.addEventListener('click', async () => {
-    const text = 'value' in target ? target.value : target.textContent;
+    // A list (the recovery codes) is copied as rendered: one item a line.
+    const text = 'value' in target ? target.value : target.tagName === 'UL' ? target.innerText : target.textContent;
     try {
       await navigator.clipboard.writeText(text.trim());
       const label = button.textContent;

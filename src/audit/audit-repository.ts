@@ -17,6 +17,10 @@ export const AUDIT_ACTIONS = [
   'authn_password_change',
   // Ours: the vocabulary has no passkey (or MFA factor) event.
   'authn_passkey_added',
+  // Ours: two-step sign-in (an authenticator app) turned on, its recovery codes replaced, turned off.
+  'authn_two_step_enabled',
+  'authn_recovery_codes_replaced',
+  'authn_two_step_disabled',
   // OWASP authn_token_created / authn_token_revoked (API keys are the tokens).
   'authn_token_created',
   // Ours: a roll issues a replacement and shortens the old key's life; the vocabulary has no such event.

@@ -11,6 +11,8 @@ export interface PortalConfig {
   readonly requireVerifiedEmail: boolean;
   readonly session: { readonly idleMs: number; readonly absoluteMs: number };
   readonly throttle: { readonly perEmail: number; readonly perAddress: number; readonly windowMs: number };
+  /** PORTAL_SECRETS_KEY: seals authenticator-app secrets; absent: a key kept in the database. */
+  readonly secretsKey?: string;
 }
 
 /** The portal's configuration from the accepted values. */
@@ -27,5 +29,6 @@ export function portalFrom(values: EnvironmentValues['portal']): PortalConfig {
       perAddress: values.PORTAL_THROTTLE_PER_ADDRESS,
       windowMs: values.PORTAL_THROTTLE_WINDOW_MINUTES * 60_000,
     },
+    ...(values.PORTAL_SECRETS_KEY === undefined ? {} : { secretsKey: values.PORTAL_SECRETS_KEY }),
   };
 }

@@ -13,6 +13,7 @@ import type { UsersRepository } from '../users/users-repository.js';
 import type { SignUpsRepository } from '../users/sign-up/sign-ups-repository.js';
 import type { AuditRepository } from '../audit/audit-repository.js';
 import type { PasskeysRepository } from '../users/passkeys-repository.js';
+import type { TwoStepRepository } from '../users/two-step/two-step-repository.js';
 import type { EventsRepository } from '../events/events-repository.js';
 import type { WebhooksRepository } from '../webhooks/webhooks-repository.js';
 import type { SystemDisableReason, WebhookNoticesRepository } from '../webhooks/notices/webhook-notices-repository.js';
@@ -47,6 +48,8 @@ export interface Storage {
   readonly attemptThrottle: AttemptThrottleRepository;
   readonly audit: AuditRepository;
   readonly passkeys: PasskeysRepository;
+  /** Two-step sign-in: each user's authenticator app, recovery codes and sign-ins waiting for a code. */
+  readonly twoStep: TwoStepRepository;
   /** The outbox of order and message events, read by the feed; written only inside the orders and messages adapters' transactions. */
   readonly events: EventsRepository;
   readonly webhooks: WebhooksRepository;

@@ -5,7 +5,7 @@ const EMAIL_MAX_LENGTH = 254;
 /** A refusal a form shows beside its field; `field` names the input it is about. */
 export interface Refusal {
   ok: false;
-  field: 'email' | 'password' | 'storeName' | 'currentPassword' | 'passkey' | 'form';
+  field: 'email' | 'password' | 'storeName' | 'currentPassword' | 'passkey' | 'code' | 'form';
   message: string;
 }
 

@@ -12,6 +12,7 @@ import type { SessionsService } from './sessions-service.js';
 import { takingAtLeast } from './steady-time.js';
 import { withoutPassword, type OneTimeTokenOrigin, type User, type UsersRepository } from './users-repository.js';
 import type { Invitation, TeamRepository } from './team/team-repository.js';
+import type { TwoStepService } from './two-step/two-step-service.js';
 
 export type SignUpPolicy = 'open' | 'closed';
 
@@ -35,11 +36,13 @@ const NOBODY = 'nobody@invalid';
 const EMAIL_TAKEN: Refusal = { ok: false, field: 'form', message: 'An account could not be created with these details. If you already have one, sign in.' };
 const RESET_INVALID: Refusal = { ok: false, field: 'form', message: 'This reset link is not valid any more; ask for a new one.' };
 const PASSKEY_REQUIRED: Refusal = { ok: false, field: 'passkey', message: 'Confirm the reset with one of your passkeys.' };
+const CODE_REQUIRED: Refusal = { ok: false, field: 'code', message: 'Type the code your authenticator app shows now, or one of your recovery codes.' };
 const INVITATION_INVALID: Refusal = { ok: false, field: 'form', message: 'This invitation link is not valid any more; ask for a new one.' };
 
 export function createUsersService({
   usersRepository,
   passkeysRepository,
+  twoStep,
   teamRepository,
   accounts,
   sessions,
@@ -49,6 +52,8 @@ export function createUsersService({
 }: {
   usersRepository: UsersRepository;
   passkeysRepository: Pick<PasskeysRepository, 'listByUser'>;
+  /** Two-step sign-in: a reset the user asked for needs their code when it is on. */
+  twoStep: Pick<TwoStepService, 'isOn' | 'verify'>;
   /** Invitations: a new user who accepts one joins its account with its role. */
   teamRepository: Pick<TeamRepository, 'peekInvitation'>;
   accounts: AccountsService;
@@ -111,6 +116,18 @@ export function createUsersService({
       return { ok: true, user: withoutPassword(found) };
     },
 
+    /** The user with that email (normalised), disabled or not. */
+    async findUserByEmail(email: string): Promise<User | undefined> {
+      const found = await usersRepository.findByEmail(normaliseEmail(email));
+      return found === undefined ? undefined : withoutPassword(found);
+    },
+
+    /** The user with that id, unless they were disabled. */
+    async findUser(userId: number): Promise<User | undefined> {
+      const found = await usersRepository.findById(userId);
+      return found === undefined || found.disabledAt !== undefined ? undefined : withoutPassword(found);
+    },
+
     /** Sets a new password after checking the current one; every other session of the user ends. */
     async changePassword(input: { userId: number; current: string; next: string; keepSession: string }): Promise<{ ok: true } | Refusal> {
       const user = await usersRepository.findById(input.userId);
@@ -168,11 +185,16 @@ export function createUsersService({
       });
     },
 
-    /** What a reset link still valid asks for: a passkey when its user asked for it themself and has one. undefined: not valid. */
-    async peekReset(token: string): Promise<{ passkeyRequired: boolean } | undefined> {
+    /**
+     * What a reset link still valid asks for besides the password, when its
+     * user asked for it themself: one of their passkeys, if they have one, or
+     * a code of their authenticator app, if two-step sign-in is on (either
+     * does when both are). undefined: not valid.
+     */
+    async peekReset(token: string): Promise<{ passkeyRequired: boolean; codeRequired: boolean } | undefined> {
       const grant = isSecretTokenShape(token) ? await usersRepository.peekToken(tokenHash(token), 'reset', nowIso()) : undefined;
       if (grant?.userId === undefined) return undefined;
-      return { passkeyRequired: await passkeyRequired(grant.userId, grant.origin) };
+      return secondFactors(grant.userId, grant.origin);
     },
 
     /**
@@ -181,25 +203,33 @@ export function createUsersService({
      * (in storage, in one transaction: of two links used at once, one wins).
      * A link the user asked for, of a user with a passkey, also needs that
      * user's passkey (`passkeyUserId`: whom a verified assertion proved): a
-     * reset must not bypass the stronger factor. A refused password or
-     * passkey leaves the link usable.
+     * reset must not bypass the stronger factor; so does a user with
+     * two-step sign-in on, with a code of their app or a recovery code
+     * (`code`, checked once the password is acceptable: a code is used
+     * once). A refused password, passkey or code leaves the link usable.
      */
-    async resetPassword(input: { token: string; password: string; passkeyUserId?: number }): Promise<{ ok: true; user: User } | Refusal> {
+    async resetPassword(input: { token: string; password: string; passkeyUserId?: number; code?: string }): Promise<{ ok: true; user: User } | Refusal> {
       const hash = isSecretTokenShape(input.token) ? tokenHash(input.token) : undefined;
       const grant = hash === undefined ? undefined : await usersRepository.peekToken(hash, 'reset', nowIso());
       const user = grant?.userId === undefined ? undefined : await usersRepository.findById(grant.userId);
       if (hash === undefined || grant === undefined || user === undefined) return RESET_INVALID;
-      if ((await passkeyRequired(user.id, grant.origin)) && input.passkeyUserId !== user.id) return PASSKEY_REQUIRED;
+      const factors = await secondFactors(user.id, grant.origin);
+      const byPasskey = factors.passkeyRequired && input.passkeyUserId === user.id;
+      if (factors.passkeyRequired && !factors.codeRequired && !byPasskey) return PASSKEY_REQUIRED;
       const badPassword = await passwordProblem(input.password, await passwordOwner(user));
       if (badPassword !== undefined) return { ok: false, field: 'password', message: badPassword };
+      if (factors.codeRequired && !byPasskey && (await twoStep.verify(user.id, input.code ?? '')) === undefined) return CODE_REQUIRED;
       if ((await usersRepository.usePasswordReset(hash, await hashPassword(input.password), nowIso())) !== user.id) return RESET_INVALID;
       await sessions.endAll(user.id);
       return { ok: true, user: withoutPassword(user) };
     },
   };
 
-  async function passkeyRequired(userId: number, origin: OneTimeTokenOrigin): Promise<boolean> {
-    return origin === 'user' && (await passkeysRepository.listByUser(userId)).length > 0;
+  /** The factors a reset the user asked for needs (an operator's link needs none): their passkey, their authenticator app's code. */
+  async function secondFactors(userId: number, origin: OneTimeTokenOrigin): Promise<{ passkeyRequired: boolean; codeRequired: boolean }> {
+    if (origin !== 'user') return { passkeyRequired: false, codeRequired: false };
+    const [passkeys, twoStepOn] = await Promise.all([passkeysRepository.listByUser(userId), twoStep.isOn(userId)]);
+    return { passkeyRequired: passkeys.length > 0, codeRequired: twoStepOn };
   }
 
   /** The invitation a sign-up link carries, if it is still pending (without using it). */

@@ -7,6 +7,7 @@ import { openStorage } from '../../src/storage/open-storage.js';
 import { cliOn } from '../support/cli.js';
 import { createTestPortal, pageText, TEST_PASSWORD } from '../support/portal.js';
 import { sqliteBackend } from '../support/storage.js';
+import { turnOn } from '../support/two-step.js';
 
 test('when an operator invites, lists, resets and disables portal users, then the links work once in the portal and the CLI reports each step', async (t) => {
   const cli = cliOn(t, { PORTAL_PUBLIC_URL: 'https://portal.example.com' });
@@ -90,4 +91,33 @@ test('when a users command names no such user or account, then it fails with a c
   const badRole = await cli.run('users', 'invite', '--account', '1', '--role', 'admin', '--json');
   assert.equal(badRole.code, 1);
   assert.match((JSON.parse(badRole.stdout) as { message: string }).message, /--role must be owner, developer or viewer/);
+});
+
+test('when a user who lost their phone and recovery codes asks, then `users two-step-off` lets the password alone sign them in again, audited; a second run changes nothing', async (t) => {
+  const cli = cliOn(t);
+  await cli.run('accounts', 'create', '--name', 'Harbour Pets');
+  const invite = JSON.parse((await cli.run('users', 'invite', '--account', '1', '--json')).stdout) as { link: string };
+  const token = new URL(invite.link).searchParams.get('invite') ?? '';
+  const file = cli.env.DATABASE_URL.slice('sqlite:'.length);
+  const storage = openStorage({ kind: 'sqlite', path: path.resolve(file) });
+  const portal = await createTestPortal(t, sqliteBackend, { over: { storage, database: { kind: 'sqlite', path: file } } });
+  t.after(() => storage.close());
+  const owner = portal.client();
+  assert.equal((await owner.post('/sign-up', { email: 'ann@example.com', password: TEST_PASSWORD, invite: token }, {}, `/sign-up?invite=${token}`)).statusCode, 303);
+  await turnOn(portal, owner);
+  const signIn = () => portal.client().post('/sign-in', { email: 'ann@example.com', password: TEST_PASSWORD }, {}, '/sign-in');
+  assert.equal((await signIn()).headers.location, '/sign-in/two-step');
+
+  const off = await cli.run('users', 'two-step-off', 'Ann@Example.com', '--json');
+  assert.equal(off.code, 0, off.stderr);
+  assert.equal((JSON.parse(off.stdout) as { twoStepWasOn: boolean }).twoStepWasOn, true);
+  assert.equal((await signIn()).headers.location, '/', 'the password alone signs in');
+  const audit = await cli.run('audit', 'list', '--account', '1');
+  assert.match(audit.stdout, /authn_two_step_disabled/);
+  const again = await cli.run('users', 'two-step-off', 'ann@example.com');
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stdout, /had no two-step sign-in: nothing changed/);
+  const unknown = await cli.run('users', 'two-step-off', 'nobody@example.com');
+  assert.notEqual(unknown.code, 0);
+  assert.match(unknown.stderr, /no portal user has the email "nobody@example.com"/);
 });

@@ -98,4 +98,23 @@ export const usersCommands: readonly DatabaseCommand[] = [
       );
     },
   },
+  {
+    kind: 'database',
+    name: 'users two-step-off',
+    summary: "Turn a portal user's two-step sign-in off (a lost phone and lost recovery codes)",
+    positionals: [EMAIL],
+    options: JSON_OPTION,
+    details: [
+      'Their authenticator app and recovery codes are deleted: the password alone signs them in again, and they can set two-step sign-in up anew in Settings. Check who is asking first: this removes a factor.',
+    ],
+    migrateFirst: true,
+    async run({ container, config, io, args, print }) {
+      const email = args[0] ?? '';
+      const user = await container.services.users.findUserByEmail(email);
+      if (user === undefined) throw noSuchUser(email, config, io.cwd);
+      const wasOn = await container.services.twoStep.turnOff(user.id);
+      if (wasOn) await container.services.team.recordForUser(user.id, { actor: { kind: 'operator' }, action: 'authn_two_step_disabled', target: { kind: 'user', id: String(user.id) } });
+      print.result({ ...userJson(user), twoStepWasOn: wasOn }, wasOn ? `Two-step sign-in is off for ${user.email}.` : `${user.email} had no two-step sign-in: nothing changed.`);
+    },
+  },
 ];

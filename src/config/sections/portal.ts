@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { parsePortalUrl } from '../config-formats.js';
+import { CURSOR_SECRET_MIN_LENGTH, PRINTABLE, parsePortalUrl } from '../config-formats.js';
 
 /* Configuration sections (config-schema.ts reads and documents them all): the self-service portal. */
 
@@ -33,6 +33,15 @@ export const portal = Type.Object(
     PORTAL_THROTTLE_PER_EMAIL: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 5, description: 'Failed sign-ins one email may take per throttle window (one budget for every process: kept in the database)' }),
     PORTAL_THROTTLE_PER_ADDRESS: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 30, description: 'Failed sign-ins, sign-ups and password resets one client address may make per throttle window (one budget for every process)' }),
     PORTAL_THROTTLE_WINDOW_MINUTES: Type.Integer({ minimum: 1, maximum: 1440, default: 15, description: 'The sign-in throttle\'s window' }),
+    PORTAL_SECRETS_KEY: Type.Optional(
+      Type.String({
+        minLength: CURSOR_SECRET_MIN_LENGTH,
+        pattern: PRINTABLE,
+        'x-secret': true,
+        description: "Key that encrypts the secrets of portal users' authenticator apps (two-step sign-in) in the database; unset: a key generated once and kept in the database",
+        errorMessage: `PORTAL_SECRETS_KEY must be at least ${CURSOR_SECRET_MIN_LENGTH} printable characters without spaces, e.g. from: openssl rand -hex 32`,
+      }),
+    ),
   },
   { title: 'Portal' },
 );

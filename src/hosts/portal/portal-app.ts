@@ -12,6 +12,7 @@ import type { OutageLog } from '../../shared/outage-log.js';
 import type { ApiAddresses, PortalContext } from './portal-context.js';
 import { portalOrigin } from './portal-origin.js';
 import { createPageRenderer, htmlErrorPresenter } from './portal-render.js';
+import { registerTwoStepSignInPages, registerTwoStepSettingsPages } from './pages/two-step-pages.js';
 import { cookieNames, installFormProtection, installPortalHeaders } from './portal-security.js';
 import { createSessionCookies, requireSignedIn } from './portal-session.js';
 import { loadPortalAssets, registerPortalAssets } from './assets/portal-assets.js';
@@ -94,6 +95,7 @@ export async function buildPortalApp({ logger, services, config, storeAddress, r
     services,
     render,
     sessions: createSessionCookies({ sessions: services.sessions, cookies }),
+    cookies,
     throttle: services.attemptThrottle,
     origin,
     clock,
@@ -104,6 +106,7 @@ export async function buildPortalApp({ logger, services, config, storeAddress, r
     }),
   };
   registerSignInPages(app, context);
+  registerTwoStepSignInPages(app, context);
   registerSignUpPages(app, context, { devMailbox });
   registerSignUpLinkPages(app, context);
   if (devMailbox) registerDevSignUpMailPage(app, context);
@@ -127,6 +130,7 @@ export async function buildPortalApp({ logger, services, config, storeAddress, r
     registerTeamPages(signedIn, context);
     registerAccountDeletionPages(signedIn, context);
     registerPasskeySettingsPages(signedIn, context);
+    registerTwoStepSettingsPages(signedIn, context);
     registerWebhooksPages(signedIn, context);
     if (devMailbox) registerDevMailboxPages(signedIn, context);
   });

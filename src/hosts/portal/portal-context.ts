@@ -5,6 +5,7 @@ import type { Clock } from '../../shared/clock.js';
 import type { AttemptThrottle } from '../../users/attempt-throttle.js';
 import type { PageRenderer } from './portal-render.js';
 import type { SessionCookies } from './portal-session.js';
+import type { CookieNames } from './portal-security.js';
 
 /** The API's addresses a signed-in user is shown (production and, when configured, staging), each ending in /v1. */
 export interface ApiAddresses {
@@ -22,6 +23,8 @@ export interface PortalContext {
   services: Services;
   render: PageRenderer;
   sessions: SessionCookies;
+  /** The portal's cookie names (and whether they are Secure). */
+  cookies: CookieNames;
   /** services.attemptThrottle: one budget in the database for every process. */
   throttle: AttemptThrottle;
   /** The portal's public origin (PORTAL_PUBLIC_URL, or derived from HOST and the port listened on). */

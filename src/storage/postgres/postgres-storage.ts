@@ -10,6 +10,7 @@ import { createPostgresMessagesRepository } from './postgres-messages-repository
 import { createPostgresIdempotencyRepository } from './postgres-idempotency-repository.js';
 import { createPostgresAuditRepository } from './postgres-audit-repository.js';
 import { createPostgresPasskeysRepository } from './postgres-passkeys-repository.js';
+import { createPostgresTwoStepRepository } from './postgres-two-step-repository.js';
 import { createPostgresOrdersRepository } from './postgres-orders-repository.js';
 import { createPostgresSecretsRepository } from './postgres-secrets-repository.js';
 import { createPostgresPetsRepository } from './postgres-pets-repository.js';
@@ -93,6 +94,7 @@ export function openPostgresStorage(
     attemptThrottle: createPostgresAttemptThrottleRepository(sql),
     audit: createPostgresAuditRepository(sql),
     passkeys: createPostgresPasskeysRepository(sql),
+    twoStep: createPostgresTwoStepRepository(sql, transaction),
     messages: createPostgresMessagesRepository(sql, transaction),
     idempotency: createPostgresIdempotencyRepository(sql),
     events: createPostgresEventsRepository(sql),

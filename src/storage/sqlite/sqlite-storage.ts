@@ -22,6 +22,7 @@ import { createSqliteUsersRepository } from './sqlite-users-repository.js';
 import { createSqliteSignUpsRepository } from './sqlite-sign-ups-repository.js';
 import { createSqliteAuditRepository } from './sqlite-audit-repository.js';
 import { createSqlitePasskeysRepository } from './sqlite-passkeys-repository.js';
+import { createSqliteTwoStepRepository } from './sqlite-two-step-repository.js';
 import { createSqliteWebhooksRepository } from './sqlite-webhooks-repository.js';
 import { announceDeliveriesOf } from './sqlite-webhook-cursors.js';
 import { createDeliveriesQueued } from '../../delivery/deliveries-queued.js';
@@ -79,6 +80,7 @@ export function openSqliteStorage(file: string, { synchronous = 'full' }: { sync
     attemptThrottle: mapUnavailable(createSqliteAttemptThrottleRepository(db)),
     audit: mapUnavailable(createSqliteAuditRepository(db)),
     passkeys: mapUnavailable(createSqlitePasskeysRepository(db)),
+    twoStep: mapUnavailable(createSqliteTwoStepRepository(db)),
     events: mapUnavailable(createSqliteEventsRepository(db)),
     webhooks: mapUnavailable(createSqliteWebhooksRepository(db, endpointsDisabled.tell)),
     webhookNotices: mapUnavailable(createSqliteWebhookNoticesRepository(db)),

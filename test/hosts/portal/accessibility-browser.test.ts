@@ -3,14 +3,15 @@
  * on every page the portal has, at a laptop and a phone size, in Chromium.
  * The pages are met as users meet them: a sign-up through the development
  * mailbox, a key, an order, a request log, a webhook delivery, a teammate,
- * an invitation from another store, a stale session asked to confirm, a
- * forgotten password. Each check names its template (portal/views/*.eta),
+ * an invitation from another store, two-step sign-in set up and used, a
+ * stale session asked to confirm, a forgotten password. Each check names its template (portal/views/*.eta),
  * and the test fails when a template was never checked: a new page is
  * covered the day it is added.
  */
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { describe, test } from 'node:test';
+import { Secret, TOTP } from 'otpauth';
 import type { Page } from 'playwright-core';
 import { PORTAL_FILES } from '../../../src/hosts/portal/portal-render.js';
 import { axeViolations, browserSkip, startBrowserPortal } from '../../support/browser.js';
@@ -185,6 +186,28 @@ for (const backend of browserBackends()) {
       await check(page, 'account-delete');
       await page.goto(`${origin}/settings`);
       await check(page, 'settings');
+      // Two-step sign-in: set up with the key the page shows (as an app would read it), the recovery codes, then a sign-in elsewhere asks for a code.
+      await page.getByRole('button', { name: 'Set up two-step sign-in' }).click();
+      await check(page, 'two-step-set-up');
+      const appKey = ((await page.locator('#two-step-key').textContent()) ?? '').replace(/\s+/g, '');
+      const appCode = () => new TOTP({ secret: Secret.fromBase32(appKey), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: portal.clock.now().getTime() });
+      await page.getByLabel('Code from the app').fill(appCode());
+      await page.getByRole('button', { name: 'Turn on two-step sign-in' }).click();
+      await page.getByRole('heading', { name: 'Your recovery codes' }).waitFor();
+      assert.equal(await page.locator('#recovery-codes li').count(), 10);
+      await check(page, 'two-step-codes');
+      const elsewhere = await newPage({ viewport: LAPTOP });
+      elsewhere.setDefaultTimeout(15_000);
+      await elsewhere.goto(`${origin}/sign-in`);
+      await elsewhere.getByLabel('Email').fill(email);
+      await elsewhere.getByLabel('Password', { exact: true }).fill(TEST_PASSWORD);
+      await elsewhere.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await elsewhere.waitForURL(`${origin}/sign-in/two-step`);
+      await check(elsewhere, 'two-step');
+      portal.clock.advance(30_000);
+      await elsewhere.getByLabel('Code').fill(appCode());
+      await elsewhere.getByRole('button', { name: 'Sign in' }).click();
+      await elsewhere.waitForURL(`${origin}/`);
       portal.clock.advance(PAST_REAUTHENTICATION_WINDOW_MS);
       // Changing the team is a sensitive action: a session signed in over 10 minutes ago is asked to confirm it first.
       await page.goto(`${origin}/team`);

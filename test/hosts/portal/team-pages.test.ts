@@ -48,7 +48,7 @@ function postRoutes(portal: TestPortal): string[] {
 }
 
 /** Forms anyone may post (before signing in), and the forms every member uses for themself: all other POST routes change the account. */
-const PUBLIC_FORMS = ['/sign-in', '/sign-up', '/sign-up/confirm', '/forgot-password', '/reset-password', '/passkeys/sign-in', '/passkeys/sign-in/options'];
+const PUBLIC_FORMS = ['/sign-in', '/sign-up', '/sign-up/confirm', '/forgot-password', '/reset-password', '/passkeys/sign-in', '/passkeys/sign-in/options', '/sign-in/two-step'];
 const OWN_FORMS = [
   '/sign-out',
   '/settings/email',
@@ -59,6 +59,10 @@ const OWN_FORMS = [
   '/passkeys/register',
   '/passkeys/register/options',
   '/settings/passkeys/confirm',
+  '/settings/two-step/set-up',
+  '/settings/two-step/confirm',
+  '/settings/two-step/recovery-codes',
+  '/settings/two-step/off',
   '/verify-email/resend',
   '/account/switch',
   '/invitations/accept',

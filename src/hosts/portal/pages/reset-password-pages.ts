@@ -10,7 +10,7 @@ import { spendAttempt } from './sign-in-pages.js';
 
 const ResetQuery = Type.Object({ token: Type.Optional(Type.String({ maxLength: 200 })) });
 /** `passkey`: the assertion that confirms the reset (JSON, put there by portal/static/passkeys.js), when the page asks for it. */
-const ResetForm = Type.Object({ _csrf: csrfField, token: formField(), password: formField(), passkey: Type.Optional(Type.String({ maxLength: 32_768 })) });
+const ResetForm = Type.Object({ _csrf: csrfField, token: formField(), password: formField(), passkey: Type.Optional(Type.String({ maxLength: 32_768 })), code: Type.Optional(formField()) });
 const ForgotForm = Type.Object({ _csrf: csrfField, email: formField() });
 
 /**
@@ -20,7 +20,8 @@ const ForgotForm = Type.Object({ _csrf: csrfField, email: formField() });
  * an attempt of the client address and of the email (the sign-in throttle).
  * `/reset-password?token=…` (public): the page the mailed link, or an
  * operator's `users reset-password` link, opens; a link the user asked for
- * also asks for their passkey when they have one.
+ * also asks for their passkey when they have one, or a code of their
+ * authenticator app when two-step sign-in is on (either, when both).
  */
 export function registerResetPasswordPages(scope: FastifyInstance, context: PortalContext): void {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
@@ -43,19 +44,21 @@ export function registerResetPasswordPages(scope: FastifyInstance, context: Port
     const token = request.query.token ?? '';
     const reset = await services.users.peekReset(token);
     const valid = reset !== undefined;
-    return render(request, reply, 'reset-password', { title: 'Choose a new password', token: valid ? token : '', valid, passkeyRequired: reset?.passkeyRequired ?? false }, valid ? 200 : 400);
+    const factors = { passkeyRequired: reset?.passkeyRequired ?? false, codeRequired: reset?.codeRequired ?? false };
+    return render(request, reply, 'reset-password', { title: 'Choose a new password', token: valid ? token : '', valid, ...factors }, valid ? 200 : 400);
   });
 
   app.post('/reset-password', { schema: { body: ResetForm } }, async (request, reply) => {
     await spendAttempt(context, request);
     const passkeyUserId = await passkeyAssertedUser(context, request.body.passkey);
-    const { token, password } = request.body;
-    const result = await services.users.resetPassword({ token, password, ...(passkeyUserId === undefined ? {} : { passkeyUserId }) });
+    const { token, password, code } = request.body;
+    const result = await services.users.resetPassword({ token, password, ...(passkeyUserId === undefined ? {} : { passkeyUserId }), ...(code === undefined ? {} : { code }) });
     if (!result.ok) {
       reply.header('cache-control', 'no-store');
-      const valid = result.field === 'password' || result.field === 'passkey';
-      const passkeyRequired = valid && (await services.users.peekReset(token))?.passkeyRequired === true;
-      return render(request, reply, 'reset-password', { title: 'Choose a new password', token: valid ? token : '', valid, passkeyRequired, error: result }, 400);
+      const valid = result.field === 'password' || result.field === 'passkey' || result.field === 'code';
+      const reset = valid ? await services.users.peekReset(token) : undefined;
+      const factors = { passkeyRequired: reset?.passkeyRequired === true, codeRequired: reset?.codeRequired === true };
+      return render(request, reply, 'reset-password', { title: 'Choose a new password', token: valid ? token : '', valid, ...factors, error: result }, 400);
     }
     // The user is not signed in here: the entry is theirs, from this address, marked as a reset, in each of their accounts.
     await recordUserEvent(services.team, request, result.user, 'authn_password_change', { details: { reason: 'reset' } });

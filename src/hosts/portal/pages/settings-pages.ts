@@ -9,6 +9,7 @@ import { sessionsSection } from './sessions-pages.js';
 import { signedInUser } from '../portal-session.js';
 import { confirmationFields, askedToConfirm } from '../portal-reauthentication.js';
 import { spendAttempt } from './sign-in-pages.js';
+import { twoStepSection } from './two-step-pages.js';
 
 const PasswordForm = Type.Object({ _csrf: csrfField, currentPassword: formField(), newPassword: formField() });
 const EmptyForm = Type.Object({ _csrf: csrfField });
@@ -16,7 +17,18 @@ const ConfirmedForm = Type.Object({ _csrf: csrfField, ...confirmationFields });
 /** `confirmPasskey`: a passkey assertion standing for the password (portal/static/passkeys.js). */
 const EmailForm = Type.Object({ _csrf: csrfField, newEmail: formField(), emailPassword: formField(), confirmPasskey: confirmationFields.confirmPasskey });
 const PASSKEY_REFUSED = { ok: false, field: 'currentPassword', message: 'That passkey did not confirm it is you. Try again, or type your password.' } as const;
-const SettingsQuery = Type.Object({ passkey: Type.Optional(Type.String({ maxLength: 10 })), sessions: Type.Optional(Type.String({ maxLength: 10 })) });
+const SettingsQuery = Type.Object({
+  passkey: Type.Optional(Type.String({ maxLength: 10 })),
+  sessions: Type.Optional(Type.String({ maxLength: 10 })),
+  'two-step': Type.Optional(Type.String({ maxLength: 20 })),
+});
+
+/** What the two-step section says after a redirect here. */
+function twoStepNotice(query: { 'two-step'?: string }): string | undefined {
+  if (query['two-step'] === 'off') return 'Two-step sign-in is off. Your password alone signs you in again.';
+  if (query['two-step'] === 'recovery-code-used') return 'You signed in with a recovery code, which works only once. If your phone is lost, make new recovery codes, or turn two-step sign-in off and set it up again on a new phone.';
+  return undefined;
+}
 
 /**
  * `/settings` (signed in): change the password (with the current one; other
@@ -38,7 +50,8 @@ export function registerSettingsPages(scope: FastifyInstance, context: PortalCon
     const passkeyAdded = request.query.passkey === 'added';
     const passkeyConfirmed = request.query.passkey === 'confirmed';
     const sessionsView = await sessionsSection(services, signedIn, { notice: request.query.sessions, offerEndOthers: passkeyAdded });
-    return render(request, reply, 'settings', { title: 'Settings', email: user.email, changed: false, passkeys, passkeyAdded, passkeyConfirmed, ...sessionsView });
+    const twoStepView = { ...(await twoStepSection(services, user.id)), twoStepNotice: twoStepNotice(request.query) };
+    return render(request, reply, 'settings', { title: 'Settings', email: user.email, changed: false, passkeys, passkeyAdded, passkeyConfirmed, ...sessionsView, ...twoStepView });
   });
 
   // Registering a passkey after the re-authentication window (passkey-pages.ts refuses it): confirm here, then register within the window.
@@ -65,7 +78,7 @@ export function registerSettingsPages(scope: FastifyInstance, context: PortalCon
           });
     if (result.ok || result.field !== 'currentPassword') await proven(request, byPasskey);
     const passkeys = await passkeyRows(services, user.id);
-    const sessionsView = await sessionsSection(services, signedIn, {});
+    const sessionsView = { ...(await sessionsSection(services, signedIn, {})), ...(await twoStepSection(services, user.id)) };
     reply.header('cache-control', 'no-store');
     if (!result.ok) {
       const view = { title: 'Settings', email: user.email, changed: false, passkeys, emailError: result, newEmail: request.body.newEmail, ...sessionsView };
@@ -87,7 +100,7 @@ export function registerSettingsPages(scope: FastifyInstance, context: PortalCon
     });
     const passkeys = await passkeyRows(services, user.id);
     if (result.ok || result.field !== 'currentPassword') await proven(request, false);
-    const sessionsView = await sessionsSection(services, signedInUser(request), { offerEndOthers: result.ok });
+    const sessionsView = { ...(await sessionsSection(services, signedInUser(request), { offerEndOthers: result.ok })), ...(await twoStepSection(services, user.id)) };
     if (!result.ok) return render(request, reply, 'settings', { title: 'Settings', email: user.email, error: result, changed: false, passkeys, ...sessionsView }, 400);
     await recordUserEvent(services.team, request, user, 'authn_password_change');
     return render(request, reply, 'settings', { title: 'Settings', email: user.email, changed: true, passkeys, ...sessionsView });

@@ -9,6 +9,7 @@ import { recordPortalAction, recordUserEvent } from '../portal-audit.js';
 import { inMinutes } from '../portal-render.js';
 import { PortalRefusal } from '../portal-security.js';
 import { safeNext } from '../portal-session.js';
+import { askForSecondStep } from '../portal-two-step.js';
 
 /** The one message for every failed sign-in: unknown email, wrong password, disabled user. */
 const SIGN_IN_FAILED = 'Email or password is incorrect.';
@@ -82,6 +83,8 @@ export function registerSignInPages(scope: FastifyInstance, context: PortalConte
       reply.header('cache-control', 'no-store');
       return render(request, reply, 'sign-in', { title: 'Sign in', next, email, error: SIGN_IN_FAILED }, 401);
     }
+    // Two-step sign-in on: no session until the code (two-step-pages.ts); the throttle forgets nothing yet.
+    if (await services.twoStep.isOn(result.user.id)) return askForSecondStep(context, reply, result.user.id, next);
     await throttle.succeeded({ email: normalised, address: request.ip });
     // Recorded in the account the session works in: not one the user has left.
     const accountId = await sessions.start(request, reply, result.user.id);
