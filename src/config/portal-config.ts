@@ -9,6 +9,8 @@ export interface PortalConfig {
   readonly signUp: 'open' | 'closed';
   /** PORTAL_REQUIRE_VERIFIED_EMAIL: API keys wait for a verified address. */
   readonly requireVerifiedEmail: boolean;
+  /** PORTAL_REQUIRE_TWO_STEP: every user must turn two-step sign-in on before using the portal. */
+  readonly requireTwoStep: boolean;
   readonly session: { readonly idleMs: number; readonly absoluteMs: number };
   readonly throttle: { readonly perEmail: number; readonly perAddress: number; readonly windowMs: number };
   /** PORTAL_SECRETS_KEY: seals authenticator-app secrets; absent: a key kept in the database. */
@@ -23,6 +25,7 @@ export function portalFrom(values: EnvironmentValues['portal']): PortalConfig {
     ...(publicUrl === undefined ? {} : { publicUrl }),
     signUp: values.PORTAL_SIGNUP,
     requireVerifiedEmail: values.PORTAL_REQUIRE_VERIFIED_EMAIL === 'true',
+    requireTwoStep: values.PORTAL_REQUIRE_TWO_STEP === 'true',
     session: { idleMs: values.PORTAL_SESSION_IDLE_MINUTES * 60_000, absoluteMs: values.PORTAL_SESSION_ABSOLUTE_HOURS * 3_600_000 },
     throttle: {
       perEmail: values.PORTAL_THROTTLE_PER_EMAIL,

@@ -28,6 +28,10 @@ export const portal = Type.Object(
       default: 'false',
       description: '`true`: a portal user creates API keys only once they followed the link mailed to their address (docs/portal.md, "Email verification"); `false`: the banner asks, nothing waits',
     }),
+    PORTAL_REQUIRE_TWO_STEP: Type.Union([Type.Literal('false'), Type.Literal('true')], {
+      default: 'false',
+      description: '`true`: every portal user must turn on two-step sign-in (an authenticator app); until they do, signing in leads only to Settings to set it up (docs/portal.md, "Two-step sign-in"). `false`: each user chooses',
+    }),
     PORTAL_SESSION_IDLE_MINUTES: Type.Integer({ minimum: 1, maximum: 1440, default: 30, description: 'A portal session unused this long ends' }),
     PORTAL_SESSION_ABSOLUTE_HOURS: Type.Integer({ minimum: 1, maximum: 720, default: 12, description: 'A portal session ends this long after sign-in, however active' }),
     PORTAL_THROTTLE_PER_EMAIL: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 5, description: 'Failed sign-ins one email may take per throttle window (one budget for every process: kept in the database)' }),

@@ -115,7 +115,11 @@ export async function buildPortalApp({ logger, services, config, storeAddress, r
   registerVerifyEmailPage(app, context);
   // Every page below needs a signed-in user (portal-session.ts); add new signed-in pages here.
   await app.register(async (signedIn) => {
-    requireSignedIn(signedIn, context.sessions, { memberships: (userId) => services.team.memberships(userId), audit: services.audit });
+    requireSignedIn(signedIn, context.sessions, {
+      memberships: (userId) => services.team.memberships(userId),
+      audit: services.audit,
+      ...(config.portal.requireTwoStep ? { mustSetUpTwoStep: async (userId: number) => !(await services.twoStep.isOn(userId)) } : {}),
+    });
     // First after the guard: the failure notices every page below shows.
     registerWebhookNoticePages(signedIn, context);
     registerHomePage(signedIn, context);

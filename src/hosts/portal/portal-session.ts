@@ -41,6 +41,10 @@ function decodedPath(pathname: string): string | undefined {
   }
 }
 
+/** What a session may reach while PORTAL_REQUIRE_TWO_STEP waits for its user to turn two-step sign-in on. */
+const TWO_STEP_SET_UP_PATHS = new Set(['/settings', '/settings/two-step/set-up', '/settings/two-step/confirm', '/sign-out']);
+const TWO_STEP_FIRST = 'This portal requires two-step sign-in: set it up in Settings first.';
+
 /** Starting, reading and ending the session cookie; one per portal host. */
 /** A user who is a member of no account any more signs in to nothing (docs/portal.md, "Team and roles"). */
 const NO_ACCOUNT = 'You are not a member of any store any more. Ask an owner to invite you again.';
@@ -101,7 +105,16 @@ export type SessionCookies = ReturnType<typeof createSessionCookies>;
 export function requireSignedIn(
   scope: FastifyInstance,
   sessionCookies: SessionCookies,
-  { memberships, audit }: { memberships: (userId: number) => Promise<Membership[]>; audit: AuditRecorder },
+  {
+    memberships,
+    audit,
+    mustSetUpTwoStep,
+  }: {
+    memberships: (userId: number) => Promise<Membership[]>;
+    audit: AuditRecorder;
+    /** PORTAL_REQUIRE_TWO_STEP: whether the user must still turn two-step sign-in on (absent: nobody must). */
+    mustSetUpTwoStep?: (userId: number) => Promise<boolean>;
+  },
 ): void {
   scope.addHook('onRequest', async (request, reply) => {
     reply.header('cache-control', 'no-store');
@@ -109,6 +122,11 @@ export function requireSignedIn(
     if (signedIn === undefined) {
       const next = request.method === 'GET' && request.url !== '/' ? `?next=${encodeURIComponent(safeNext(request.url))}` : '';
       return reply.redirect(`/sign-in${next}`, 303);
+    }
+    // Until a required two-step sign-in is on, the session reaches only what sets it up (and Sign out).
+    if (mustSetUpTwoStep !== undefined && !TWO_STEP_SET_UP_PATHS.has(request.url.split('?')[0] ?? '') && (await mustSetUpTwoStep(signedIn.user.id))) {
+      if (request.method === 'GET') return reply.redirect('/settings?two-step=required#two-step-heading', 303);
+      throw new PortalRefusal(403, TWO_STEP_FIRST);
     }
     request.signedIn = signedIn;
     request.memberships = await memberships(signedIn.user.id);

@@ -12,7 +12,7 @@ import { describe, test } from 'node:test';
 import { readSql } from '../../support/raw-sql.js';
 import { httpBackends } from '../../support/storage.js';
 import { codeAt, turnOn } from '../../support/two-step.js';
-import { createTestPortal, pageText, signUp, TEST_PASSWORD, type PortalClient, type TestPortal } from '../../support/portal.js';
+import { accountOf, createTestPortal, pageText, signUp, TEST_PASSWORD, type PortalClient, type TestPortal } from '../../support/portal.js';
 
 /** Signs in with the password on a new client: the answer (a redirect to the second step when two-step sign-in is on). */
 async function passwordStep(portal: TestPortal, email: string): Promise<{ client: PortalClient; location: string | undefined }> {
@@ -157,6 +157,24 @@ for (const backend of httpBackends()) {
       assert.deepEqual(await readSql(portal.database, 'SELECT * FROM user_authenticators'), []);
       assert.equal((await passwordStep(portal, email)).location, '/');
       assert.match(pageText((await owner.get('/audit')).body), /Two-step sign-in turned off/);
+    });
+
+    test('when PORTAL_REQUIRE_TWO_STEP=true, then a user without it reaches only Settings to set it up (other pages redirect there, forms are refused in words), and everything once it is on', async (t) => {
+      const portal = await createTestPortal(t, backend, { env: { PORTAL_REQUIRE_TWO_STEP: 'true' } });
+      const { client, email } = await signUp(portal);
+      const keys = await client.get('/keys');
+      assert.equal(keys.statusCode, 303);
+      assert.equal(keys.headers.location, '/settings?two-step=required#two-step-heading');
+      assert.match(pageText((await client.get('/settings?two-step=required')).body), /This portal requires two-step sign-in/);
+      const refused = await client.post('/keys', { name: 'till', scope: 'orders:read', expiresIn: 'never' }, {}, '/settings');
+      assert.equal(refused.statusCode, 403);
+      assert.match(pageText(refused.body), /requires two-step sign-in: set it up in Settings first/);
+      const accountId = await accountOf(portal, email);
+      assert.deepEqual(await portal.services.apiKeys.listKeys(accountId), [], 'no key made');
+      await turnOn(portal, client);
+      assert.equal((await client.get('/keys')).statusCode, 200);
+      assert.equal((await client.post('/keys', { name: 'till', scope: 'orders:read', expiresIn: 'never' })).statusCode, 201);
+      assert.deepEqual((await portal.services.apiKeys.listKeys(accountId)).map((key) => key.name), ['till']);
     });
   });
 }

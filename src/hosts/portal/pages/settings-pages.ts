@@ -25,6 +25,7 @@ const SettingsQuery = Type.Object({
 
 /** What the two-step section says after a redirect here. */
 function twoStepNotice(query: { 'two-step'?: string }): string | undefined {
+  if (query['two-step'] === 'required') return 'This portal requires two-step sign-in. Set it up to continue: the rest of the portal opens once it is on.';
   if (query['two-step'] === 'off') return 'Two-step sign-in is off. Your password alone signs you in again.';
   if (query['two-step'] === 'recovery-code-used') return 'You signed in with a recovery code, which works only once. If your phone is lost, make new recovery codes, or turn two-step sign-in off and set it up again on a new phone.';
   return undefined;
