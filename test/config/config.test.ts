@@ -28,6 +28,7 @@ describe('configuration', () => {
         port: 3002,
         signUp: 'open',
         requireVerifiedEmail: false,
+        requireTwoStep: false,
         session: { idleMs: 30 * 60_000, absoluteMs: 12 * 3_600_000 },
         throttle: { perEmail: 5, perAddress: 30, windowMs: 15 * 60_000 },
       },
