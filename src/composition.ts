@@ -34,6 +34,7 @@ import { createWebhookSecretBox } from './webhooks/security/webhook-secrets.js';
 import { createSecretBox } from './secrets/secret-box.js';
 import { createMailService, MAIL_BOX_PURPOSE } from './mail/mail-service.js';
 import { createTwoStepService, TWO_STEP_BOX_PURPOSE } from './users/two-step/two-step-service.js';
+import { createBreachedPasswordCheck } from './users/breached-passwords.js';
 import { createWebhookSender } from './webhooks/delivery/webhook-sender.js';
 import { createUrlPolicy, systemResolver } from './delivery/url-policy.js';
 import { createWebhooksService } from './webhooks/webhooks-service.js';
@@ -98,6 +99,7 @@ function buildServices(
     box: createSecretBox(MAIL_BOX_PURPOSE, { configuredKey: config.mail.secretsKey, secretsRepository: storage.secrets, clock }),
     clock,
   });
+  const breachedPasswords = config.portal.breachedPasswords === undefined ? undefined : metrics.breachedPasswordChecks(createBreachedPasswordCheck(config.portal.breachedPasswords));
   const twoStep = createTwoStepService({
     twoStepRepository: storage.twoStep,
     box: createSecretBox(TWO_STEP_BOX_PURPOSE, { configuredKey: config.portal.secretsKey, secretsRepository: storage.secrets, clock }),
@@ -136,6 +138,7 @@ function buildServices(
       usersRepository: storage.users,
       passkeysRepository: storage.passkeys,
       twoStep,
+      ...(breachedPasswords === undefined ? {} : { breachedPasswords }),
       teamRepository: storage.team,
       accounts,
       sessions,
@@ -150,6 +153,7 @@ function buildServices(
       mail,
       clock,
       policy: config.portal.signUp,
+      ...(breachedPasswords === undefined ? {} : { breachedPasswords }),
     }),
     team: createTeamService({ teamRepository: storage.team, mail, audit, clock }),
     emailVerification: createEmailVerificationService({ usersRepository: storage.users, mail, clock, required: config.portal.requireVerifiedEmail }),

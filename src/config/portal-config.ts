@@ -13,6 +13,8 @@ export interface PortalConfig {
   readonly requireTwoStep: boolean;
   readonly session: { readonly idleMs: number; readonly absoluteMs: number };
   readonly throttle: { readonly perEmail: number; readonly perAddress: number; readonly windowMs: number };
+  /** PORTAL_BREACHED_PASSWORDS_URL (and its timeout): absent, no breached-password check. */
+  readonly breachedPasswords?: { readonly rangeUrl: string; readonly timeoutMs: number };
   /** PORTAL_SECRETS_KEY: seals authenticator-app secrets; absent: a key kept in the database. */
   readonly secretsKey?: string;
 }
@@ -33,5 +35,8 @@ export function portalFrom(values: EnvironmentValues['portal']): PortalConfig {
       windowMs: values.PORTAL_THROTTLE_WINDOW_MINUTES * 60_000,
     },
     ...(values.PORTAL_SECRETS_KEY === undefined ? {} : { secretsKey: values.PORTAL_SECRETS_KEY }),
+    ...(values.PORTAL_BREACHED_PASSWORDS_URL === undefined
+      ? {}
+      : { breachedPasswords: { rangeUrl: values.PORTAL_BREACHED_PASSWORDS_URL, timeoutMs: values.PORTAL_BREACHED_PASSWORDS_TIMEOUT_MS } }),
   };
 }

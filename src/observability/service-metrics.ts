@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type * as PromClient from 'prom-client';
 import type { Registry } from 'prom-client';
 import type { ClaimedItem, ClaimRequest, DeliveryQueue, Outcome } from '../delivery/delivery-queue.js';
+import type { BreachedPasswordCheck } from '../users/breached-passwords.js';
 import type { Clock } from '../shared/clock.js';
 import type { ApiKeysRepository } from '../api-keys/api-keys-repository.js';
 import type { MessageDelivery } from '../messages/messages-delivery.js';
@@ -39,6 +40,8 @@ export interface ServiceMetrics {
   databaseUp(): (up: boolean) => void;
   /** `store_webhook_endpoints_disabled_total`: endpoints this process's settlements disabled (Storage.onEndpointDisabled), by reason. */
   endpointDisabled(reason: SystemDisableReason): void;
+  /** Counts each breached-password check by its result (store_breached_password_checks_total). */
+  breachedPasswordChecks(check: BreachedPasswordCheck): BreachedPasswordCheck;
 }
 
 export type DeliveryKind = 'messages' | 'webhooks' | 'mail';
@@ -92,6 +95,7 @@ export function createServiceMetrics(registry: Registry): ServiceMetrics {
     labelName: 'source',
     values: ['cache', 'database'],
   });
+  let breachedChecks: PromClient.Counter<'result'> | undefined;
   const deliveries = new Counter({
     name: 'store_message_delivery_attempts_total',
     help: 'Message delivery attempts, by outcome (sent, failed: retried or given up).',
@@ -244,6 +248,21 @@ export function createServiceMetrics(registry: Registry): ServiceMetrics {
     endpointDisabled(reason) {
       disabledEndpoints.labels({ reason }).inc();
     },
+    breachedPasswordChecks(check) {
+      // One series for every check this registry counts (a second wrapped check adds to it).
+      breachedChecks ??= new Counter({
+        name: 'store_breached_password_checks_total',
+        help: 'New portal passwords checked against PORTAL_BREACHED_PASSWORDS_URL, by result (unavailable: no answer in time; the password was accepted).',
+        labelNames: ['result'] as const,
+        registers,
+      });
+      const results = breachedChecks;
+      return async (password) => {
+        const result = await check(password);
+        results.labels({ result }).inc();
+        return result;
+      };
+    },
     databaseUp() {
       const gauge = new Gauge({ name: 'store_database_up', help: 'Whether the database answers (1) or an outage is under way (0).', registers });
       gauge.set(1);
@@ -282,4 +301,5 @@ export const UNCOUNTED_SERVICE_METRICS: ServiceMetrics = {
   pool: () => undefined,
   databaseUp: () => () => undefined,
   endpointDisabled: () => undefined,
+  breachedPasswordChecks: (check) => check,
 };

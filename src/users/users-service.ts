@@ -13,6 +13,7 @@ import { takingAtLeast } from './steady-time.js';
 import { withoutPassword, type OneTimeTokenOrigin, type User, type UsersRepository } from './users-repository.js';
 import type { Invitation, TeamRepository } from './team/team-repository.js';
 import type { TwoStepService } from './two-step/two-step-service.js';
+import type { BreachedPasswordCheck } from './breached-passwords.js';
 
 export type SignUpPolicy = 'open' | 'closed';
 
@@ -43,6 +44,7 @@ export function createUsersService({
   usersRepository,
   passkeysRepository,
   twoStep,
+  breachedPasswords,
   teamRepository,
   accounts,
   sessions,
@@ -54,6 +56,8 @@ export function createUsersService({
   passkeysRepository: Pick<PasskeysRepository, 'listByUser'>;
   /** Two-step sign-in: a reset the user asked for needs their code when it is on. */
   twoStep: Pick<TwoStepService, 'isOn' | 'verify'>;
+  /** PORTAL_BREACHED_PASSWORDS_URL's check of every new password; absent: none. */
+  breachedPasswords?: BreachedPasswordCheck;
   /** Invitations: a new user who accepts one joins its account with its role. */
   teamRepository: Pick<TeamRepository, 'peekInvitation'>;
   accounts: AccountsService;
@@ -86,7 +90,7 @@ export function createUsersService({
       if (joins === undefined) return INVITATION_INVALID;
       if (joins.email !== undefined && joins.email !== email) return { ok: false, field: 'email', message: `This invitation was sent to ${joins.email}: sign up with that address.` };
       // The store already has a name: the password must not be that one either.
-      const badPassword = await passwordProblem(input.password, { email, storeName: (await accounts.requireAccount(joins.accountId)).name });
+      const badPassword = await passwordProblem(input.password, { email, storeName: (await accounts.requireAccount(joins.accountId)).name }, breachedPasswords);
       if (badPassword !== undefined) return { ok: false, field: 'password', message: badPassword };
       const passwordHash = await hashPassword(input.password);
       if ((await usersRepository.findByEmail(email)) !== undefined) return EMAIL_TAKEN;
@@ -134,7 +138,7 @@ export function createUsersService({
       if (user === undefined || !(await verifyPassword(user.passwordHash, input.current))) {
         return { ok: false, field: 'currentPassword', message: 'The current password is incorrect.' };
       }
-      const badPassword = await passwordProblem(input.next, await passwordOwner(user));
+      const badPassword = await passwordProblem(input.next, await passwordOwner(user), breachedPasswords);
       if (badPassword !== undefined) return { ok: false, field: 'password', message: badPassword };
       // Also ends every outstanding reset link of the user (in the same transaction).
       await usersRepository.setPasswordHash(user.id, await hashPassword(input.next));
@@ -216,7 +220,7 @@ export function createUsersService({
       const factors = await secondFactors(user.id, grant.origin);
       const byPasskey = factors.passkeyRequired && input.passkeyUserId === user.id;
       if (factors.passkeyRequired && !factors.codeRequired && !byPasskey) return PASSKEY_REQUIRED;
-      const badPassword = await passwordProblem(input.password, await passwordOwner(user));
+      const badPassword = await passwordProblem(input.password, await passwordOwner(user), breachedPasswords);
       if (badPassword !== undefined) return { ok: false, field: 'password', message: badPassword };
       if (factors.codeRequired && !byPasskey && (await twoStep.verify(user.id, input.code ?? '')) === undefined) return CODE_REQUIRED;
       if ((await usersRepository.usePasswordReset(hash, await hashPassword(input.password), nowIso())) !== user.id) return RESET_INVALID;

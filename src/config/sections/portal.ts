@@ -37,6 +37,22 @@ export const portal = Type.Object(
     PORTAL_THROTTLE_PER_EMAIL: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 5, description: 'Failed sign-ins one email may take per throttle window (one budget for every process: kept in the database)' }),
     PORTAL_THROTTLE_PER_ADDRESS: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 30, description: 'Failed sign-ins, sign-ups and password resets one client address may make per throttle window (one budget for every process)' }),
     PORTAL_THROTTLE_WINDOW_MINUTES: Type.Integer({ minimum: 1, maximum: 1440, default: 15, description: 'The sign-in throttle\'s window' }),
+    PORTAL_BREACHED_PASSWORDS_URL: Type.Optional(
+      Type.Refine(
+        Type.String({
+          description:
+            'A Pwned Passwords range API (e.g. `https://api.pwnedpasswords.com/range/`, or a mirror you run): every new portal password is checked against breached ones, sending only the first 5 hex characters of its SHA-1 (docs/portal.md, "Breached passwords"). Unset: no check, nothing leaves the server',
+        }),
+        (url) => /^https?:\/\//.test(url) && URL.canParse(url),
+        () => 'PORTAL_BREACHED_PASSWORDS_URL must be an absolute http(s) URL, e.g. https://api.pwnedpasswords.com/range/',
+      ),
+    ),
+    PORTAL_BREACHED_PASSWORDS_TIMEOUT_MS: Type.Integer({
+      minimum: 100,
+      maximum: 60_000,
+      default: 3000,
+      description: 'How long a password change waits for the breached-password check; later, the password is accepted and the miss counted (`store_breached_password_checks_total{result="unavailable"}`)',
+    }),
     PORTAL_SECRETS_KEY: Type.Optional(
       Type.String({
         minLength: CURSOR_SECRET_MIN_LENGTH,

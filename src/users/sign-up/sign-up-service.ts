@@ -6,6 +6,7 @@ import type { Clock } from '../../shared/clock.js';
 import { textProblem } from '../../shared/user-text.js';
 import type { AttemptThrottle } from '../attempt-throttle.js';
 import { hashPassword, passwordProblem, verifyPassword } from '../passwords.js';
+import type { BreachedPasswordCheck } from '../breached-passwords.js';
 import { isSecretTokenShape, newSecretToken, tokenHash } from '../secret-tokens.js';
 import { takingAtLeast } from '../steady-time.js';
 import { emailProblem, normaliseEmail, type Refusal } from '../user-input.js';
@@ -61,6 +62,7 @@ export function createSignUpService({
   mail,
   clock,
   policy,
+  breachedPasswords,
 }: {
   signUpsRepository: SignUpsRepository;
   usersRepository: Pick<UsersRepository, 'findByEmail'>;
@@ -68,6 +70,8 @@ export function createSignUpService({
   mail: Pick<MailService, 'prepare' | 'send'>;
   clock: Clock;
   policy: SignUpPolicy;
+  /** PORTAL_BREACHED_PASSWORDS_URL's check; absent: none. */
+  breachedPasswords?: BreachedPasswordCheck;
 }) {
   return {
     /**
@@ -88,7 +92,7 @@ export function createSignUpService({
       const storeName = input.storeName.trim();
       const badStoreName = textProblem('Store name', storeName, { min: 1, max: ACCOUNT_NAME_MAX });
       if (badStoreName !== undefined) return { ok: false, field: 'storeName', message: badStoreName };
-      const badPassword = await passwordProblem(input.password, { email, storeName });
+      const badPassword = await passwordProblem(input.password, { email, storeName }, breachedPasswords);
       if (badPassword !== undefined) return { ok: false, field: 'password', message: badPassword };
       const passwordHash = await hashPassword(input.password);
       const mailId = await takingAtLeast(SIGN_UP_WRITE_MIN_MS, async () => {
