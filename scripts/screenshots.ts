@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Database } from '../src/storage/sqlite/sqlite-driver.js';
+import { Secret, TOTP } from 'otpauth';
 import { chromium, type Page } from 'playwright-core';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -250,11 +251,30 @@ try {
     await page.getByRole('button', { name: 'Sign out everywhere else' }).click();
     await page.getByRole('heading', { name: 'Confirm it is you' }).waitFor();
     await shoot(page, 'confirm-identity', size.name);
+    // Confirmed with the password (the other session ends), then two-step sign-in set up with the key the page shows, as an app reads it.
+    await page.getByLabel('Password').fill('correct horse battery staple');
+    await page.getByRole('button', { name: 'Confirm and continue' }).click();
+    await page.waitForURL(/\/settings\?sessions=others/);
+    await page.getByRole('button', { name: 'Set up two-step sign-in' }).click();
+    await page.getByLabel('Code from the app').waitFor();
+    await shoot(page, 'two-step-set-up', size.name);
+    const appKey = ((await page.locator('#two-step-key').textContent()) ?? '').replace(/\s+/g, '');
+    await page.getByLabel('Code from the app').fill(new TOTP({ secret: Secret.fromBase32(appKey) }).generate());
+    await page.getByRole('button', { name: 'Turn on two-step sign-in' }).click();
+    await page.getByRole('heading', { name: 'Your recovery codes' }).waitFor();
+    await shoot(page, 'two-step-codes', size.name);
     await page.goto(`${portal}/dev/mailbox`);
     await shoot(page, 'dev-mailbox', size.name);
     await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.waitForURL(`${portal}/sign-in?signed-out=1`);
     await shoot(page, 'sign-in', size.name);
+    // With two-step sign-in on, the password leads to the code page.
+    await page.getByLabel('Email').fill(`owner${index}@example.com`);
+    await page.getByLabel('Password', { exact: true }).fill('correct horse battery staple');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.waitForURL(`${portal}/sign-in/two-step`);
+    await shoot(page, 'two-step', size.name);
+    await page.getByRole('link', { name: 'Start again' }).click();
     await page.getByRole('link', { name: 'Forgot password?' }).click();
     await page.waitForURL(`${portal}/forgot-password`);
     await shoot(page, 'forgot-password', size.name);
