@@ -9,6 +9,18 @@ export type BreachedPasswordCheck = (password: string) => Promise<BreachedPasswo
 /** The longest answer read: a real range answer is some 30 KB (about 1,000 suffixes, padded). */
 const MAX_ANSWER_BYTES = 1024 * 1024;
 
+/** The body as text, or undefined past MAX_ANSWER_BYTES (read no further). */
+async function cappedText(body: ReadableStream<Uint8Array>): Promise<string | undefined> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.byteLength;
+    if (size > MAX_ANSWER_BYTES) return undefined;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 /**
  * A check against a Pwned Passwords range API (haveibeenpwned.com's, or a
  * mirror an operator runs: PORTAL_BREACHED_PASSWORDS_URL), by k-anonymity:
@@ -34,15 +46,16 @@ export function createBreachedPasswordCheck({ rangeUrl, timeoutMs }: { rangeUrl:
         signal: AbortSignal.timeout(timeoutMs),
         redirect: 'error',
       });
-      if (answer.status !== 200 || Number(answer.headers.get('content-length') ?? 0) > MAX_ANSWER_BYTES) {
+      if (answer.status !== 200 || answer.body === null) {
         await answer.body?.cancel();
         return 'unavailable';
       }
-      text = await answer.text();
+      const read = await cappedText(answer.body);
+      if (read === undefined) return 'unavailable';
+      text = read;
     } catch {
       return 'unavailable';
     }
-    if (text.length > MAX_ANSWER_BYTES) return 'unavailable';
     for (const line of text.split('\n')) {
       const [listed = '', count = '0'] = line.trim().split(':');
       if (listed.toUpperCase() === suffix) return Number.parseInt(count, 10) > 0 ? 'breached' : 'clean';

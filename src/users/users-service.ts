@@ -55,7 +55,7 @@ export function createUsersService({
   usersRepository: UsersRepository;
   passkeysRepository: Pick<PasskeysRepository, 'listByUser'>;
   /** Two-step sign-in: a reset the user asked for needs their code when it is on. */
-  twoStep: Pick<TwoStepService, 'isOn' | 'verify'>;
+  twoStep: Pick<TwoStepService, 'isOn' | 'verify' | 'endPendingSignIns'>;
   /** PORTAL_BREACHED_PASSWORDS_URL's check of every new password; absent: none. */
   breachedPasswords?: BreachedPasswordCheck;
   /** Invitations: a new user who accepts one joins its account with its role. */
@@ -143,6 +143,7 @@ export function createUsersService({
       // Also ends every outstanding reset link of the user (in the same transaction).
       await usersRepository.setPasswordHash(user.id, await hashPassword(input.next));
       await sessions.endAll(user.id, input.keepSession);
+      await twoStep.endPendingSignIns(user.id);
       return { ok: true };
     },
 
@@ -191,14 +192,16 @@ export function createUsersService({
 
     /**
      * What a reset link still valid asks for besides the password, when its
-     * user asked for it themself: one of their passkeys, if they have one, or
-     * a code of their authenticator app, if two-step sign-in is on (either
-     * does when both are). undefined: not valid.
+     * user asked for it themself: one of their passkeys, if they have one
+     * (the stronger factor), else a code of their authenticator app, if
+     * two-step sign-in is on; and whose email the codes typed count against
+     * (the sign-in throttle). undefined: not valid.
      */
-    async peekReset(token: string): Promise<{ passkeyRequired: boolean; codeRequired: boolean } | undefined> {
+    async peekReset(token: string): Promise<{ passkeyRequired: boolean; codeRequired: boolean; email: string } | undefined> {
       const grant = isSecretTokenShape(token) ? await usersRepository.peekToken(tokenHash(token), 'reset', nowIso()) : undefined;
-      if (grant?.userId === undefined) return undefined;
-      return secondFactors(grant.userId, grant.origin);
+      const user = grant?.userId === undefined ? undefined : await usersRepository.findById(grant.userId);
+      if (grant === undefined || user === undefined) return undefined;
+      return { ...(await secondFactors(user.id, grant.origin)), email: user.email };
     },
 
     /**
@@ -208,9 +211,11 @@ export function createUsersService({
      * A link the user asked for, of a user with a passkey, also needs that
      * user's passkey (`passkeyUserId`: whom a verified assertion proved): a
      * reset must not bypass the stronger factor; so does a user with
-     * two-step sign-in on, with a code of their app or a recovery code
-     * (`code`, checked once the password is acceptable: a code is used
-     * once). A refused password, passkey or code leaves the link usable.
+     * two-step sign-in on and no passkey, with a code of their app or a
+     * recovery code (`code`, checked once the password is acceptable: a
+     * code is used once; the page counts it against the user's email in the
+     * sign-in throttle). A refused password, passkey or code leaves the link
+     * usable.
      */
     async resetPassword(input: { token: string; password: string; passkeyUserId?: number; code?: string }): Promise<{ ok: true; user: User } | Refusal> {
       const hash = isSecretTokenShape(input.token) ? tokenHash(input.token) : undefined;
@@ -218,22 +223,27 @@ export function createUsersService({
       const user = grant?.userId === undefined ? undefined : await usersRepository.findById(grant.userId);
       if (hash === undefined || grant === undefined || user === undefined) return RESET_INVALID;
       const factors = await secondFactors(user.id, grant.origin);
-      const byPasskey = factors.passkeyRequired && input.passkeyUserId === user.id;
-      if (factors.passkeyRequired && !factors.codeRequired && !byPasskey) return PASSKEY_REQUIRED;
+      if (factors.passkeyRequired && input.passkeyUserId !== user.id) return PASSKEY_REQUIRED;
       const badPassword = await passwordProblem(input.password, await passwordOwner(user), breachedPasswords);
       if (badPassword !== undefined) return { ok: false, field: 'password', message: badPassword };
-      if (factors.codeRequired && !byPasskey && (await twoStep.verify(user.id, input.code ?? '')) === undefined) return CODE_REQUIRED;
+      if (factors.codeRequired && (await twoStep.verify(user.id, input.code ?? '')) === undefined) return CODE_REQUIRED;
       if ((await usersRepository.usePasswordReset(hash, await hashPassword(input.password), nowIso())) !== user.id) return RESET_INVALID;
       await sessions.endAll(user.id);
+      await twoStep.endPendingSignIns(user.id);
       return { ok: true, user: withoutPassword(user) };
     },
   };
 
-  /** The factors a reset the user asked for needs (an operator's link needs none): their passkey, their authenticator app's code. */
+  /**
+   * The factor a reset the user asked for needs (an operator's link needs
+   * none): their passkey when they have one (phishing-resistant, so a code
+   * does not stand in for it), else their authenticator app's code when
+   * two-step sign-in is on.
+   */
   async function secondFactors(userId: number, origin: OneTimeTokenOrigin): Promise<{ passkeyRequired: boolean; codeRequired: boolean }> {
     if (origin !== 'user') return { passkeyRequired: false, codeRequired: false };
     const [passkeys, twoStepOn] = await Promise.all([passkeysRepository.listByUser(userId), twoStep.isOn(userId)]);
-    return { passkeyRequired: passkeys.length > 0, codeRequired: twoStepOn };
+    return { passkeyRequired: passkeys.length > 0, codeRequired: passkeys.length === 0 && twoStepOn };
   }
 
   /** The invitation a sign-up link carries, if it is still pending (without using it). */

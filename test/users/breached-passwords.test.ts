@@ -14,6 +14,7 @@ import { describe, test, type TestContext } from 'node:test';
 import { Registry } from 'prom-client';
 import { createServiceMetrics } from '../../src/observability/service-metrics.js';
 import { createBreachedPasswordCheck } from '../../src/users/breached-passwords.js';
+import { testConfig } from '../support/container.js';
 import { createTestPortal, pageText, signUp, TEST_PASSWORD } from '../support/portal.js';
 import { httpBackends } from '../support/storage.js';
 
@@ -57,6 +58,11 @@ describe('breached-password check', () => {
     );
     for (const one of range.asked) assert.equal(one.headers['add-padding'], 'true');
     assert.ok(!JSON.stringify(range.asked).includes(sha1(BREACHED).slice(5)), 'the rest of the hash never leaves');
+  });
+
+  test('when the configured URL does not end in a slash, then the configuration is refused, naming the variable', () => {
+    assert.throws(() => testConfig({ PORTAL_BREACHED_PASSWORDS_URL: 'https://api.pwnedpasswords.com/range' }), /PORTAL_BREACHED_PASSWORDS_URL must be an absolute http\(s\) URL ending in \//);
+    assert.equal(testConfig({ PORTAL_BREACHED_PASSWORDS_URL: 'https://api.pwnedpasswords.com/range/' }).portal.breachedPasswords?.rangeUrl, 'https://api.pwnedpasswords.com/range/');
   });
 
   test('when the service answers an error or nothing in time, then the check is unavailable, and the metric counts each result', async (t) => {

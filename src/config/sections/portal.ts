@@ -41,10 +41,10 @@ export const portal = Type.Object(
       Type.Refine(
         Type.String({
           description:
-            'A Pwned Passwords range API (e.g. `https://api.pwnedpasswords.com/range/`, or a mirror you run): every new portal password is checked against breached ones, sending only the first 5 hex characters of its SHA-1 (docs/portal.md, "Breached passwords"). Unset: no check, nothing leaves the server',
+            'A Pwned Passwords range API (e.g. `https://api.pwnedpasswords.com/range/`, or a mirror you run): every new portal password is checked against breached ones, sending only the first 5 hex characters of its SHA-1, appended to the URL (docs/portal.md, "Breached passwords"). Unset: no check, nothing leaves the server',
         }),
-        (url) => /^https?:\/\//.test(url) && URL.canParse(url),
-        () => 'PORTAL_BREACHED_PASSWORDS_URL must be an absolute http(s) URL, e.g. https://api.pwnedpasswords.com/range/',
+        (url) => /^https?:\/\/[^?#]*\/$/.test(url) && URL.canParse(url),
+        () => 'PORTAL_BREACHED_PASSWORDS_URL must be an absolute http(s) URL ending in / (the 5-character prefix is appended), e.g. https://api.pwnedpasswords.com/range/',
       ),
     ),
     PORTAL_BREACHED_PASSWORDS_TIMEOUT_MS: Type.Integer({

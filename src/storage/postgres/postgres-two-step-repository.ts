@@ -91,6 +91,9 @@ export function createPostgresTwoStepRepository(sql: Sql, transaction: Transacti
       const [row] = await sql<{ user_id: bigint }>('SELECT user_id FROM pending_sign_ins WHERE token_hash = $1 AND expires_at > $2', [tokenHash, now]);
       return row && Number(row.user_id);
     },
+    async endPendingSignIns(userId) {
+      await sql('DELETE FROM pending_sign_ins WHERE user_id = $1', [userId]);
+    },
     async consumePendingSignIn(tokenHash, now) {
       // Deleted even when expired: a dead row has nothing left to answer.
       const [row] = await sql<{ user_id: bigint; live: boolean }>('DELETE FROM pending_sign_ins WHERE token_hash = $1 RETURNING user_id, expires_at > $2 AS live', [

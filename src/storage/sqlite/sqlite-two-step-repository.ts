@@ -92,6 +92,9 @@ export function createSqliteTwoStepRepository(db: Database.Database): TwoStepRep
     async createPendingSignIn(pending) {
       createPendingSignIn.immediate(pending);
     },
+    async endPendingSignIns(userId) {
+      sql('DELETE FROM pending_sign_ins WHERE user_id = ?').run(userId);
+    },
     async findPendingSignIn(tokenHash, now) {
       const row = sql('SELECT user_id FROM pending_sign_ins WHERE token_hash = ? AND expires_at > ?').get(tokenHash, now) as { user_id: bigint } | undefined;
       return row && Number(row.user_id);

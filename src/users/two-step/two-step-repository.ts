@@ -60,4 +60,6 @@ export interface TwoStepRepository {
   findPendingSignIn(tokenHash: string, now: string): Promise<number | undefined>;
   /** Deletes the pending sign-in and answers its user when it existed and had not expired at `now` (once: a second call answers undefined). */
   consumePendingSignIn(tokenHash: string, now: string): Promise<number | undefined>;
+  /** Deletes every pending sign-in of the user (their password changed: a sign-in begun with the old one must not finish). */
+  endPendingSignIns(userId: number): Promise<void>;
 }

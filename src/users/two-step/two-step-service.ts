@@ -179,6 +179,11 @@ export function createTwoStepService({
       return twoStepRepository.findPendingSignIn(tokenHash(token), nowIso());
     },
 
+    /** Ends every pending sign-in of the user: their password changed (or was reset), so one begun with the old password must not finish. */
+    async endPendingSignIns(userId: number): Promise<void> {
+      await twoStepRepository.endPendingSignIns(userId);
+    },
+
     /** Ends a pending sign-in (its code was accepted): its user, or undefined when it was not valid any more (used once). */
     async finishPendingSignIn(token: string): Promise<number | undefined> {
       if (!isSecretTokenShape(token)) return undefined;

@@ -27,6 +27,7 @@ export const CONTRACT_COVERS = {
     'createPendingSignIn',
     'findPendingSignIn',
     'consumePendingSignIn',
+    'endPendingSignIns',
   ],
 } as const satisfies ContractCoverage;
 
@@ -229,6 +230,17 @@ for (const backend of storageBackends({ postgresDirect: true })) {
       assert.equal(await rowsOf('pending_sign_ins', otherId), 0, 'the expired one is pruned');
       assert.equal(await storage.twoStep.findPendingSignIn(hashOf(5), at(2 * MINUTE_MS)), userId);
       assert.equal(await storage.twoStep.findPendingSignIn(hashOf(6), at(2 * MINUTE_MS)), userId);
+    });
+
+    test("when a user's pending sign-ins are ended, then none of theirs is found any more, and other users' are", async (t) => {
+      const { storage, userId, otherId } = await setUp(t);
+      await storage.twoStep.createPendingSignIn({ tokenHash: hashOf(1), userId, createdAt: AT, expiresAt: at(5 * MINUTE_MS) });
+      await storage.twoStep.createPendingSignIn({ tokenHash: hashOf(2), userId, createdAt: AT, expiresAt: at(5 * MINUTE_MS) });
+      await storage.twoStep.createPendingSignIn({ tokenHash: hashOf(3), userId: otherId, createdAt: AT, expiresAt: at(5 * MINUTE_MS) });
+      await storage.twoStep.endPendingSignIns(userId);
+      assert.equal(await storage.twoStep.findPendingSignIn(hashOf(1), at(1000)), undefined);
+      assert.equal(await storage.twoStep.consumePendingSignIn(hashOf(2), at(1000)), undefined);
+      assert.equal(await storage.twoStep.findPendingSignIn(hashOf(3), at(1000)), otherId);
     });
 
     test('when the user is deleted, then their authenticator, recovery codes and pending sign-ins go with them', async (t) => {

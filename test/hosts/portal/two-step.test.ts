@@ -176,5 +176,49 @@ for (const backend of httpBackends()) {
       assert.equal((await client.post('/keys', { name: 'till', scope: 'orders:read', expiresIn: 'never' })).statusCode, 201);
       assert.deepEqual((await portal.services.apiKeys.listKeys(accountId)).map((key) => key.name), ['till']);
     });
+
+    test("when wrong codes are typed on a reset link, then they count against the user's email as at sign-in; a passkey holder's link asks for the passkey, not a code", async (t) => {
+      const portal = await createTestPortal(t, backend);
+      const { client: owner, email } = await signUp(portal);
+      const { key } = await turnOn(portal, owner);
+      await portal.services.users.requestPasswordReset({ email, origin: owner.origin });
+      const texts = await Promise.all((await portal.services.mail.list({ recipient: email, limit: 20 })).map(async (mail) => (await portal.services.mail.show(mail.id))?.body.text ?? ''));
+      const token = texts.map((text) => /reset-password\?token=([A-Za-z0-9_-]+)/.exec(text)?.[1]).find((found) => found !== undefined) ?? '';
+      const visitor = portal.client();
+      await visitor.get(`/reset-password?token=${token}`);
+      const statuses: number[] = [];
+      for (let attempt = 0; attempt < 5; attempt++) statuses.push((await visitor.post('/reset-password', { token, password: 'a brand new passphrase 2026', code: String(200000 + attempt) })).statusCode);
+      statuses.push((await visitor.post('/reset-password', { token, password: 'a brand new passphrase 2026', code: codeAt(portal, key) })).statusCode);
+      assert.deepEqual(statuses, [400, 400, 400, 400, 400, 429]);
+      const signIn = await portal.client().post('/sign-in', { email, password: TEST_PASSWORD }, {}, '/sign-in');
+      assert.equal(signIn.statusCode, 429, "the same email's budget as the sign-in form");
+
+      const user = await portal.storage.users.findByEmail(email);
+      assert.ok(user !== undefined);
+      await portal.storage.passkeys.create({ userId: user.id, credentialId: 'cred-1', publicKey: 'pk', signCount: 0, transports: ['internal'], name: 'Laptop', createdAt: new Date().toISOString() });
+      portal.clock.advance(16 * 60_000);
+      const page = pageText((await visitor.get(`/reset-password?token=${token}`)).body);
+      assert.match(page, /Your account has a passkey/);
+      assert.doesNotMatch(page, /Code from your authenticator app/);
+      portal.clock.advance(30_000);
+      const byCode = await visitor.post('/reset-password', { token, password: 'a brand new passphrase 2026', code: codeAt(portal, key) });
+      assert.equal(byCode.statusCode, 400, 'a code does not stand in for the passkey');
+      assert.match(pageText(byCode.body), /Confirm the reset with one of your passkeys/);
+    });
+
+    test('when the password is reset while a sign-in waits for its code, then that sign-in cannot finish', async (t) => {
+      const portal = await createTestPortal(t, backend);
+      const { client: owner, email } = await signUp(portal);
+      const { key } = await turnOn(portal, owner);
+      const { client } = await passwordStep(portal, email);
+      const operator = await portal.services.users.createPasswordReset(email);
+      assert.ok(operator !== undefined);
+      assert.equal((await portal.client().post('/reset-password', { token: operator.token, password: 'a brand new passphrase 2026' }, {}, `/reset-password?token=${operator.token}`)).statusCode, 303);
+      portal.clock.advance(30_000);
+      const late = await client.post('/sign-in/two-step', { code: codeAt(portal, key) }, {}, '/sign-in');
+      assert.equal(late.statusCode, 303);
+      assert.equal(late.headers.location, '/sign-in', 'the pending sign-in ended with the old password');
+      assert.equal(client.sessionCookie(), undefined);
+    });
   });
 }

@@ -49,7 +49,9 @@ export function registerResetPasswordPages(scope: FastifyInstance, context: Port
   });
 
   app.post('/reset-password', { schema: { body: ResetForm } }, async (request, reply) => {
-    await spendAttempt(context, request);
+    // A link that asks for a code: each code typed is an attempt of the user's email too, as at sign-in (5 per 15 minutes).
+    const asked = await services.users.peekReset(request.body.token);
+    await spendAttempt(context, request, asked?.codeRequired === true ? { email: asked.email } : {});
     const passkeyUserId = await passkeyAssertedUser(context, request.body.passkey);
     const { token, password, code } = request.body;
     const result = await services.users.resetPassword({ token, password, ...(passkeyUserId === undefined ? {} : { passkeyUserId }), ...(code === undefined ? {} : { code }) });
