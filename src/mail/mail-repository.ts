@@ -1,7 +1,7 @@
 import type { ClaimedItem, DeliveryQueue } from '../delivery/delivery-queue.js';
 
 /** What a mail is for; each has its template (mail-templates.ts). */
-export const MAIL_KINDS = ['password-reset', 'email-verification', 'email-change-notice', 'invitation', 'sign-up-confirmation', 'sign-up-account-exists'] as const;
+export const MAIL_KINDS = ['password-reset', 'email-verification', 'email-change-notice', 'invitation', 'sign-up-confirmation', 'sign-up-account-exists', 'security-notice'] as const;
 export type MailKind = (typeof MAIL_KINDS)[number];
 
 /** `pending` until the SMTP server took it (or the outbox kept it): then `sent`; `failed` once the retry schedule is spent. */

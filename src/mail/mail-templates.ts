@@ -100,6 +100,36 @@ export function emailChangeNoticeMail({ to, newEmail, link }: { to: string; newE
   });
 }
 
+/** A change to how a user signs in, that `securityNoticeMail` tells them of. */
+export type SecurityChange = 'password_changed' | 'password_reset' | 'two_step_enabled' | 'two_step_disabled' | 'recovery_codes_replaced' | 'passkey_added';
+
+const SECURITY_CHANGES: Readonly<Record<SecurityChange, { subject: string; what: string }>> = {
+  password_changed: { subject: 'Your Store Orders password was changed', what: 'the password was changed in Settings' },
+  password_reset: { subject: 'Your Store Orders password was reset', what: 'the password was reset with a reset link' },
+  two_step_enabled: { subject: 'Two-step sign-in is on for your Store Orders account', what: 'two-step sign-in was turned on (an authenticator app)' },
+  two_step_disabled: { subject: 'Two-step sign-in is off for your Store Orders account', what: 'two-step sign-in was turned off' },
+  recovery_codes_replaced: { subject: 'New Store Orders recovery codes', what: 'new recovery codes were made (the old ones no longer work)' },
+  passkey_added: { subject: 'A passkey was added to your Store Orders account', what: 'a passkey was added' },
+};
+
+/**
+ * The mail that tells a user a way they sign in changed (OWASP ASVS 5.0
+ * 6.3.7): what, when, and what to do if it was not them. No link in it
+ * signs anyone in: the sign-in page and "Forgot password?".
+ */
+export function securityNoticeMail({ to, change, at, signInLink, resetLink }: { to: string; change: SecurityChange; at: string; signInLink: string; resetLink: string }): MailMessage {
+  const { subject, what } = SECURITY_CHANGES[change];
+  return composeMail({
+    kind: 'security-notice',
+    to,
+    subject,
+    lead: [`For the Store Orders portal user ${to}, ${what} on ${readableInstant(at)}.`],
+    action: { label: 'Sign in to the portal', url: signInLink },
+    also: { label: 'If this was not you, reset your password', url: resetLink },
+    after: ['If this was you, there is nothing to do. If it was not, reset your password now, then sign out everywhere in Settings and check the audit trail.'],
+  });
+}
+
 /** The mail an invitation sends: the one-time link that joins `storeName` (as `role`, when given: "Developer"). */
 export function invitationMail({ to, link, storeName, expiresAt, role }: { to: string; link: string; storeName: string; expiresAt: string; role?: string }): MailMessage {
   return composeMail({

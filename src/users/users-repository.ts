@@ -118,7 +118,7 @@ export interface UsersRepository {
    * reset token of the user, in one transaction: a link handed out before a
    * password change no longer works. false when there is no such user.
    */
-  setPasswordHash(userId: number, passwordHash: string): Promise<boolean>;
+  setPasswordHash(userId: number, passwordHash: string, notice?: NewMail): Promise<boolean>;
   /** Marks the user disabled (once: a second call keeps the first time) and ends all their sessions, in one transaction. */
   disable(userId: number, at: string): Promise<boolean>;
   createToken(token: NewOneTimeToken): Promise<void>;
@@ -135,7 +135,7 @@ export interface UsersRepository {
    * an unused, unexpired reset token at `now`. Uses of one user's tokens are
    * serialised on the user: of two links used at once, one sets the password.
    */
-  usePasswordReset(hash: string, passwordHash: string, now: string): Promise<number | undefined>;
+  usePasswordReset(hash: string, passwordHash: string, now: string, notice?: NewMail): Promise<number | undefined>;
   /**
    * Uses a `verify-email` or `change-email` token, in one transaction. A
    * `verify-email` token marks its user verified while their address is

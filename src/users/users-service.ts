@@ -1,7 +1,7 @@
 import type { AccountsService } from '../accounts/accounts-service.js';
 import { portalLink } from '../mail/mail-links.js';
 import type { MailService } from '../mail/mail-service.js';
-import { passwordResetMail } from '../mail/mail-templates.js';
+import { passwordResetMail, securityNoticeMail, type SecurityChange } from '../mail/mail-templates.js';
 import type { Clock } from '../shared/clock.js';
 import { prepareVerification } from './email-verification.js';
 import { emailProblem, normaliseEmail, type Refusal } from './user-input.js';
@@ -61,7 +61,7 @@ export function createUsersService({
   /** Invitations: a new user who accepts one joins its account with its role. */
   teamRepository: Pick<TeamRepository, 'peekInvitation'>;
   accounts: AccountsService;
-  mail: Pick<MailService, 'prepare'>;
+  mail: Pick<MailService, 'prepare' | 'send'>;
   sessions: SessionsService;
   clock: Clock;
   signUp: SignUpPolicy;
@@ -132,8 +132,19 @@ export function createUsersService({
       return found === undefined || found.disabledAt !== undefined ? undefined : withoutPassword(found);
     },
 
-    /** Sets a new password after checking the current one; every other session of the user ends. */
-    async changePassword(input: { userId: number; current: string; next: string; keepSession: string }): Promise<{ ok: true } | Refusal> {
+    /**
+     * Tells the user by mail that a way they sign in changed (OWASP ASVS 5.0
+     * 6.3.7): two-step sign-in on or off, new recovery codes, a passkey
+     * added. Queued just after the change (a password change or reset
+     * queues its notice in its own transaction instead).
+     */
+    async notifySecurityChange(userId: number, change: SecurityChange, origin: string): Promise<void> {
+      const user = await usersRepository.findById(userId);
+      if (user !== undefined) await mail.send(securityNotice(user, change, origin), { accountId: user.accountId });
+    },
+
+    /** Sets a new password after checking the current one; every other session of the user ends; the user is told by mail (links on `origin`). */
+    async changePassword(input: { userId: number; current: string; next: string; keepSession: string; origin: string }): Promise<{ ok: true } | Refusal> {
       const user = await usersRepository.findById(input.userId);
       if (user === undefined || !(await verifyPassword(user.passwordHash, input.current))) {
         return { ok: false, field: 'currentPassword', message: 'The current password is incorrect.' };
@@ -141,7 +152,8 @@ export function createUsersService({
       const badPassword = await passwordProblem(input.next, await passwordOwner(user), breachedPasswords);
       if (badPassword !== undefined) return { ok: false, field: 'password', message: badPassword };
       // Also ends every outstanding reset link of the user (in the same transaction).
-      await usersRepository.setPasswordHash(user.id, await hashPassword(input.next));
+      const notice = await mail.prepare(securityNotice(user, 'password_changed', input.origin), { accountId: user.accountId });
+      await usersRepository.setPasswordHash(user.id, await hashPassword(input.next), notice);
       await sessions.endAll(user.id, input.keepSession);
       await twoStep.endPendingSignIns(user.id);
       return { ok: true };
@@ -217,7 +229,7 @@ export function createUsersService({
      * sign-in throttle). A refused password, passkey or code leaves the link
      * usable.
      */
-    async resetPassword(input: { token: string; password: string; passkeyUserId?: number; code?: string }): Promise<{ ok: true; user: User } | Refusal> {
+    async resetPassword(input: { token: string; password: string; passkeyUserId?: number; code?: string; origin: string }): Promise<{ ok: true; user: User } | Refusal> {
       const hash = isSecretTokenShape(input.token) ? tokenHash(input.token) : undefined;
       const grant = hash === undefined ? undefined : await usersRepository.peekToken(hash, 'reset', nowIso());
       const user = grant?.userId === undefined ? undefined : await usersRepository.findById(grant.userId);
@@ -227,7 +239,8 @@ export function createUsersService({
       const badPassword = await passwordProblem(input.password, await passwordOwner(user), breachedPasswords);
       if (badPassword !== undefined) return { ok: false, field: 'password', message: badPassword };
       if (factors.codeRequired && (await twoStep.verify(user.id, input.code ?? '')) === undefined) return CODE_REQUIRED;
-      if ((await usersRepository.usePasswordReset(hash, await hashPassword(input.password), nowIso())) !== user.id) return RESET_INVALID;
+      const notice = await mail.prepare(securityNotice(user, 'password_reset', input.origin), { accountId: user.accountId });
+      if ((await usersRepository.usePasswordReset(hash, await hashPassword(input.password), nowIso(), notice)) !== user.id) return RESET_INVALID;
       await sessions.endAll(user.id);
       await twoStep.endPendingSignIns(user.id);
       return { ok: true, user: withoutPassword(user) };
@@ -244,6 +257,10 @@ export function createUsersService({
     if (origin !== 'user') return { passkeyRequired: false, codeRequired: false };
     const [passkeys, twoStepOn] = await Promise.all([passkeysRepository.listByUser(userId), twoStep.isOn(userId)]);
     return { passkeyRequired: passkeys.length > 0, codeRequired: passkeys.length === 0 && twoStepOn };
+  }
+
+  function securityNotice(user: Pick<User, 'email'>, change: SecurityChange, origin: string) {
+    return securityNoticeMail({ to: user.email, change, at: nowIso(), signInLink: portalLink(origin, '/sign-in'), resetLink: portalLink(origin, '/forgot-password') });
   }
 
   /** The invitation a sign-up link carries, if it is still pending (without using it). */

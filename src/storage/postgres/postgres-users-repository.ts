@@ -123,8 +123,12 @@ export function createPostgresUsersRepository(sql: Sql, transaction: Transaction
       const rows = await sql<UserRow>(`SELECT ${COLUMNS} FROM users ORDER BY id`);
       return rows.map((row) => withoutPassword(toUser(row)));
     },
-    async setPasswordHash(userId, passwordHash) {
-      return transaction((tx) => setPassword(tx, userId, passwordHash));
+    async setPasswordHash(userId, passwordHash, notice) {
+      return transaction(async (tx) => {
+        const found = await setPassword(tx, userId, passwordHash);
+        if (found && notice !== undefined) await insertMail(tx, [notice]);
+        return found;
+      });
     },
     async disable(userId, at) {
       return transaction(async (tx) => {
@@ -157,7 +161,7 @@ export function createPostgresUsersRepository(sql: Sql, transaction: Transaction
       );
       return row && toGrant(row);
     },
-    async usePasswordReset(hash, passwordHash, now) {
+    async usePasswordReset(hash, passwordHash, now, notice) {
       return transaction(async (tx) => {
         // The user's row first, as a password change takes it: uses of two links of one user (or a use and a change) wait for each other instead of deadlocking on the token rows.
         await tx("SELECT id FROM users WHERE id = (SELECT user_id FROM user_tokens WHERE hash = $1 AND kind = 'reset') FOR UPDATE", [hash]);
@@ -167,7 +171,9 @@ export function createPostgresUsersRepository(sql: Sql, transaction: Transaction
         );
         if (row === undefined) return undefined;
         const userId = Number(row.user_id);
-        return (await setPassword(tx, userId, passwordHash)) ? userId : undefined;
+        if (!(await setPassword(tx, userId, passwordHash))) return undefined;
+        if (notice !== undefined) await insertMail(tx, [notice]);
+        return userId;
       });
     },
     async useEmailToken(hash, now) {

@@ -40,14 +40,20 @@ export function createSqliteUsersRepository(db: Database.Database): UsersReposit
     sql("DELETE FROM user_tokens WHERE user_id = ? AND kind = 'reset' AND used_at IS NULL").run(userId);
     return found;
   };
-  const setPasswordHash = db.transaction(setPassword);
-  const usePasswordReset = db.transaction((hash: string, passwordHash: string, now: string): number | undefined => {
+  const setPasswordHash = db.transaction((userId: number, passwordHash: string, notice: NewMail | undefined): boolean => {
+    const found = setPassword(userId, passwordHash);
+    if (found && notice !== undefined) insertMail(sql, [notice]);
+    return found;
+  });
+  const usePasswordReset = db.transaction((hash: string, passwordHash: string, now: string, notice: NewMail | undefined): number | undefined => {
     const row = sql("UPDATE user_tokens SET used_at = ? WHERE hash = ? AND kind = 'reset' AND used_at IS NULL AND expires_at > ? RETURNING user_id").get(now, hash, now) as
       | { user_id: bigint }
       | undefined;
     if (row === undefined) return undefined;
     const userId = Number(row.user_id);
-    return setPassword(userId, passwordHash) ? userId : undefined;
+    if (!setPassword(userId, passwordHash)) return undefined;
+    if (notice !== undefined) insertMail(sql, [notice]);
+    return userId;
   });
 
   const insertToken = (token: NewOneTimeToken): void => {
@@ -150,8 +156,8 @@ export function createSqliteUsersRepository(db: Database.Database): UsersReposit
       const rows = sql(`SELECT ${COLUMNS} FROM users ORDER BY id`).all() as UserRow[];
       return rows.map((row) => withoutPassword(toUser(row)));
     },
-    async setPasswordHash(userId, passwordHash) {
-      return setPasswordHash.immediate(userId, passwordHash);
+    async setPasswordHash(userId, passwordHash, notice) {
+      return setPasswordHash.immediate(userId, passwordHash, notice);
     },
     async disable(userId, at) {
       return disable.immediate(userId, at);
@@ -174,8 +180,8 @@ export function createSqliteUsersRepository(db: Database.Database): UsersReposit
       ).get(now, hash, kind, now) as GrantRow | undefined;
       return row && toGrant(row);
     },
-    async usePasswordReset(hash, passwordHash, now) {
-      return usePasswordReset.immediate(hash, passwordHash, now);
+    async usePasswordReset(hash, passwordHash, now, notice) {
+      return usePasswordReset.immediate(hash, passwordHash, now, notice);
     },
     async useEmailToken(hash, now) {
       try {

@@ -160,6 +160,7 @@ function passkeySettingsRoutes(scope: FastifyInstance, { services, origin }: Por
       try {
         const passkey = await services.passkeys.register(user, request.body.response, request.body.name, relyingParty(origin()));
         await recordUserEvent(services.team, request, user, 'authn_passkey_added', { target: { kind: 'passkey', id: String(passkey.id) }, details: { name: passkey.name } });
+        await services.users.notifySecurityChange(user.id, 'passkey_added', origin());
         return await reply.send({ redirect: '/settings?passkey=added' });
       } catch (error) {
         if (error instanceof ValidationError) return reply.code(400).send({ message: error.message });

@@ -54,7 +54,7 @@ export function registerResetPasswordPages(scope: FastifyInstance, context: Port
     await spendAttempt(context, request, asked?.codeRequired === true ? { email: asked.email } : {});
     const passkeyUserId = await passkeyAssertedUser(context, request.body.passkey);
     const { token, password, code } = request.body;
-    const result = await services.users.resetPassword({ token, password, ...(passkeyUserId === undefined ? {} : { passkeyUserId }), ...(code === undefined ? {} : { code }) });
+    const result = await services.users.resetPassword({ token, password, origin: origin(), ...(passkeyUserId === undefined ? {} : { passkeyUserId }), ...(code === undefined ? {} : { code }) });
     if (!result.ok) {
       reply.header('cache-control', 'no-store');
       const valid = result.field === 'password' || result.field === 'passkey' || result.field === 'code';

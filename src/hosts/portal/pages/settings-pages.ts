@@ -98,6 +98,7 @@ export function registerSettingsPages(scope: FastifyInstance, context: PortalCon
       current: request.body.currentPassword,
       next: request.body.newPassword,
       keepSession: sessionIdHash,
+      origin: origin(),
     });
     const passkeys = await passkeyRows(services, user.id);
     if (result.ok || result.field !== 'currentPassword') await proven(request, false);

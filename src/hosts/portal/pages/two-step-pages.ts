@@ -93,6 +93,7 @@ export function registerTwoStepSettingsPages(scope: FastifyInstance, context: Po
     }
     await context.throttle.succeeded({ email: user.email, address: request.ip });
     await recordUserEvent(services.team, request, user, 'authn_two_step_enabled');
+    await services.users.notifySecurityChange(user.id, 'two_step_enabled', context.origin());
     return render(request, reply, 'two-step-codes', { title: 'Your recovery codes', codes: confirmed.recoveryCodes, justEnabled: true });
   });
 
@@ -102,6 +103,7 @@ export function registerTwoStepSettingsPages(scope: FastifyInstance, context: Po
     const codes = await services.twoStep.newRecoveryCodes(user.id);
     if (codes === undefined) return reply.redirect('/settings#two-step-heading', 303);
     await recordUserEvent(services.team, request, user, 'authn_recovery_codes_replaced');
+    await services.users.notifySecurityChange(user.id, 'recovery_codes_replaced', context.origin());
     reply.header('cache-control', 'no-store');
     return render(request, reply, 'two-step-codes', { title: 'Your recovery codes', codes, justEnabled: false });
   });
@@ -109,7 +111,10 @@ export function registerTwoStepSettingsPages(scope: FastifyInstance, context: Po
   app.post('/settings/two-step/off', { schema: { body: ConfirmedForm } }, async (request, reply) => {
     if (await askedToConfirm(context, request, reply, 'turn two-step sign-in off')) return reply;
     const { user } = signedInUser(request);
-    if (await services.twoStep.turnOff(user.id)) await recordUserEvent(services.team, request, user, 'authn_two_step_disabled');
+    if (await services.twoStep.turnOff(user.id)) {
+      await recordUserEvent(services.team, request, user, 'authn_two_step_disabled');
+      await services.users.notifySecurityChange(user.id, 'two_step_disabled', context.origin());
+    }
     return reply.redirect('/settings?two-step=off#two-step-heading', 303);
   });
 }
