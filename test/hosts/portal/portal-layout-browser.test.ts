@@ -54,12 +54,18 @@ const ACTIONS_OFF_SCREEN = `(() => {
   return off;
 })()`;
 
-/** The text of every date cell that takes more than one line. */
-const WRAPPED_DATES = `(() => [...document.querySelectorAll('td.date, td time')].filter((cell) => {
+/** The text of every date cell that takes more than `lines` lines. */
+const wrappedDates = (lines: number) => `(() => [...document.querySelectorAll('td.date, td time')].filter((cell) => {
   const range = document.createRange();
   range.selectNodeContents(cell);
-  return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size > 1;
+  return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size > ${lines};
 }).map((cell) => cell.textContent))()`;
+
+/** How each text-like field, select and textarea of the page is drawn (border, corners, padding, type size, width rule): one look is one string. */
+const FIELD_LOOKS = `(() => [...new Set([...document.querySelectorAll('main input:not([type=hidden]):not([type=checkbox]):not([type=radio]), main select, main textarea')].map((field) => {
+  const style = getComputedStyle(field);
+  return [style.borderTopWidth, style.borderTopStyle, style.borderTopColor, style.borderRadius, style.paddingLeft, style.fontSize, style.fontFamily].join(' ');
+}))])()`;
 
 for (const backend of browserBackends()) {
   describe(`portal layout in a browser: ${backend.name}`, { skip: browserSkip }, () => {
@@ -101,8 +107,8 @@ for (const backend of browserBackends()) {
       assert.ok(statuses.length >= 50);
     });
 
-    test('when the tables are shown 360 px wide, then every action (the webhooks Delete button too) is on the screen; 1280 px wide, no date wraps', async (t) => {
-      const { origin, newPage, portal } = await startBrowserPortal(t, backend, { env: LOOPBACK_ENV });
+    test('when every table is shown 360 px wide, then every action (the webhooks Delete button too) is on the screen and no date takes three lines; 1280 px wide, no date wraps; every field looks alike', async (t) => {
+      const { origin, apiOrigin, newPage, portal } = await startBrowserPortal(t, backend, { env: LOOPBACK_ENV });
       for (const viewport of [{ width: 360, height: 740 }, { width: 1280, height: 800 }]) {
         const page = await newPage({ viewport });
         const email = `tables-${viewport.width}@example.com`;
@@ -117,11 +123,24 @@ for (const backend of browserBackends()) {
         await page.getByLabel('New API key', { exact: true }).waitFor();
         const user = await portal.storage.users.findByEmail(email);
         await portal.services.orderOperations.createOrder({ accountId: user?.accountId ?? 0, id: BigInt(viewport.width), petId: 7n, quantity: 1, shipDate: '2026-12-01T10:00:00Z' });
-        for (const path of ['/webhooks', '/keys', '/orders', '/audit']) {
+        // A pending invitation (the Team page's table), a request log (Logs), a delivery (an endpoint's page), a second session (Settings).
+        await page.goto(`${origin}/team`);
+        await page.getByRole('textbox', { name: 'Email' }).fill(`teammate-${viewport.width}@example.com`);
+        await page.getByRole('button', { name: 'Send invitation' }).click();
+        await page.getByText('The invitation is on its way').waitFor();
+        const key = await portal.services.apiKeys.createKey({ accountId: user?.accountId ?? 0, name: 'checkout' });
+        assert.equal((await fetch(`${apiOrigin}/v1/store/orders/${viewport.width}`, { method: 'DELETE', headers: { authorization: `Bearer ${key.secret}` } })).status, 204);
+        await portal.services.requestLogRecorder.flush();
+        await portal.storage.webhooks.claimDue({ claimant: 'engine', now: new Date(Date.now() + 60_000).toISOString(), claimedUntil: new Date(Date.now() + 120_000).toISOString(), limit: 10 });
+        const [endpoint] = (await portal.services.webhooks.listEndpoints(user?.accountId ?? 0, undefined, 1)).items;
+        const looks = new Set<string>();
+        for (const path of ['/webhooks', '/keys', '/orders', '/audit', '/team', '/logs', `/webhooks/${endpoint?.id ?? ''}`, '/settings', '/']) {
           await page.goto(`${origin}${path}`);
           assert.deepEqual(await page.evaluate(ACTIONS_OFF_SCREEN), [], `${path} at ${viewport.width}px: every action on the screen`);
-          if (viewport.width > 600) assert.deepEqual(await page.evaluate(WRAPPED_DATES), [], `${path} at ${viewport.width}px: no date wraps`);
+          assert.deepEqual(await page.evaluate(wrappedDates(viewport.width > 600 ? 1 : 2)), [], `${path} at ${viewport.width}px: no date wraps${viewport.width > 600 ? '' : ' into three lines'}`);
+          for (const look of (await page.evaluate(FIELD_LOOKS)) as string[]) looks.add(look);
         }
+        assert.equal(looks.size, 1, `every field is drawn alike at ${viewport.width}px: ${[...looks].join(' | ')}`);
         await page.goto(`${origin}/webhooks`);
         const remove = page.getByRole('link', { name: /^Delete http:/ });
         await remove.scrollIntoViewIfNeeded();

@@ -220,5 +220,19 @@ for (const backend of httpBackends()) {
       assert.equal(late.headers.location, '/sign-in', 'the pending sign-in ended with the old password');
       assert.equal(client.sessionCookie(), undefined);
     });
+
+    test('when two-step sign-in is turned on or off while another browser is signed in, then Settings offers to end the other sessions, once, in the two-step section', async (t) => {
+      const portal = await createTestPortal(t, backend);
+      const { client, email } = await signUp(portal);
+      assert.equal((await passwordStep(portal, email)).location, '/', 'a second browser signed in');
+      await turnOn(portal, client);
+      const on = await client.get('/settings?two-step=on');
+      assert.match(pageText(on.body), /Two-step sign-in is on\. You are still signed in in one other browser/);
+      assert.equal([...on.body.matchAll(/End the other sessions/g)].length, 1);
+      const off = await client.post('/settings/two-step/off', {}, {}, '/settings');
+      const after = await client.get(off.headers.location as string);
+      assert.match(pageText(after.body), /Two-step sign-in is off\. .*You are still signed in in one other browser/);
+      assert.doesNotMatch(pageText((await client.get('/settings')).body), /End the other sessions/, 'not offered on a plain visit');
+    });
   });
 }

@@ -26,6 +26,7 @@ const SettingsQuery = Type.Object({
 /** What the two-step section says after a redirect here. */
 function twoStepNotice(query: { 'two-step'?: string }): string | undefined {
   if (query['two-step'] === 'required') return 'This portal requires two-step sign-in. Set it up to continue: the rest of the portal opens once it is on.';
+  if (query['two-step'] === 'on') return 'Two-step sign-in is on.';
   if (query['two-step'] === 'off') return 'Two-step sign-in is off. Your password alone signs you in again.';
   if (query['two-step'] === 'recovery-code-used') return 'You signed in with a recovery code, which works only once. If your phone is lost, make new recovery codes, or turn two-step sign-in off and set it up again on a new phone.';
   return undefined;
@@ -50,7 +51,9 @@ export function registerSettingsPages(scope: FastifyInstance, context: PortalCon
     const passkeys = await passkeyRows(services, user.id);
     const passkeyAdded = request.query.passkey === 'added';
     const passkeyConfirmed = request.query.passkey === 'confirmed';
-    const sessionsView = await sessionsSection(services, signedIn, { notice: request.query.sessions, offerEndOthers: passkeyAdded });
+    // After a change of the user's factors (a passkey added, two-step sign-in on or off): offer to end the other sessions (ASVS 5.0 7.4.3).
+    const factorsChanged = passkeyAdded || request.query['two-step'] === 'on' || request.query['two-step'] === 'off';
+    const sessionsView = await sessionsSection(services, signedIn, { notice: request.query.sessions, offerEndOthers: factorsChanged });
     const twoStepView = { ...(await twoStepSection(services, user.id)), twoStepNotice: twoStepNotice(request.query) };
     return render(request, reply, 'settings', { title: 'Settings', email: user.email, changed: false, passkeys, passkeyAdded, passkeyConfirmed, ...sessionsView, ...twoStepView });
   });
