@@ -265,6 +265,10 @@ try {
     await shoot(page, 'two-step-codes', size.name);
     await page.goto(`${portal}/dev/mailbox`);
     await shoot(page, 'dev-mailbox', size.name);
+    // A page that does not exist: the error page every refusal uses (404 here).
+    await page.goto(`${portal}/orders/not-an-order/anything`);
+    await shoot(page, 'not-found', size.name);
+    await page.goto(`${portal}/dev/mailbox`);
     await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.waitForURL(`${portal}/sign-in?signed-out=1`);
     await shoot(page, 'sign-in', size.name);
