@@ -78,6 +78,7 @@ function plainCounter<V extends string>(registry: Registry, { name, help, labelN
   return counts;
 }
 
+const BREACHED_HELP = 'New portal passwords checked against PORTAL_BREACHED_PASSWORDS_URL, by result (unavailable: no answer in time; the password was accepted).';
 export function createServiceMetrics(registry: Registry): ServiceMetrics {
   const { Counter, Gauge, Histogram } = promClient();
   const registers = [registry];
@@ -250,13 +251,7 @@ export function createServiceMetrics(registry: Registry): ServiceMetrics {
     },
     breachedPasswordChecks(check) {
       // One series for every check this registry counts (a second wrapped check adds to it).
-      breachedChecks ??= new Counter({
-        name: 'store_breached_password_checks_total',
-        help: 'New portal passwords checked against PORTAL_BREACHED_PASSWORDS_URL, by result (unavailable: no answer in time; the password was accepted).',
-        labelNames: ['result'] as const,
-        registers,
-      });
-      const results = breachedChecks;
+      const results = (breachedChecks ??= new Counter({ name: 'store_breached_password_checks_total', help: BREACHED_HELP, labelNames: ['result'] as const, registers }));
       return async (password) => {
         const result = await check(password);
         results.labels({ result }).inc();
