@@ -7,7 +7,7 @@ import type { Config } from './config/config.js';
 import { createHttpMetrics, UNCOUNTED_HTTP_METRICS } from './observability/http-metrics.js';
 import { createListingCacheMetrics, UNCOUNTED_LISTING_CACHE } from './orders/listing/listing-metrics.js';
 import { createSignInMetrics, UNCOUNTED_SIGN_INS } from './hosts/portal/portal-metrics.js';
-import { createLogger, prettyDestination } from './http/logging.js';
+import { bufferedStdoutDestination, createLogger, prettyDestination } from './http/logging.js';
 import { startMetricsListener, type MetricsListener } from './observability/metrics-listener.js';
 import { createRateLimiter } from './http/protection/rate-limit.js';
 import { buildQuickstartApp } from './hosts/quickstart/quickstart-app.js';
@@ -46,7 +46,7 @@ export async function runServer(
   // A serving process (each --workers worker too) keeps nextTick on V8's fast path: shared/tick-shapes.ts.
   keepTickShapesAlive();
   // A person at a terminal reads the lines; anything else (a file, a pipe, a log shipper) parses JSON.
-  const logger = createLogger(config.logLevel, process.stdout.isTTY === true ? prettyDestination() : undefined, { traced: tracing !== undefined });
+  const logger = createLogger(config.logLevel, process.stdout.isTTY === true ? prettyDestination() : bufferedStdoutDestination(), { traced: tracing !== undefined });
   const httpTracing = tracing?.http ?? null;
   // METRICS_PORT=off: nothing is measured at all (no registry, no listener per response), rather than recorded for nobody.
   const registry = config.metrics === null ? null : createMetricsRegistry({ clusterWorker });
