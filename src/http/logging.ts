@@ -55,7 +55,7 @@ const LOG_BUFFER_BYTES = 3584;
 /** PIPE_BUF on Linux: one write(2) of at most this many bytes to a pipe is never mixed with another process's. */
 const PIPE_BUF_BYTES = 4096;
 /** The longest a line waits in the buffer: how far behind a log reader is, and what `kill -9` can lose. */
-export const LOG_FLUSH_MS = 250;
+const LOG_FLUSH_MS = 250;
 
 let bufferedStdout: DestinationStream | undefined;
 
