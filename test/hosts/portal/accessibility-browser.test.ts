@@ -1,6 +1,9 @@
 /**
  * axe-core at zero violations (every impact, every rule axe runs by default)
- * on every page the portal has, at a laptop and a phone size, in Chromium.
+ * on every page the portal has, at a laptop and a phone size, in Chromium,
+ * and no page wider than the window. Refused forms (sign-up, the link's
+ * wrong password, a key without scope, a mistyped store name) are checked
+ * with their messages.
  * The pages are met as users meet them: a sign-up through the development
  * mailbox, a key, an order, a request log, a webhook delivery, a teammate,
  * an invitation from another store, two-step sign-in set up and used, a
@@ -14,7 +17,7 @@ import { describe, test } from 'node:test';
 import { Secret, TOTP } from 'otpauth';
 import type { Page } from 'playwright-core';
 import { PORTAL_FILES } from '../../../src/hosts/portal/portal-render.js';
-import { axeViolations, browserSkip, startBrowserPortal } from '../../support/browser.js';
+import { axeViolations, browserSkip, scrollsSideways, startBrowserPortal } from '../../support/browser.js';
 import { pageText, signUp, TEST_PASSWORD, type TestPortal } from '../../support/portal.js';
 import { browserBackends } from '../../support/storage.js';
 
@@ -41,7 +44,7 @@ async function pendingInvitationLink(portal: TestPortal, recipient: string): Pro
 
 for (const backend of browserBackends()) {
   describe(`portal accessibility in a browser: ${backend.name}`, { skip: browserSkip }, () => {
-    test('when every page of the portal is shown at 1280 and 360 px, then axe finds no violation of any impact on any of them', async (t) => {
+    test('when every page of the portal is shown at 1280 and 360 px, then axe finds no violation of any impact on any of them (refused forms included), and none scrolls sideways', async (t) => {
       const { origin, apiOrigin, newPage, portal } = await startBrowserPortal(t, backend, { env: LOOPBACK_ENV });
       const checked = new Set<string>();
       const violations: string[] = [];
@@ -52,6 +55,7 @@ for (const backend of browserBackends()) {
         for (const viewport of [LAPTOP, PHONE]) {
           await page.setViewportSize(viewport);
           violations.push(...(await axeViolations(page)).map((line) => `${template} at ${viewport.width} px: ${line}`));
+          if (await scrollsSideways(page)) violations.push(`${template} at ${viewport.width} px: ${page.url()} scrolls sideways`);
         }
         await page.setViewportSize(LAPTOP);
       };
@@ -68,6 +72,11 @@ for (const backend of browserBackends()) {
       await check(page, 'reset-password');
       await page.goto(`${origin}/sign-up`);
       await check(page, 'sign-up');
+      // Refused forms show their messages on the same page: checked as the page they are.
+      await page.getByLabel('Email').fill('not-an-email');
+      await page.getByRole('button', { name: 'Create account' }).click();
+      await page.locator('.field-error, .alert.error').first().waitFor();
+      await check(page, 'sign-up');
       // The sign-up, as signUpThroughMailbox walks it, with a check on each page it passes.
       const email = `everything-${backend.name}@example.com`;
       await page.getByLabel('Email').fill(email);
@@ -82,6 +91,10 @@ for (const backend of browserBackends()) {
       await page.getByRole('link', { name: /\/sign-up\/confirm\?token=/ }).click();
       await page.getByLabel('Password').waitFor();
       await check(page, 'sign-up-confirm');
+      await page.getByLabel('Password').fill('not the password at all');
+      await page.getByRole('button', { name: 'Create account' }).click();
+      await page.getByText('This is not the password you chose').waitFor();
+      await check(page, 'sign-up-confirm');
       await page.getByLabel('Password').fill(TEST_PASSWORD);
       await page.getByRole('button', { name: 'Create account' }).click();
       await page.waitForURL(`${origin}/`);
@@ -91,6 +104,11 @@ for (const backend of browserBackends()) {
 
       await page.goto(`${origin}/keys`);
       await page.getByLabel('Key name').fill('Till');
+      for (const scope of await page.getByRole('checkbox').all()) await scope.uncheck();
+      await page.getByRole('button', { name: 'Create key' }).click();
+      await page.getByText('Choose at least one scope.').waitFor();
+      await check(page, 'keys');
+      for (const scope of await page.getByRole('checkbox').all()) await scope.check();
       await page.getByRole('button', { name: 'Create key' }).click();
       const key = (await page.getByLabel('New API key', { exact: true }).inputValue()).trim();
       await check(page, 'keys');
@@ -183,6 +201,10 @@ for (const backend of browserBackends()) {
       await check(joiner, 'invitation');
 
       await page.goto(`${origin}/account/delete`);
+      await check(page, 'account-delete');
+      await page.getByLabel(/To confirm, type the store's name/).fill('not the name');
+      await page.getByRole('button', { name: 'Delete this store' }).click();
+      await page.getByText("That is not the store's name.").waitFor();
       await check(page, 'account-delete');
       await page.goto(`${origin}/settings`);
       await check(page, 'settings');

@@ -1,8 +1,8 @@
-/** The portal in Chromium, on every backend: the first journey without JavaScript tricks, accessibility, a phone's screen. */
+/** The portal in Chromium, on every backend: the first journey, without JavaScript, and the passkey button's readiness (accessibility: accessibility-browser.test.ts). */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { addVirtualAuthenticator, axeViolations, browserSkip, signUp, signUpThroughMailbox, startBrowserPortal } from '../../support/browser.js';
+import { addVirtualAuthenticator, browserSkip, signUp, signUpThroughMailbox, startBrowserPortal } from '../../support/browser.js';
 import { TEST_PASSWORD } from '../../support/portal.js';
 import { browserBackends } from '../../support/storage.js';
 
@@ -104,89 +104,6 @@ for (const backend of browserBackends()) {
       await page.getByRole('button', { name: 'Register a passkey' }).click();
       assert.equal((await registered).status(), 200);
       await page.waitForURL(`${origin}/settings?passkey=added`);
-    });
-
-    test('when the pages are checked with axe-core, then none has any violation, of any impact (refused forms, the 409 page and the webhooks pages included), on a laptop and on a phone', async (t) => {
-      // Loopback allowed, so that the webhooks page can add an endpoint (nothing is delivered).
-      const { origin, newPage, portal } = await startBrowserPortal(t, backend, { env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8' } });
-      for (const viewport of [{ width: 1280, height: 800 }, { width: 360, height: 740 }]) {
-        const page = await newPage({ viewport });
-        const violations: string[] = [];
-        const check = async (path: string) => {
-          await page.goto(`${origin}${path}`);
-          violations.push(...(await axeViolations(page)));
-          // A string, evaluated in the page: the test files are type-checked without the DOM's types.
-          const overflow = await page.evaluate('document.documentElement.scrollWidth > document.documentElement.clientWidth');
-          assert.equal(overflow, false, `${path} at ${viewport.width}px: no sideways scrolling`);
-        };
-        await check('/sign-in');
-        await check('/sign-in?signed-out=1');
-        await check('/sign-up');
-        // A refused form, with its messages.
-        await page.getByLabel('Email').fill('not-an-email');
-        await page.getByRole('button', { name: 'Create account' }).click();
-        violations.push(...(await axeViolations(page)));
-        await check('/no-such-page');
-        // The form sent right: "Check your email", the mail in the Development mailbox, the link's page, a wrong password there, a used link.
-        await page.goto(`${origin}/sign-up`);
-        await page.getByLabel('Email').fill(`axe-${viewport.width}@example.com`);
-        await page.getByLabel('Password').fill(TEST_PASSWORD);
-        await page.getByLabel('Store name').fill('A store with a rather long name, to wrap on a phone');
-        await page.getByRole('button', { name: 'Create account' }).click();
-        await page.getByRole('heading', { name: 'Check your email to continue' }).waitFor();
-        violations.push(...(await axeViolations(page)));
-        await check('/dev/sign-up-mail');
-        const link = new URL((await page.getByRole('link', { name: /\/sign-up\/confirm\?token=/ }).getAttribute('href')) ?? '');
-        await check(`${link.pathname}${link.search}`);
-        await page.getByLabel('Password').fill('not the password at all');
-        await page.getByRole('button', { name: 'Create account' }).click();
-        await page.getByText('This is not the password you chose').waitFor();
-        violations.push(...(await axeViolations(page)));
-        await page.getByLabel('Password').fill(TEST_PASSWORD);
-        await page.getByRole('button', { name: 'Create account' }).click();
-        await page.waitForURL(`${origin}/`);
-        await check(`${link.pathname}${link.search}`);
-        await page.getByText('This sign-up link is not valid any more').waitFor();
-        await check('/');
-        await check('/settings');
-        await check('/keys');
-        // The key form refused (no scope chosen), with its message.
-        await page.getByLabel('Key name').fill('till');
-        for (const scope of await page.getByRole('checkbox').all()) await scope.uncheck();
-        await page.getByRole('button', { name: 'Create key' }).click();
-        await page.getByText('Choose at least one scope.').waitFor();
-        violations.push(...(await axeViolations(page)));
-        const user = await portal.storage.users.findByEmail(`axe-${viewport.width}@example.com`);
-        assert.ok(user !== undefined);
-        // Order ids are global: one per viewport.
-        const id = viewport.width;
-        await portal.services.orderOperations.createOrder({ accountId: user.accountId, id: BigInt(id), petId: 7n, quantity: 1 });
-        await check('/orders');
-        await page.getByRole('button', { name: `Mark shipped: order ${id}` }).click();
-        await page.getByText(`Order ${id} was marked shipped.`).waitFor();
-        // The 409 page: a shipped order's cancellation, with its reason.
-        await check(`/orders/${id}/cancel`);
-        await page.getByText(`Order ${id} is shipped and cannot be cancelled.`).waitFor();
-        await check('/audit');
-        await check('/team');
-        // The danger zone's page, and its form refused (a mistyped name), with its message.
-        await check('/account/delete');
-        await page.getByLabel(/To confirm, type the store's name/).fill('not the name');
-        await page.getByRole('button', { name: 'Delete this store' }).click();
-        await page.getByText("That is not the store's name.").waitFor();
-        violations.push(...(await axeViolations(page)));
-        await check('/webhooks');
-        await page.getByLabel('Endpoint URL').fill(`http://127.0.0.1:9/a/rather/long/path/for/a/webhook/receiver/${viewport.width}`);
-        await page.getByRole('button', { name: 'Add endpoint' }).click();
-        await page.getByLabel('Signing secret').waitFor();
-        violations.push(...(await axeViolations(page)));
-        const [account] = (await portal.services.accounts.listAccounts()).slice(-1);
-        const [endpoint] = (await portal.services.webhooks.listEndpoints(account?.id ?? 0, undefined, 1)).items;
-        await portal.services.orderOperations.createOrder({ accountId: account?.id ?? 0 });
-        await check(`/webhooks/${endpoint?.id ?? ''}`);
-        await check(`/webhooks/${endpoint?.id ?? ''}/delete`);
-        assert.deepEqual(violations, []);
-      }
     });
   });
 }

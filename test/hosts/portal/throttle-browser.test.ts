@@ -1,6 +1,8 @@
 /**
  * The sign-in throttle in Chromium, across two real server processes
- * (`store-orders serve`, spawned) on one database, SQLite and PostgreSQL:
+ * (`store-orders serve`, spawned) on one database, the browser tests'
+ * (SQLite, or PostgreSQL with TEST_BROWSER_BACKEND=postgres, as CI's Node 24
+ * run sets it):
  * failed sign-ins for one email alternate between the two portals, and both
  * refuse the sixth, the right password included. With a budget per process
  * (before issue 27), two processes let ten through.
@@ -13,6 +15,7 @@ import { browserSkip, launchChromium } from '../../support/browser.js';
 import { sharedDatabases } from '../../support/e2e-databases.js';
 import { signedUpOwner, TEST_PASSWORD } from '../../support/portal.js';
 import { startServer } from '../../support/process.js';
+import { browserBackends } from '../../support/storage.js';
 
 const WAIT_MS = 15_000;
 
@@ -28,7 +31,10 @@ async function signIn(page: Page, origin: string, email: string, password: strin
   return { status, text: (await page.locator('main').innerText()).replace(/\s+/g, ' ') };
 }
 
-for (const makeDatabase of sharedDatabases) {
+// The browser tests' database (browserBackends: SQLite, or PostgreSQL when TEST_BROWSER_BACKEND says so), so that each CI run has both.
+const chosen = browserBackends()[0]?.name.startsWith('postgres') === true ? 'postgres' : 'sqlite';
+
+for (const makeDatabase of sharedDatabases.filter((database) => database.name === chosen)) {
   describe(`sign-in throttle across two server processes in a browser: ${makeDatabase.name}`, { skip: browserSkip }, () => {
     test('when wrong passwords for one email alternate between two servers, then both let five through and refuse the sixth, even with the right password', async (t) => {
       const database = await makeDatabase.create(t);
