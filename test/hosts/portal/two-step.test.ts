@@ -22,6 +22,13 @@ async function passwordStep(portal: TestPortal, email: string): Promise<{ client
   return { client, location: answer.headers.location as string | undefined };
 }
 
+/** "Forgot password?" for `email`: the token of the link the mail carries. */
+async function mailedResetToken(portal: TestPortal, email: string, origin: string): Promise<string> {
+  await portal.services.users.requestPasswordReset({ email, origin });
+  const texts = await Promise.all((await portal.services.mail.list({ recipient: email, limit: 20 })).map(async (mail) => (await portal.services.mail.show(mail.id))?.body.text ?? ''));
+  return texts.map((text) => /reset-password\?token=([A-Za-z0-9_-]+)/.exec(text)?.[1]).find((found) => found !== undefined) ?? '';
+}
+
 for (const backend of httpBackends()) {
   describe(`two-step sign-in: ${backend.name}`, () => {
     test('when a user sets up an authenticator app, then a wrong first code is refused, the right one turns it on and shows ten recovery codes once, and the audit trail records it', async (t) => {
@@ -124,9 +131,7 @@ for (const backend of httpBackends()) {
       const portal = await createTestPortal(t, backend);
       const { client: owner, email } = await signUp(portal);
       const { key } = await turnOn(portal, owner);
-      await portal.services.users.requestPasswordReset({ email, origin: owner.origin });
-      const texts = await Promise.all((await portal.services.mail.list({ recipient: email, limit: 20 })).map(async (mail) => (await portal.services.mail.show(mail.id))?.body.text ?? ''));
-      const token = texts.map((text) => /reset-password\?token=([A-Za-z0-9_-]+)/.exec(text)?.[1]).find((found) => found !== undefined) ?? '';
+      const token = await mailedResetToken(portal, email, owner.origin);
       const visitor = portal.client();
       assert.match(pageText((await visitor.get(`/reset-password?token=${token}`)).body), /Code from your authenticator app/);
       const password = 'a brand new passphrase 2026';
@@ -181,9 +186,7 @@ for (const backend of httpBackends()) {
       const portal = await createTestPortal(t, backend);
       const { client: owner, email } = await signUp(portal);
       const { key } = await turnOn(portal, owner);
-      await portal.services.users.requestPasswordReset({ email, origin: owner.origin });
-      const texts = await Promise.all((await portal.services.mail.list({ recipient: email, limit: 20 })).map(async (mail) => (await portal.services.mail.show(mail.id))?.body.text ?? ''));
-      const token = texts.map((text) => /reset-password\?token=([A-Za-z0-9_-]+)/.exec(text)?.[1]).find((found) => found !== undefined) ?? '';
+      const token = await mailedResetToken(portal, email, owner.origin);
       const visitor = portal.client();
       await visitor.get(`/reset-password?token=${token}`);
       const statuses: number[] = [];
