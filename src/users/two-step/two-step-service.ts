@@ -1,4 +1,4 @@
-import { createHash, randomInt } from 'node:crypto';
+import { randomInt } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
 import { renderSVG } from 'uqr';
 import type { Clock } from '../../shared/clock.js';
@@ -36,10 +36,6 @@ export interface AuthenticatorSetUp {
 
 export type CodeKind = 'authenticator' | 'recovery_code';
 
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
-
 /** A recovery code as typed: lower case, without spaces or dashes. */
 function normaliseRecoveryCode(code: string): string {
   return code.toLowerCase().replace(/[\s-]+/g, '');
@@ -52,7 +48,7 @@ function newRecoveryCodes(): { codes: string[]; hashes: string[] } {
       .join('')
       .replace(/(.{4})(?=.)/g, '$1-'),
   );
-  return { codes, hashes: codes.map((code) => sha256(normaliseRecoveryCode(code))) };
+  return { codes, hashes: codes.map((code) => tokenHash(normaliseRecoveryCode(code))) };
 }
 
 /**
@@ -90,7 +86,7 @@ export function createTwoStepService({
     return delta === null ? undefined : Math.floor(timestamp / 1000 / PERIOD_SECONDS) + delta;
   }
 
-  async function setUpOf(secret: string, email: string): Promise<AuthenticatorSetUp> {
+  function setUpOf(secret: string, email: string): AuthenticatorSetUp {
     const uri = totpOf(secret, email).toString();
     return { secret: secret.replace(/(.{4})(?=.)/g, '$1 '), uri, qrSvg: renderSVG(uri, { border: 2 }) };
   }
@@ -151,7 +147,7 @@ export function createTwoStepService({
       if (step !== undefined) return (await twoStepRepository.useStep(userId, step)) ? 'authenticator' : undefined;
       const recovery = normaliseRecoveryCode(code);
       if (recovery.length !== RECOVERY_CODE_LENGTH) return undefined;
-      return (await twoStepRepository.useRecoveryCode(userId, sha256(recovery), nowIso())) ? 'recovery_code' : undefined;
+      return (await twoStepRepository.useRecoveryCode(userId, tokenHash(recovery), nowIso())) ? 'recovery_code' : undefined;
     },
 
     /** Ten new recovery codes in place of the old ones (every old one stops working); undefined when two-step sign-in is off. */
