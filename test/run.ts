@@ -20,6 +20,10 @@
  *   node --import tsx test/run.ts --check test          # npm test
  *   node --import tsx test/run.ts test/long             # npm run test:long
  *   node --import tsx test/run.ts test/orders test/http/errors.test.ts
+ *   node --import tsx test/run.ts --except=test/hosts/portal/accessibility-browser.test.ts test test/long
+ *
+ * `--except=<file>` leaves one file out of the folders named (CI's second
+ * run, .ci/run, leaves out what a second run would only repeat).
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -61,9 +65,19 @@ function testFilesUnder(dir: string): string[] {
 
 const args = process.argv.slice(2);
 const withCheck = args.includes('--check');
-const files = args.filter((arg) => arg !== '--check').flatMap((arg) => (statSync(arg).isDirectory() ? testFilesUnder(arg) : [arg]));
+const excepted = new Set(args.filter((arg) => arg.startsWith('--except=')).map((arg) => path.resolve(arg.slice('--except='.length))));
+for (const file of excepted) {
+  if (!statSync(file, { throwIfNoEntry: false })?.isFile()) {
+    process.stderr.write(`test/run.ts: --except names no test file: ${path.relative(process.cwd(), file)}\n`);
+    process.exit(2);
+  }
+}
+const files = args
+  .filter((arg) => !arg.startsWith('--'))
+  .flatMap((arg) => (statSync(arg).isDirectory() ? testFilesUnder(arg) : [arg]))
+  .filter((file) => !excepted.has(path.resolve(file)));
 if (files.length === 0) {
-  process.stderr.write('usage: node --import tsx test/run.ts <test files…>\n');
+  process.stderr.write('usage: node --import tsx test/run.ts [--check] [--except=<file>…] <test files or folders…>\n');
   process.exit(2);
 }
 
