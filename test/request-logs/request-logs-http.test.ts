@@ -85,8 +85,9 @@ for (const backend of storageBackends()) {
       assert.equal(refused?.path, '/v2/store/orders?status=pending&api_key=[redacted]&token=[redacted]&note=[redacted-api-key]');
 
       await h.services.requestLogRecorder.flush();
-      const rows = await readSql(h.database, 'SELECT * FROM request_logs');
-      assert.equal(rows.length, 6);
+      // SQLite packs the entries, a row per account and batch (migration 0033); PostgreSQL keeps a row per request.
+      const rows = await readSql(h.database, h.database.kind === 'sqlite' ? 'SELECT * FROM request_log_batches' : 'SELECT * FROM request_logs');
+      assert.equal(h.database.kind === 'sqlite' ? rows.reduce((sum, row) => sum + Number(row.live), 0) : rows.length, 6);
       const stored = JSON.stringify(rows, (_name, value: unknown) => (typeof value === 'bigint' ? String(value) : value));
       assert.ok(!stored.includes(key), 'the key never appears in any column');
       assert.ok(!stored.includes(key.slice(8)), 'nor its secret part');

@@ -19,24 +19,25 @@ async function open(t: TestContext, synchronous: SqliteSynchronous) {
   const { config, storage } = await sqliteBackend.freshDatabase(t);
   assert.equal(config.kind, 'sqlite');
   const account = await storage.accounts.create({ name: 'Main Street Pets', createdAt: '2026-11-28T10:00:00.000Z' });
+  const other = await storage.accounts.create({ name: 'Harbour Pets', createdAt: '2026-11-28T10:00:00.000Z' });
   const db = new Database(config.path);
   t.after(() => db.close());
   db.defaultSafeIntegers(true);
   db.pragma(`synchronous = ${synchronous}`);
   db.pragma('foreign_keys = ON');
-  // What each insert of a batch ran with, seen from inside its transaction.
+  // What each insert of a batch (a row per account: the entries are packed) ran with, seen from inside its transaction.
   db.exec(`CREATE TEMP TABLE seen (synchronous INTEGER);
-    CREATE TEMP TRIGGER watch AFTER INSERT ON request_logs BEGIN INSERT INTO seen SELECT synchronous FROM pragma_synchronous; END`);
+    CREATE TEMP TRIGGER watch AFTER INSERT ON request_log_batches BEGIN INSERT INTO seen SELECT synchronous FROM pragma_synchronous; END`);
   const seen = () => (db.prepare('SELECT synchronous FROM seen').pluck().all() as bigint[]).map(Number);
-  return { db, seen, accountId: account.id, repository: createSqliteRequestLogsRepository(db, synchronous) };
+  return { db, seen, accountId: account.id, otherId: other.id, repository: createSqliteRequestLogsRepository(db, synchronous) };
 }
 
 const entry = (accountId: number): NewRequestLog => ({ accountId, at: '2026-11-28T10:00:01.000Z', method: 'GET', path: '/v1/store/orders', status: 200, durationMs: 0.5, requestId: 'r1' });
 
 describe('request logs on SQLite: the batch commit and the synchronous setting', () => {
   test('when the database runs with synchronous=FULL, then a batch is written with NORMAL and FULL is back afterwards, after a failed batch too', async (t) => {
-    const { db, seen, accountId, repository } = await open(t, 'full');
-    await repository.append([entry(accountId), entry(accountId)], []);
+    const { db, seen, accountId, otherId, repository } = await open(t, 'full');
+    await repository.append([entry(accountId), entry(otherId), entry(accountId)], []);
     assert.deepEqual(seen(), [NORMAL, NORMAL]);
     assert.equal(Number(db.pragma('synchronous', { simple: true })), FULL);
 

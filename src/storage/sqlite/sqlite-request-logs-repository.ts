@@ -1,24 +1,12 @@
 import type Database from 'better-sqlite3';
 import { NotFoundError } from '../../errors/errors.js';
-import type { NewRequestLog, RequestLogFilters, RequestLogsRepository } from '../../request-logs/request-logs-repository.js';
-import { REQUEST_LOG_INSERT_COLUMNS, requestLogColumns, toRequestLog, type RequestLogRow } from '../request-log-rows.js';
+import type { NewRequestLog, RequestLog, RequestLogFilters, RequestLogPosition, RequestLogsRepository } from '../../request-logs/request-logs-repository.js';
+import { orderIdInPath } from '../../request-logs/request-log-orders.js';
 import type { UsageIncrement } from '../../usage/usage-counters.js';
-import { sqliteConstraint, statementCache } from './sqlite-util.js';
+import { sqliteConstraint, statementCache, type Prepare } from './sqlite-util.js';
 import type { SqliteSynchronous } from '../../config/config.js';
 import { addUsage } from './sqlite-usage-repository.js';
-
-const SELECT = `SELECT l.id, l.account_id, l.at, l.method, l.path, l.status, l.error_code, l.duration_ms, l.request_id, l.key_id, k.start AS key_start,
-  l.client_address, l.user_agent, l.api_version, l.error_body
-  FROM request_logs l LEFT JOIN api_keys k ON k.id = l.key_id`;
-
-/**
- * The order id a stored path starts with (the digits after /vN/store/orders/)
- * and the paths that may name one: migration 0026's index, character for
- * character (SQLite uses an expression index only for the same expression).
- * The rule itself: request-logs/request-log-orders.ts.
- */
-const ORDER_REF = "substr(path, 18, length(substr(path, 18)) - length(ltrim(substr(path, 18), '0123456789')))";
-const NAMES_ORDER = "path GLOB '/v[0-9]/store/orders/[0-9]*'";
+import { asWritten, BATCH_COLUMNS, BATCH_ENTRIES_MAX, packBatch, statusClassBits, unpackBatch, type BatchColumns, type UnpackedEntry } from './sqlite-request-log-batches.js';
 
 /**
  * Runs `write` with synchronous=NORMAL: its commit is not flushed to disk
@@ -38,32 +26,130 @@ function withoutSync(db: Database.Database, write: () => void): void {
   }
 }
 
-/** The WHERE clause of a page and its values, in order. */
-function where(accountId: number, filters: RequestLogFilters, before: { at: string; id: bigint } | undefined): { clause: string; values: unknown[] } {
-  const parts = ['l.account_id = ?'];
+interface BatchRow {
+  id: bigint;
+  last_at: string;
+  entries: string;
+}
+
+/** The batches that may hold a matching entry (their summaries, sqlite-request-log-batches.ts), and the values of the clause. */
+function batchesMatching(accountId: number, filters: RequestLogFilters, before: RequestLogPosition | undefined): { clause: string; values: unknown[] } {
+  const parts = ['account_id = ?'];
   const values: unknown[] = [accountId];
   const add = (part: string, ...more: unknown[]) => {
     parts.push(part);
     values.push(...more);
   };
-  if (filters.status !== undefined) add('l.status BETWEEN ? AND ?', filters.status.min, filters.status.max);
-  if (filters.method !== undefined) add('l.method = ?', filters.method);
-  if (filters.pathPrefix !== undefined) add('substr(l.path, 1, ?) = ?', filters.pathPrefix.length, filters.pathPrefix);
-  if (filters.requestId !== undefined) add('l.request_id = ?', filters.requestId);
-  if (filters.keyId !== undefined) add('l.key_id = ?', filters.keyId);
-  if (filters.since !== undefined) add('l.at >= ?', filters.since);
-  if (filters.until !== undefined) add('l.at < ?', filters.until);
-  if (before !== undefined) add('(l.at, l.id) < (?, ?)', before.at, before.id);
+  const { status } = filters;
+  if (status !== undefined) {
+    add('(classes & ?) != 0', statusClassBits(status.min, status.max));
+    if (status.min === status.max) add('instr(statuses, char(10) || ? || char(10)) > 0', String(status.min));
+  }
+  if (filters.method !== undefined) add('instr(methods, char(10) || ? || char(10)) > 0', filters.method);
+  if (filters.pathPrefix !== undefined) add('instr(paths, char(10) || ?) > 0', filters.pathPrefix);
+  if (filters.requestId !== undefined) add('instr(request_ids, char(10) || ? || char(10)) > 0', filters.requestId);
+  if (filters.keyId !== undefined) add('instr(key_ids, char(10) || ? || char(10)) > 0', String(filters.keyId));
+  if (filters.since !== undefined) add('last_at >= ?', filters.since);
+  if (filters.until !== undefined) add('first_at < ?', filters.until);
+  if (before !== undefined) add('first_at <= ?', before.at);
   return { clause: parts.join(' AND '), values };
 }
 
+/** Whether an entry matches the filters exactly (a batch's summary only says it may). */
+function matches(entry: UnpackedEntry, filters: RequestLogFilters, before: RequestLogPosition | undefined): boolean {
+  const { status } = filters;
+  if (status !== undefined && (entry.status < status.min || entry.status > status.max)) return false;
+  if (filters.method !== undefined && entry.method !== filters.method) return false;
+  if (filters.pathPrefix !== undefined && !entry.path.startsWith(filters.pathPrefix)) return false;
+  if (filters.requestId !== undefined && entry.requestId !== filters.requestId) return false;
+  if (filters.keyId !== undefined && entry.keyId !== filters.keyId) return false;
+  if (filters.since !== undefined && entry.at < filters.since) return false;
+  if (filters.until !== undefined && entry.at >= filters.until) return false;
+  return before === undefined || entry.at < before.at || (entry.at === before.at && entry.id < before.id);
+}
+
+/** Newest first: by time, then id. */
+const newestFirst = (a: UnpackedEntry, b: UnpackedEntry): number => (a.at === b.at ? (a.id > b.id ? -1 : a.id < b.id ? 1 : 0) : a.at > b.at ? -1 : 1);
+
+/**
+ * The `limit` newest matching entries of the batches `rows` yields, newest
+ * last time first. Batches overlap in time a little (a slow request is
+ * written with a later batch than a fast one that arrived after it), so the
+ * walk goes on until the next batch's newest entry is older than the
+ * limit-th found.
+ */
+function newestOf(rows: Iterable<BatchRow>, accountId: number, keep: (entry: UnpackedEntry) => boolean, limit: number): UnpackedEntry[] {
+  let found: UnpackedEntry[] = [];
+  for (const row of rows) {
+    const last = found[limit - 1];
+    if (last !== undefined && row.last_at < last.at) break;
+    for (const entry of unpackBatch(row.id, accountId, row.entries)) if (entry !== null && keep(entry)) found.push(entry);
+    found.sort(newestFirst);
+    if (found.length > limit) found = found.slice(0, limit);
+  }
+  return found;
+}
+
+/** The entries with their keys' visible starts (a key since deleted has none). */
+function withKeyStarts(sql: Prepare, entries: UnpackedEntry[]): RequestLog[] {
+  const keyIds = [...new Set(entries.flatMap((entry) => (entry.keyId === undefined ? [] : [entry.keyId])))];
+  if (keyIds.length === 0) return entries;
+  const rows = sql('SELECT id, start FROM api_keys WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(keyIds)) as { id: bigint; start: string }[];
+  const starts = new Map(rows.map((row) => [Number(row.id), row.start]));
+  return entries.map((entry) => {
+    const start = entry.keyId === undefined ? undefined : starts.get(entry.keyId);
+    return start === undefined ? entry : { ...entry, keyStart: start };
+  });
+}
+
+const PLACEHOLDERS = BATCH_COLUMNS.split(',').map(() => '?').join(', ');
+const values = (batch: BatchColumns) => [batch.first_at, batch.last_at, batch.live, batch.classes, batch.statuses, batch.methods, batch.key_ids, batch.paths, batch.request_ids, batch.order_ids, batch.entries];
+
 export function createSqliteRequestLogsRepository(db: Database.Database, synchronous: SqliteSynchronous = 'full'): RequestLogsRepository {
   const sql = statementCache(db);
-  // The entries and the counters they add to, in one transaction: the usage never counts a request the logs lost, nor the reverse.
+  // One row per account and batch (sqlite-request-log-batches.ts), and the counters they add to, in one transaction: the
+  // usage never counts a request the logs lost, nor the reverse.
   const append = db.transaction((entries: readonly NewRequestLog[], usage: readonly UsageIncrement[]) => {
-    const insert = sql(`INSERT INTO request_logs (${REQUEST_LOG_INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-    for (const entry of entries) insert.run(...requestLogColumns(entry));
+    const insert = sql(`INSERT INTO request_log_batches (account_id, ${BATCH_COLUMNS}) VALUES (?, ${PLACEHOLDERS})`);
+    const byAccount = new Map<number, NewRequestLog[]>();
+    for (const entry of entries) {
+      const own = byAccount.get(entry.accountId);
+      if (own === undefined) byAccount.set(entry.accountId, [entry]);
+      else own.push(entry);
+    }
+    for (const [accountId, own] of byAccount) {
+      for (let start = 0; start < own.length; start += BATCH_ENTRIES_MAX) insert.run(accountId, ...values(packBatch(own.slice(start, start + BATCH_ENTRIES_MAX))));
+    }
     addUsage(sql, usage);
+  });
+
+  const prune = db.transaction((before: string, limit: number): number => {
+    let deleted = 0;
+    const rows = sql('SELECT id, account_id, last_at, live, entries FROM request_log_batches WHERE first_at < ? ORDER BY first_at, id LIMIT ?').all(before, limit) as (BatchRow & {
+      account_id: bigint;
+      live: bigint;
+    })[];
+    for (const row of rows) {
+      const room = limit - deleted;
+      if (room <= 0) break;
+      if (row.last_at < before && Number(row.live) <= room) {
+        sql('DELETE FROM request_log_batches WHERE id = ?').run(row.id);
+        deleted += Number(row.live);
+        continue;
+      }
+      // Part of the batch is old, or more of it than this round may delete: the oldest go, the others keep their ids.
+      const entries = unpackBatch(row.id, Number(row.account_id), row.entries);
+      const old = entries
+        .filter((entry): entry is UnpackedEntry => entry !== null && entry.at < before)
+        .sort((a, b) => -newestFirst(a, b))
+        .slice(0, room);
+      const going = new Set(old.map((entry) => entry.id));
+      const kept = entries.map((entry) => (entry === null || going.has(entry.id) ? null : asWritten(entry)));
+      if (kept.every((entry) => entry === null)) sql('DELETE FROM request_log_batches WHERE id = ?').run(row.id);
+      else sql(`UPDATE request_log_batches SET (${BATCH_COLUMNS}) = (${PLACEHOLDERS}) WHERE id = ?`).run(...values(packBatch(kept)), row.id);
+      deleted += going.size;
+    }
+    return deleted;
   });
 
   return {
@@ -78,29 +164,25 @@ export function createSqliteRequestLogsRepository(db: Database.Database, synchro
       }
     },
     async listPage({ accountId, filters, before, limit }) {
-      const { clause, values } = where(accountId, filters, before);
-      const rows = sql(`${SELECT} WHERE ${clause} ORDER BY l.at DESC, l.id DESC LIMIT ?`).all(...values, limit) as RequestLogRow[];
-      return rows.map(toRequestLog);
+      const { clause, values: bound } = batchesMatching(accountId, filters, before);
+      const rows = sql(`SELECT id, last_at, entries FROM request_log_batches WHERE ${clause} ORDER BY last_at DESC, id DESC`).iterate(...bound) as IterableIterator<BatchRow>;
+      return withKeyStarts(sql, newestOf(rows, accountId, (entry) => matches(entry, filters, before), limit));
     },
     async listForOrder({ accountId, orderId, limit }) {
-      const id = orderId.toString();
-      // After the id: the path's end, a slash or the query (18 + its length is the character after it).
       const rows = sql(
-        `${SELECT} WHERE l.account_id = ? AND ${NAMES_ORDER} AND ${ORDER_REF} = ? AND substr(path, ?, 1) IN ('', '/', '?') ORDER BY l.at DESC, l.id DESC LIMIT ?`,
-      ).all(accountId, id, 18 + id.length, limit) as RequestLogRow[];
-      return rows.map(toRequestLog);
+        "SELECT id, last_at, entries FROM request_log_batches WHERE account_id = ? AND instr(order_ids, char(10) || ? || char(10)) > 0 ORDER BY last_at DESC, id DESC",
+      ).iterate(accountId, orderId.toString()) as IterableIterator<BatchRow>;
+      return withKeyStarts(sql, newestOf(rows, accountId, (entry) => orderIdInPath(entry.path) === orderId, limit));
     },
     async findById(accountId, id) {
-      const row = sql(`${SELECT} WHERE l.account_id = ? AND l.id = ?`).get(accountId, id) as RequestLogRow | undefined;
-      return row === undefined ? undefined : toRequestLog(row);
+      if (id < 0n) return undefined;
+      const batchId = id / BigInt(BATCH_ENTRIES_MAX);
+      const row = sql('SELECT id, last_at, entries FROM request_log_batches WHERE id = ? AND account_id = ?').get(batchId, accountId) as BatchRow | undefined;
+      const entry = row === undefined ? undefined : unpackBatch(row.id, accountId, row.entries)[Number(id % BigInt(BATCH_ENTRIES_MAX))];
+      return entry === undefined || entry === null ? undefined : withKeyStarts(sql, [entry])[0];
     },
     async deleteOlderThan(before, limit) {
-      // Ids grow with time (a batch is written within a second of its requests): the oldest rows are the lowest ids, so
-      // the walk by rowid stops at the first young row, with no index on at (each index costs every logged request).
-      const young = sql('SELECT id FROM request_logs WHERE at >= ? ORDER BY id LIMIT 1').get(before) as { id: bigint } | undefined;
-      return young === undefined
-        ? sql('DELETE FROM request_logs WHERE id IN (SELECT id FROM request_logs WHERE at < ? ORDER BY id LIMIT ?)').run(before, limit).changes
-        : sql('DELETE FROM request_logs WHERE id IN (SELECT id FROM request_logs WHERE id < ? AND at < ? ORDER BY id LIMIT ?)').run(young.id, before, limit).changes;
+      return prune(before, limit);
     },
   };
 }

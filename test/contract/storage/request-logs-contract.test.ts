@@ -186,6 +186,82 @@ for (const backend of storageBackends({ postgresDirect: true })) {
       assert.deepEqual(await list({ pathPrefix: '/v1/pets/', keyId: key.id, status: { min: 200, max: 299 } }), ['p3', 'p0']);
     });
 
+    test('when many batches overlap in time and one append holds more than a batch, then every page walk, filtered or not, sees exactly the matching entries, newest first, each once', async (t) => {
+      const { storage, account, other, key } = await setUp(t);
+      // Arrival times out of write order and repeated (slow requests written with a later batch), 3 appends, the
+      // second larger than SQLite's 4,096 entries per batch, two accounts interleaved.
+      const written: RequestLog[] = [];
+      let n = 0;
+      for (const size of [300, 4500, 200]) {
+        const batch = Array.from({ length: size }, (): NewRequestLog => {
+          const i = n++;
+          const mine = i % 5 !== 0;
+          return entry(mine ? account.id : other.id, 0, {
+            at: new Date(T0 + ((i * 7919) % 3000) * 7).toISOString(),
+            requestId: `r${i}`,
+            method: i % 3 === 0 ? 'DELETE' : 'GET',
+            path: i % 4 === 0 ? `/v1/store/orders/${i % 9 + 1}` : '/v2/store/orders?limit=10',
+            status: i % 7 === 0 ? 404 : i % 11 === 0 ? 409 : 200,
+            ...(i % 2 === 0 ? { keyId: key.id } : {}),
+          });
+        });
+        await storage.requestLogs.append(batch, []);
+        written.push(...batch.map((e) => ({ ...e, id: 0n })));
+      }
+      const walk = async (filters: Parameters<typeof storage.requestLogs.listPage>[0]['filters'], limit: number) => {
+        const seen: RequestLog[] = [];
+        let before: { at: string; id: bigint } | undefined;
+        for (;;) {
+          const page = await storage.requestLogs.listPage({ accountId: account.id, filters, limit, ...(before === undefined ? {} : { before }) });
+          seen.push(...page);
+          const last = page.at(-1);
+          if (last === undefined || page.length < limit) return seen;
+          before = { at: last.at, id: last.id };
+        }
+      };
+      // The model: the account's entries, newest first by time and then by write order (ids grow with it).
+      const order = new Map(written.map((e, i) => [e.requestId, i]));
+      const expected = (match: (e: RequestLog) => boolean) =>
+        written
+          .filter((e) => e.accountId === account.id && match(e))
+          .sort((a, b) => (a.at === b.at ? (order.get(b.requestId) ?? 0) - (order.get(a.requestId) ?? 0) : a.at > b.at ? -1 : 1))
+          .map((e) => e.requestId);
+      const cases: [Parameters<typeof storage.requestLogs.listPage>[0]['filters'], (e: RequestLog) => boolean, number][] = [
+        [{}, () => true, 250],
+        [{ status: { min: 400, max: 499 } }, (e) => e.status >= 400 && e.status <= 499, 97],
+        [{ status: { min: 409, max: 409 } }, (e) => e.status === 409, 40],
+        [{ method: 'DELETE', keyId: key.id }, (e) => e.method === 'DELETE' && e.keyId === key.id, 100],
+        [{ pathPrefix: '/v1/store/orders/3' }, (e) => e.path.startsWith('/v1/store/orders/3'), 7],
+        [{ requestId: 'r4321' }, (e) => e.requestId === 'r4321', 10],
+        [{ since: at(0.2), until: at(0.3) }, (e) => e.at >= at(0.2) && e.at < at(0.3), 33],
+      ];
+      for (const [filters, match, limit] of cases) {
+        const seen = await walk(filters, limit);
+        assert.deepEqual(ids(seen), expected(match), JSON.stringify(filters));
+        assert.equal(new Set(seen.map((e) => e.id)).size, seen.length, 'no id twice');
+      }
+      const one = (await walk({ requestId: 'r4321' }, 1))[0];
+      assert.ok(one !== undefined);
+      assert.deepEqual(await storage.requestLogs.findById(account.id, one.id), one);
+      assert.deepEqual(
+        ids(await storage.requestLogs.listForOrder({ accountId: account.id, orderId: 3n, limit: 1000 })),
+        expected((e) => /^\/v1\/store\/orders\/3$/.test(e.path)),
+      );
+      // Pruned in small rounds from the middle of the span: exactly the older entries go, the rest keep their ids.
+      const cut = at(0.25);
+      const before = await walk({}, 1000);
+      let deleted = 0;
+      for (let round = await storage.requestLogs.deleteOlderThan(cut, 700); round > 0; round = await storage.requestLogs.deleteOlderThan(cut, 700)) {
+        assert.ok(round <= 700);
+        deleted += round;
+      }
+      assert.equal(deleted, written.filter((e) => e.at < cut).length);
+      assert.deepEqual(await walk({}, 1000), before.filter((e) => e.at >= cut));
+      const gone = before.find((e) => e.at < cut);
+      assert.ok(gone !== undefined);
+      assert.equal(await storage.requestLogs.findById(account.id, gone.id), undefined);
+    });
+
     test('when old entries are pruned in bounded rounds, then only those older than the instant go, any account', async (t) => {
       const { storage, account, other } = await setUp(t);
       await storage.requestLogs.append([entry(account.id, 0), entry(other.id, 1), entry(account.id, 2), entry(account.id, 10)], []);

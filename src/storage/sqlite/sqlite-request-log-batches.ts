@@ -1,0 +1,185 @@
+import type { ApiVersion, NewRequestLog, RequestLog } from '../../request-logs/request-logs-repository.js';
+import { orderIdInPath } from '../../request-logs/request-log-orders.js';
+
+/**
+ * SQLite keeps the request logs packed: one row of request_log_batches per
+ * account and written batch (migration 0033), not one row per request. A
+ * B-tree row per request, written by the serving process, cost every logged
+ * request 3 to 4 µs of a 40 µs listing, whatever its columns and indexes
+ * (BENCHMARKS.md, eleventh and thirteenth sessions); a row per batch costs a
+ * few nanoseconds per request, plus packing it here.
+ *
+ * A batch's `entries` is JSON: `{"s": [strings…], "e": [entry…]}`. An entry
+ * is an array, PACKED_FIELDS in order; a path, user agent or client address
+ * is a number when it is an index into `s` (each distinct text once per
+ * batch: a busy client sends the same few again and again) or the text
+ * itself (what the migration of the old rows writes). A pruned entry is
+ * null, so the others keep their positions. Trailing absent fields are
+ * left out.
+ *
+ * An entry's id is its batch's id × BATCH_ENTRIES_MAX + its position: ids
+ * grow in the order entries were written, as the old rows' did.
+ *
+ * The batch's other columns summarize its live entries, so that a filter
+ * skips the batches that cannot match without unpacking them: the time
+ * span, the status classes as bits, and newline-framed lists ("\nGET\n")
+ * of the statuses, methods, key ids, paths, request ids and named order
+ * ids. A list is only ever searched for "\n<text>" (a path prefix) or
+ * "\n<text>\n" (a whole value), so it may repeat a value, and a value
+ * holding a newline is still found: the lists can only say "maybe", and
+ * every entry read is checked against the filters exactly.
+ */
+export const BATCH_ENTRIES_MAX = 4096;
+
+type Text = number | string;
+/** [at, method, path, status, durationMs, requestId, keyId, clientAddress, userAgent, apiVersion, errorCode, errorBody] */
+type PackedEntry = [string, string, Text, number, number, string, (number | null)?, (Text | null)?, (Text | null)?, (string | null)?, (string | null)?, (string | null)?];
+
+/** The columns of one batch row, in BATCH_COLUMNS' order. */
+export interface BatchColumns {
+  first_at: string;
+  last_at: string;
+  live: number;
+  classes: number;
+  statuses: string;
+  methods: string;
+  key_ids: string;
+  paths: string;
+  request_ids: string;
+  order_ids: string;
+  entries: string;
+}
+
+export const BATCH_COLUMNS = 'first_at, last_at, live, classes, statuses, methods, key_ids, paths, request_ids, order_ids, entries';
+
+/** The bit of a status's class (1 << 2 for 2xx); statuses outside 100–999 share bit 0. */
+function statusClassBit(status: number): number {
+  return status >= 100 && status <= 999 ? 1 << Math.trunc(status / 100) : 1;
+}
+
+/** The bits of every class a status range touches. */
+export function statusClassBits(min: number, max: number): number {
+  let bits = 0;
+  for (let status = Math.max(min, 0); status <= max && status <= 1099; status = (Math.trunc(status / 100) + 1) * 100) bits |= statusClassBit(status);
+  return min < 100 || max > 999 ? bits | 1 : bits;
+}
+
+const framed = (values: Iterable<string | number | bigint>): string => {
+  let text = '\n';
+  for (const value of values) text += `${value}\n`;
+  return text;
+};
+
+/**
+ * One batch of one account's entries (null: a pruned position) in its
+ * stored form: the JSON of the entries and the summary of those present.
+ * Called with up to BATCH_ENTRIES_MAX entries; at least one present.
+ */
+export function packBatch(entries: readonly (NewRequestLog | null)[]): BatchColumns {
+  const strings: string[] = [];
+  const indexOf = new Map<string, number>();
+  const ref = (text: string): number => {
+    let index = indexOf.get(text);
+    if (index === undefined) {
+      index = strings.length;
+      strings.push(text);
+      indexOf.set(text, index);
+    }
+    return index;
+  };
+  const statuses = new Set<number>();
+  const methods = new Set<string>();
+  const keyIds = new Set<number>();
+  const orders = new Set<bigint>();
+  // Paths are few per batch: each one's order id is read once, when it is first met.
+  const pathsSeen = new Set<string>();
+  let requestIds = '\n';
+  let firstAt = '';
+  let lastAt = '';
+  let live = 0;
+  let classes = 0;
+  let lastStatus = -1;
+  let lastMethod = '';
+  const packed: (PackedEntry | null)[] = [];
+  for (const entry of entries) {
+    if (entry === null) {
+      packed.push(null);
+      continue;
+    }
+    live++;
+    if (firstAt === '' || entry.at < firstAt) firstAt = entry.at;
+    if (entry.at > lastAt) lastAt = entry.at;
+    if (entry.status !== lastStatus) {
+      lastStatus = entry.status;
+      statuses.add(lastStatus);
+      classes |= statusClassBit(lastStatus);
+    }
+    if (entry.method !== lastMethod) {
+      lastMethod = entry.method;
+      methods.add(lastMethod);
+    }
+    if (!pathsSeen.has(entry.path)) {
+      pathsSeen.add(entry.path);
+      const order = orderIdInPath(entry.path);
+      if (order !== undefined) orders.add(order);
+    }
+    requestIds += `${entry.requestId}\n`;
+    const row: PackedEntry = [entry.at, entry.method, ref(entry.path), entry.status, entry.durationMs, entry.requestId];
+    const tail: (number | string | null)[] = [
+      entry.keyId ?? null,
+      entry.clientAddress === undefined ? null : ref(entry.clientAddress),
+      entry.userAgent === undefined ? null : ref(entry.userAgent),
+      entry.apiVersion ?? null,
+      entry.errorCode ?? null,
+      entry.errorBody ?? null,
+    ];
+    if (entry.keyId !== undefined) keyIds.add(entry.keyId);
+    let end = tail.length;
+    while (end > 0 && tail[end - 1] === null) end--;
+    for (let i = 0; i < end; i++) row.push(tail[i] as never);
+    packed.push(row);
+  }
+  return {
+    first_at: firstAt,
+    last_at: lastAt,
+    live,
+    classes,
+    statuses: framed(statuses),
+    methods: framed(methods),
+    key_ids: framed(keyIds),
+    paths: framed(pathsSeen),
+    request_ids: requestIds,
+    order_ids: framed(orders),
+    entries: JSON.stringify({ s: strings, e: packed }),
+  };
+}
+
+/** A stored entry, without its key's start (read from api_keys by the caller). */
+export type UnpackedEntry = Omit<RequestLog, 'keyStart'>;
+
+/** The entries of a batch row by position (null: pruned), each with its id. */
+export function unpackBatch(batchId: bigint, accountId: number, entriesJson: string): (UnpackedEntry | null)[] {
+  const { s = [], e } = JSON.parse(entriesJson) as { s?: string[]; e: (PackedEntry | null)[] };
+  const text = (value: Text): string => (typeof value === 'number' ? (s[value] as string) : value);
+  const base = batchId * BigInt(BATCH_ENTRIES_MAX);
+  return e.map((packed, position) => {
+    if (packed === null) return null;
+    const [at, method, path, status, durationMs, requestId, keyId, clientAddress, userAgent, apiVersion, errorCode, errorBody] = packed;
+    const entry: UnpackedEntry = { id: base + BigInt(position), accountId, at, method, path: text(path), status, durationMs, requestId };
+    if (errorCode !== undefined && errorCode !== null) entry.errorCode = errorCode;
+    if (keyId !== undefined && keyId !== null) entry.keyId = keyId;
+    if (clientAddress !== undefined && clientAddress !== null) entry.clientAddress = text(clientAddress);
+    if (userAgent !== undefined && userAgent !== null) entry.userAgent = text(userAgent);
+    // Written only from API_VERSIONS.
+    if (apiVersion !== undefined && apiVersion !== null) entry.apiVersion = apiVersion as ApiVersion;
+    if (errorBody !== undefined && errorBody !== null) entry.errorBody = errorBody;
+    return entry;
+  });
+}
+
+/** An unpacked entry as written (the inverse of packBatch for one entry): what a pruned batch is packed again from. */
+export function asWritten(entry: UnpackedEntry): NewRequestLog {
+  const written: NewRequestLog & { id?: bigint } = { ...entry };
+  delete written.id;
+  return written;
+}
