@@ -71,13 +71,23 @@ function latencyCounterOf(durationMs: number): UsageCounter {
  */
 export function usageOfRequests(requests: readonly { accountId: number; at: string; status: number; durationMs: number }[]): UsageIncrement[] {
   const byKey = new Map<string, UsageIncrement>();
+  // Requests come in runs of one account and one hour: the last one's increment serves the next while the account
+  // is the same and the time is in hourOf's stored form within the same hour (its first 13 characters), with no key made.
+  let last: { accountId: number; hourPrefix: string; increment: UsageIncrement } | undefined;
   for (const request of requests) {
-    const hour = hourOf(request.at);
-    const key = `${request.accountId} ${hour}`;
-    let increment = byKey.get(key);
-    if (increment === undefined) {
-      increment = { accountId: request.accountId, hour, counts: {} };
-      byKey.set(key, increment);
+    let increment: UsageIncrement | undefined;
+    const { at } = request;
+    if (last !== undefined && last.accountId === request.accountId && at.length === 24 && at.endsWith('Z') && at.startsWith(last.hourPrefix)) {
+      increment = last.increment;
+    } else {
+      const hour = hourOf(at);
+      const key = `${request.accountId} ${hour}`;
+      increment = byKey.get(key);
+      if (increment === undefined) {
+        increment = { accountId: request.accountId, hour, counts: {} };
+        byKey.set(key, increment);
+      }
+      last = { accountId: request.accountId, hourPrefix: hour.slice(0, 13), increment };
     }
     const { counts } = increment;
     const statusCounter = STATUS_COUNTERS[statusClassOf(request.status)];

@@ -125,18 +125,16 @@ export function packBatch(entries: readonly (NewRequestLog | null)[]): BatchColu
     }
     requestIds += `${entry.requestId}\n`;
     const row: PackedEntry = [entry.at, entry.method, ref(entry.path), entry.status, entry.durationMs, entry.requestId];
-    const tail: (number | string | null)[] = [
-      entry.keyId ?? null,
-      entry.clientAddress === undefined ? null : ref(entry.clientAddress),
-      entry.userAgent === undefined ? null : ref(entry.userAgent),
-      entry.apiVersion ?? null,
-      entry.errorCode ?? null,
-      entry.errorBody ?? null,
-    ];
-    if (entry.keyId !== undefined) keyIds.add(entry.keyId);
-    let end = tail.length;
-    while (end > 0 && tail[end - 1] === null) end--;
-    for (let i = 0; i < end; i++) row.push(tail[i] as never);
+    // The optional fields in order, up to the last one present (absent ones before it are null).
+    const { keyId, clientAddress, userAgent, apiVersion, errorCode, errorBody } = entry;
+    if (keyId !== undefined) keyIds.add(keyId);
+    const count = errorBody !== undefined ? 6 : errorCode !== undefined ? 5 : apiVersion !== undefined ? 4 : userAgent !== undefined ? 3 : clientAddress !== undefined ? 2 : keyId !== undefined ? 1 : 0;
+    if (count >= 1) row.push(keyId ?? null);
+    if (count >= 2) row.push(clientAddress === undefined ? null : ref(clientAddress));
+    if (count >= 3) row.push(userAgent === undefined ? null : ref(userAgent));
+    if (count >= 4) row.push(apiVersion ?? null);
+    if (count >= 5) row.push(errorCode ?? null);
+    if (count >= 6) row.push(errorBody ?? null);
     packed.push(row);
   }
   return {
