@@ -11,7 +11,8 @@ import { UNCOUNTED_SERVICE_METRICS, type ServiceMetrics } from './observability/
 import { tracedDelivery, tracedWebhookSender } from './observability/service-tracing.js';
 import type { Services } from './services.js';
 import { systemClock, type Clock } from './shared/clock.js';
-import type { OutageLog } from './shared/outage-log.js';
+import type { OutageLog, OutageSource } from './shared/outage-log.js';
+import { DatabaseUnavailableError } from './errors/errors.js';
 import type { Storage } from './storage/storage.js';
 import { createWebhookDispatcher } from './webhooks/delivery/webhook-dispatcher.js';
 import { createWebhookSender } from './webhooks/delivery/webhook-sender.js';
@@ -174,34 +175,53 @@ export function createBackgroundWork(
   load: () => HostLoad,
 ): BackgroundWork {
   const { config, services } = container;
+  /**
+   * A failure of periodic work: an unreachable database is the outage log's
+   * to count (one line when it goes, one when it is back, no stack per
+   * failure: shared/outage-log.ts); anything else is a warning with the error.
+   */
+  const failed =
+    (source: OutageSource, message: string) =>
+    (err: unknown): void => {
+      if (err instanceof DatabaseUnavailableError) outages.databaseUnreachable(err, source);
+      else logger.warn({ err }, message);
+    };
+  // Requests the request logs dropped (their buffer full through a long outage): said once per growth, without a stack.
+  let droppedLogged = 0;
+  const requestLogsFailed = failed('request-logs', 'could not write request logs; kept in memory for the next attempt');
   const messages = createMessagesDispatcher(container, logger, outages);
   const eventsPruner = createBackgroundEventsPruner(container, logger);
   // Idempotency-Key records live 24 hours: pruned in the same batched rounds, on the events' schedule.
   const idempotencyPruner = createEventsPruner({
     eventsService: services.idempotency,
     intervalMs: config.events.pruneIntervalMs,
-    onError: (err) => logger.warn({ err }, 'could not prune expired Idempotency-Key records'),
+    onError: failed('pruning', 'could not prune expired Idempotency-Key records'),
   });
   // Request logs live REQUEST_LOG_RETENTION_DAYS: pruned in the same batched rounds, on their own schedule.
   const requestLogsPruner = createEventsPruner({
     eventsService: services.requestLogs,
     intervalMs: config.requestLogs.pruneIntervalMs,
-    onError: (err) => logger.warn({ err }, 'could not prune expired request logs'),
+    onError: failed('pruning', 'could not prune expired request logs'),
   });
   const webhooks = createWebhooksDispatcher(container, logger, outages, undefined, load);
   const mail = createMailEngine(container, logger, outages);
   return {
     start() {
-      services.keyUsage.start(config.limits.keyUsageFlushMs, (err) => logger.warn({ err }, 'could not record API key usage'));
+      services.keyUsage.start(config.limits.keyUsageFlushMs, failed('key-usage', 'could not record API key usage'));
       // The change an entry describes has committed already: a lost entry is logged, with what it said.
       services.audit.onRecordFailed((err, entry) => logger.error({ err, audit: entry }, 'could not write an audit trail entry'));
-      services.audit.startPruning(config.audit.pruneIntervalMs, (err) => logger.warn({ err }, 'could not prune the audit trail'));
+      services.audit.startPruning(config.audit.pruneIntervalMs, failed('pruning', 'could not prune the audit trail'));
       messages.start();
       eventsPruner.start();
       idempotencyPruner.start();
-      services.requestLogRecorder.start(config.requestLogs.flushMs, (err) =>
-        logger.warn({ err, droppedSinceStart: services.requestLogRecorder.dropped() }, 'could not write request logs; kept in memory for the next attempt'),
-      );
+      services.requestLogRecorder.start(config.requestLogs.flushMs, (err) => {
+        requestLogsFailed(err);
+        const dropped = services.requestLogRecorder.dropped();
+        if (dropped > droppedLogged) {
+          droppedLogged = dropped;
+          logger.warn({ droppedSinceStart: dropped }, `request logs dropped: ${dropped} requests since start, the buffer full while they could not be written`);
+        }
+      });
       requestLogsPruner.start();
       webhooks.start();
       mail.start();

@@ -1,6 +1,6 @@
 
-/** What ran into the unreachable database: a request (answered 503) or background work. */
-export type OutageSource = 'request' | 'messages-dispatcher' | 'webhooks-dispatcher' | 'mail-dispatcher';
+/** What ran into the unreachable database: a request (answered 503) or background work (background-work.ts). */
+export type OutageSource = 'request' | 'messages-dispatcher' | 'webhooks-dispatcher' | 'mail-dispatcher' | 'request-logs' | 'key-usage' | 'pruning';
 
 /**
  * The log of expected failures: the database unreachable and clients that
