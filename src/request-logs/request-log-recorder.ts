@@ -1,8 +1,9 @@
 import { createStoredForm, type CapturedRequest } from './request-log-entries.js';
 import type { RequestLogsRepository } from './request-logs-repository.js';
-import type { Clock } from '../shared/clock.js';
+import { systemClock, type Clock } from '../shared/clock.js';
 import { usageOfRequests } from '../usage/usage-counters.js';
 import { createPeriodicFlush } from '../shared/periodic-flush.js';
+import { createCaptureBuffer } from './request-log-buffer.js';
 
 /**
  * Rows per append, and a turn of the event loop between appends: SQLite
@@ -36,7 +37,8 @@ export interface RequestLogRecorderOptions {
  */
 export function createRequestLogRecorder({ requestLogsRepository, clock, enabled, maxBuffered }: RequestLogRecorderOptions) {
   const toStored = createStoredForm();
-  let pending: CapturedRequest[] = [];
+  /** The requests not yet written, oldest first (request-log-buffer.ts: column by column, no object per request). */
+  const pending = createCaptureBuffer();
   let dropped = 0;
   let flushing: Promise<void> | undefined;
   /** Captures still being completed (the owner of a failed key being looked up): a flush waits for them. */
@@ -44,31 +46,28 @@ export function createRequestLogRecorder({ requestLogsRepository, clock, enabled
 
   /** Notes one request. Memory only: no I/O, no serialization. */
   function capture(request: CapturedRequest): void {
-    if (pending.length >= maxBuffered) {
-      // The oldest tenth at once: a full buffer costs one copy per tenth, not one per request.
+    if (pending.size >= maxBuffered) {
+      // The oldest tenth at once.
       const excess = Math.max(1, Math.floor(maxBuffered / 10));
-      pending = pending.slice(excess);
+      pending.dropOldest(excess);
       dropped += excess;
     }
     pending.push(request);
   }
 
-  async function write(batch: CapturedRequest[]): Promise<void> {
-    for (let start = 0; start < batch.length; start += APPEND_CHUNK) {
-      if (start > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-      const chunk = batch.slice(start, start + APPEND_CHUNK);
-      try {
-        const entries = chunk.map(toStored);
-        await requestLogsRepository.append(entries, usageOfRequests(entries));
-      } catch (error) {
-        // Kept for the next attempt, ahead of what arrived meanwhile, within the bound.
-        pending = [...batch.slice(start), ...pending];
-        if (pending.length > maxBuffered) {
-          dropped += pending.length - maxBuffered;
-          pending = pending.slice(pending.length - maxBuffered);
-        }
-        throw error;
-      }
+  /**
+   * Writes the `count` oldest requests held, APPEND_CHUNK at a time; each
+   * chunk is let go once written. A failed write leaves its chunk and those
+   * after it held for the next attempt, ahead of what arrived meanwhile.
+   */
+  async function write(count: number): Promise<void> {
+    for (let written = 0; written < count && pending.size > 0; written += APPEND_CHUNK) {
+      if (written > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      const from = pending.head;
+      const chunk = pending.peek(Math.min(APPEND_CHUNK, count - written));
+      const entries = chunk.map(toStored);
+      await requestLogsRepository.append(entries, usageOfRequests(entries));
+      pending.release(from, chunk.length);
     }
   }
 
@@ -76,10 +75,8 @@ export function createRequestLogRecorder({ requestLogsRepository, clock, enabled
   async function flush(): Promise<void> {
     await Promise.all(completing);
     while (flushing !== undefined) await flushing.catch(() => undefined);
-    if (pending.length === 0) return;
-    const batch = pending;
-    pending = [];
-    flushing = write(batch).finally(() => (flushing = undefined));
+    if (pending.size === 0) return;
+    flushing = write(pending.size).finally(() => (flushing = undefined));
     await flushing;
   }
 
@@ -87,7 +84,8 @@ export function createRequestLogRecorder({ requestLogsRepository, clock, enabled
   return {
     enabled,
     /** Epoch milliseconds now, by the recorder's clock: what a capture stamps its request's arrival from. */
-    now: (): number => clock.now().getTime(),
+    // The system clock's time without a Date per request.
+    now: clock === systemClock ? Date.now : (): number => clock.now().getTime(),
     capture,
     /**
      * Notes a request once `completed` resolves with it (undefined: nothing

@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { generateApiKey } from '../../src/api-keys/api-key-format.js';
 import { createStoredForm, storablePath, toNewRequestLog, type CapturedRequest } from '../../src/request-logs/request-log-entries.js';
+import { createCaptureBuffer } from '../../src/request-logs/request-log-buffer.js';
 import { createRequestLogRecorder } from '../../src/request-logs/request-log-recorder.js';
 import type { NewRequestLog } from '../../src/request-logs/request-logs-repository.js';
 import { systemClock } from '../../src/shared/clock.js';
@@ -104,5 +105,63 @@ describe('the stored form of a request', () => {
     assert.equal(recorder.dropped(), 15);
     await recorder.stop();
     assert.deepEqual(written[1]?.map((entry) => entry.requestId), Array.from({ length: 10 }, (_, i) => `n${i + 15}`));
+  });
+});
+
+describe('the capture buffer (column by column)', () => {
+  test('when requests are pushed, peeked, released and dropped in any order, through growth and compaction, then it holds exactly what a plain queue would, fields intact', () => {
+    type Op = { push: number } | { peek: number; release: boolean } | { drop: number };
+    const op = fc.oneof(
+      { arbitrary: fc.record({ push: fc.integer({ min: 1, max: 1500 }) }), weight: 3 },
+      { arbitrary: fc.record({ peek: fc.integer({ min: 1, max: 900 }), release: fc.boolean() }), weight: 2 },
+      { arbitrary: fc.record({ drop: fc.integer({ min: 1, max: 400 }) }), weight: 1 },
+    );
+    fc.assert(
+      fc.property(fc.array(op as fc.Arbitrary<Op>, { maxLength: 30 }), (ops) => {
+        const buffer = createCaptureBuffer();
+        let model: CapturedRequest[] = [];
+        let n = 0;
+        const make = (i: number): CapturedRequest =>
+          captured({
+            at: 1_795_000_000_000 + i / 7,
+            requestId: `r${i}`,
+            url: `/v1/store/orders?page=${i % 3}`,
+            status: i % 5 === 0 ? 404 : 200,
+            durationMs: i / 16,
+            accountId: 1 + (i % 2),
+            keyId: i % 4 === 0 ? undefined : i % 7,
+            clientAddress: i % 6 === 0 ? undefined : `10.0.0.${i % 4}`,
+            userAgent: i % 9 === 0 ? undefined : `agent ${i % 2}`,
+            errorBody: i % 5 === 0 ? `{"code":"not_found","status":404,"n":${i}}` : undefined,
+          });
+        for (const step of ops) {
+          if ('push' in step) {
+            for (let k = 0; k < step.push; k++) {
+              const request = make(n++);
+              buffer.push(request);
+              model.push(request);
+            }
+          } else if ('peek' in step) {
+            const from = buffer.head;
+            const seen = buffer.peek(step.peek);
+            assert.deepEqual(seen, model.slice(0, step.peek));
+            if (step.release) {
+              buffer.release(from, seen.length);
+              model = model.slice(seen.length);
+            }
+          } else {
+            const from = buffer.head;
+            const inFlight = buffer.peek(50).length;
+            buffer.dropOldest(step.drop);
+            model = model.slice(step.drop);
+            // A release of requests the bound dropped meanwhile lets go of nothing more.
+            buffer.release(from, Math.min(inFlight, step.drop));
+          }
+          assert.equal(buffer.size, model.length);
+        }
+        assert.deepEqual(buffer.peek(model.length + 1), model);
+      }),
+      { numRuns: 60 },
+    );
   });
 });
