@@ -145,5 +145,3 @@ function interned(): (text: string) => string {
     return text;
   };
 }
-
-export type CaptureBuffer = ReturnType<typeof createCaptureBuffer>;
