@@ -11,7 +11,7 @@ import { clientHasCurrent, strongEtag, validatorHeaders } from '../api/http/cond
 import { SECURITY_HEADER_ENTRIES } from './protection/hardening.js';
 import type { PreRouting, RootSampling } from './http-app.js';
 import { JSON_CONTENT_TYPE } from './media-types.js';
-import { logRequestCompleted } from './logging.js';
+import { requestLineWriter } from './logging.js';
 import { rateLimitHeaderPairs, type RateLimiter } from './protection/rate-limit.js';
 import { requestIdFor } from './request-id.js';
 
@@ -71,6 +71,7 @@ function mayHaveBody(req: IncomingMessage): boolean {
  * path answers it.
  */
 export function createFastLane({ url, scope, apiKeys, keyUsage, rateLimiter, logger, open, requestLogs, sampling }: FastLaneOptions): PreRouting {
+  const writeLine = requestLineWriter(logger);
   /** Answers and returns true, or returns false having done nothing. */
   async function answer(
     req: IncomingMessage,
@@ -121,9 +122,8 @@ export function createFastLane({ url, scope, apiKeys, keyUsage, rateLimiter, log
       });
     }
     if (startedAt !== undefined && logsRequests) {
-      const log = logger.child({ requestId: id });
       const statusCode = notModified ? 304 : 200;
-      res.once('finish', () => logRequestCompleted(log, req, statusCode, performance.now() - startedAt));
+      res.once('finish', () => writeLine(id, req, statusCode, performance.now() - startedAt));
     }
     return true;
   }

@@ -6,7 +6,7 @@ import { createErrorSender, installErrorHandling, type ErrorPresenter } from './
 import { hardenedServerOptions, installHardening } from './protection/hardening.js';
 import type { RateLimiter } from './protection/rate-limit.js';
 import { int64Keyword } from '../api/http/int64-parameter.js';
-import { RequestLogLines } from './logging.js';
+import { RequestLogLines, requestLineWriter } from './logging.js';
 import { clientErrorWriter, installRawServerGuards } from './raw-responses.js';
 import { recordRoute, type HostHttpMetrics } from '../observability/http-metrics.js';
 import { requestIdFor } from './request-id.js';
@@ -92,7 +92,7 @@ export async function createHttpApp({ logger, bodyLimit, ajv = {}, limits, rateL
     ...hardened,
     loggerInstance: logger,
     genReqId: requestIdFor,
-    logController: new RequestLogLines({ requestIdLogLabel: 'requestId' }, outages),
+    logController: new RequestLogLines({ requestIdLogLabel: 'requestId' }, outages, requestLineWriter(logger)),
     bodyLimit,
     // Our own onRequest hook answers with an Error record while closing.
     return503OnClosing: false,

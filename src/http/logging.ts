@@ -6,6 +6,7 @@ import { looksLikeApiKey, redactApiKeys } from '../api-keys/api-key-format.js';
 import type { LogLevel } from '../config/config.js';
 import { isClientGone, type OutageLog } from '../shared/outage-log.js';
 import { activeTraceIds } from '../shared/tracing.js';
+import { createRequestLineWriter, type RequestLineWriter } from './request-line.js';
 
 /**
  * A request URL fit for a log line: query values are replaced (a caller may
@@ -110,32 +111,30 @@ export function createLogger(level: LogLevel, destination?: DestinationStream, {
   );
 }
 
-/** A logger that request lines go to: a request's child logger, labelled with its request id. */
-type RequestLog = Pick<FastifyBaseLogger, 'info'>;
-
 /**
  * A request's one log line, once its response is sent: method, path (its
- * query values redacted), client address, status, duration and, from the
- * child logger, the request id (and the trace id while tracing is on). One
- * line rather than Fastify's two ("incoming request", then this): each line
- * is a JSON serialization and a write, about a third of a cached listing's
- * CPU for the two (BENCHMARKS.md). A request that never completes (the
- * process killed mid-request) leaves no line; the access it made is in its
- * metrics and, for store requests, the request logs.
+ * query values redacted), client address, status, duration and the request
+ * id (and the trace id while tracing is on). One line rather than Fastify's
+ * two ("incoming request", then this): each line is a JSON serialization and
+ * a write (BENCHMARKS.md). A request that never completes (the process
+ * killed mid-request) leaves no line; the access it made is in its metrics
+ * and, for store requests, the request logs. Written by request-line.ts, the
+ * line pino would write, without pino's general path per request.
  */
-export function logRequestCompleted(log: RequestLog, req: Pick<IncomingMessage, 'method' | 'url' | 'socket'>, statusCode: number, responseTime: number): void {
-  log.info({ req, res: { statusCode }, responseTime }, 'request completed');
+export function requestLineWriter(logger: FastifyBaseLogger | Logger): RequestLineWriter {
+  return createRequestLineWriter(logger as Logger, loggableUrl);
 }
 
 /**
- * Fastify's request log lines, written through logRequestCompleted above,
- * so that a path in front of Fastify (http/fast-lane.ts) writes the very
- * same line. Errors are logged as Fastify logs them.
+ * Fastify's request log lines, written by requestLineWriter above, so that a
+ * path in front of Fastify (http/fast-lane.ts) writes the very same line.
+ * Errors are logged as Fastify logs them.
  */
 export class RequestLogLines extends LogController {
   constructor(
     options: ConstructorParameters<typeof LogController>[0],
     private readonly outages: Pick<OutageLog, 'clientGone'>,
+    private readonly writeLine: RequestLineWriter,
   ) {
     super(options);
   }
@@ -151,7 +150,7 @@ export class RequestLogLines extends LogController {
       return;
     }
     if (this.isLogDisabled(request)) return;
-    logRequestCompleted(reply.log, request, reply.statusCode, reply.elapsedTime);
+    this.writeLine(request.id, request, reply.statusCode, reply.elapsedTime);
   }
 
   override streamError(error: Error, request: FastifyRequest, reply: FastifyReply): void {
