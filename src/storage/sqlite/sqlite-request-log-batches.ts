@@ -23,13 +23,39 @@ import { orderIdInPath } from '../../request-logs/request-log-orders.js';
  * The batch's other columns summarize its live entries, so that a filter
  * skips the batches that cannot match without unpacking them: the time
  * span, the status classes as bits, and newline-framed lists ("\nGET\n")
- * of the statuses, methods, key ids, paths, request ids and named order
- * ids. A list is only ever searched for "\n<text>" (a path prefix) or
+ * of the statuses, methods, key ids, paths and request ids. The orders the
+ * paths name are rows of request_log_orders (the order page's index).
+ *
+ * A batch's entries all arrived within one WINDOW_MS-aligned window (a flush
+ * that holds older requests, after an outage, writes a batch per window), so
+ * that a page from a cursor or before an instant starts its walk at most
+ * WINDOW_MS after it rather than at the newest batch. A list is only ever searched for "\n<text>" (a path prefix) or
  * "\n<text>\n" (a whole value), so it may repeat a value, and a value
  * holding a newline is still found: the lists can only say "maybe", and
  * every entry read is checked against the filters exactly.
  */
 export const BATCH_ENTRIES_MAX = 4096;
+
+/** A batch's entries arrived within one window of this many milliseconds, aligned to the epoch. */
+export const WINDOW_MS = 10_000;
+
+/**
+ * The window an arrival time (ISO 8601) falls in, as text that is the same
+ * for every time of one window: for the stored form (2026-11-27T10:42:17.123Z)
+ * its first 18 characters, the tens of seconds; for any other form, those of
+ * the same instant in the stored form.
+ */
+export function windowOf(at: string): string {
+  if (at.length === 24 && at[10] === 'T' && at.endsWith('Z')) return at.slice(0, 18);
+  const ms = Date.parse(at);
+  return Number.isNaN(ms) ? at : new Date(ms).toISOString().slice(0, 18);
+}
+
+/** The instant `ms` milliseconds after an ISO 8601 time, in the stored form (for a walk's bound). */
+export function later(at: string, ms: number): string {
+  const parsed = Date.parse(at);
+  return Number.isNaN(parsed) ? at : new Date(parsed + ms).toISOString();
+}
 
 type Text = number | string;
 /** [at, method, path, status, durationMs, requestId, keyId, clientAddress, userAgent, apiVersion, errorCode, errorBody] */
@@ -46,11 +72,10 @@ export interface BatchColumns {
   key_ids: string;
   paths: string;
   request_ids: string;
-  order_ids: string;
   entries: string;
 }
 
-export const BATCH_COLUMNS = 'first_at, last_at, live, classes, statuses, methods, key_ids, paths, request_ids, order_ids, entries';
+export const BATCH_COLUMNS = 'first_at, last_at, live, classes, statuses, methods, key_ids, paths, request_ids, entries';
 
 /** The bit of a status's class (1 << 2 for 2xx); statuses outside 100–999 share bit 0. */
 function statusClassBit(status: number): number {
@@ -75,7 +100,7 @@ const framed = (values: Iterable<string | number | bigint>): string => {
  * stored form: the JSON of the entries and the summary of those present.
  * Called with up to BATCH_ENTRIES_MAX entries; at least one present.
  */
-export function packBatch(entries: readonly (NewRequestLog | null)[]): BatchColumns {
+export function packBatch(entries: readonly (NewRequestLog | null)[]): { columns: BatchColumns; orders: bigint[] } {
   const strings: string[] = [];
   const indexOf = new Map<string, number>();
   const ref = (text: string): number => {
@@ -98,8 +123,9 @@ export function packBatch(entries: readonly (NewRequestLog | null)[]): BatchColu
   let lastAt = '';
   let live = 0;
   let classes = 0;
-  let lastStatus = -1;
-  let lastMethod = '';
+  // No entry's value yet: NaN equals no status, and undefined no method.
+  let lastStatus = Number.NaN;
+  let lastMethod: string | undefined;
   const packed: (PackedEntry | null)[] = [];
   for (const entry of entries) {
     if (entry === null) {
@@ -138,17 +164,19 @@ export function packBatch(entries: readonly (NewRequestLog | null)[]): BatchColu
     packed.push(row);
   }
   return {
-    first_at: firstAt,
-    last_at: lastAt,
-    live,
-    classes,
-    statuses: framed(statuses),
-    methods: framed(methods),
-    key_ids: framed(keyIds),
-    paths: framed(pathsSeen),
-    request_ids: requestIds,
-    order_ids: framed(orders),
-    entries: JSON.stringify({ s: strings, e: packed }),
+    columns: {
+      first_at: firstAt,
+      last_at: lastAt,
+      live,
+      classes,
+      statuses: framed(statuses),
+      methods: framed(methods),
+      key_ids: framed(keyIds),
+      paths: framed(pathsSeen),
+      request_ids: requestIds,
+      entries: JSON.stringify({ s: strings, e: packed }),
+    },
+    orders: [...orders],
   };
 }
 

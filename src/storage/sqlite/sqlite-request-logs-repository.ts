@@ -6,7 +6,7 @@ import type { UsageIncrement } from '../../usage/usage-counters.js';
 import { sqliteConstraint, statementCache, type Prepare } from './sqlite-util.js';
 import type { SqliteSynchronous } from '../../config/config.js';
 import { addUsage } from './sqlite-usage-repository.js';
-import { asWritten, BATCH_COLUMNS, BATCH_ENTRIES_MAX, packBatch, statusClassBits, unpackBatch, type BatchColumns, type UnpackedEntry } from './sqlite-request-log-batches.js';
+import { asWritten, BATCH_COLUMNS, BATCH_ENTRIES_MAX, later, packBatch, statusClassBits, unpackBatch, WINDOW_MS, windowOf, type BatchColumns, type UnpackedEntry } from './sqlite-request-log-batches.js';
 
 /**
  * Runs `write` with synchronous=NORMAL: its commit is not flushed to disk
@@ -49,9 +49,11 @@ function batchesMatching(accountId: number, filters: RequestLogFilters, before: 
   if (filters.pathPrefix !== undefined) add('instr(paths, char(10) || ?) > 0', filters.pathPrefix);
   if (filters.requestId !== undefined) add('instr(request_ids, char(10) || ? || char(10)) > 0', filters.requestId);
   if (filters.keyId !== undefined) add('instr(key_ids, char(10) || ? || char(10)) > 0', String(filters.keyId));
+  // A batch's entries lie within WINDOW_MS: one holding an entry before an instant ends before the instant plus WINDOW_MS,
+  // which bounds the walk of the index (account_id, last_at, id) from above.
   if (filters.since !== undefined) add('last_at >= ?', filters.since);
-  if (filters.until !== undefined) add('first_at < ?', filters.until);
-  if (before !== undefined) add('first_at <= ?', before.at);
+  if (filters.until !== undefined) add('first_at < ? AND last_at < ?', filters.until, later(filters.until, WINDOW_MS));
+  if (before !== undefined) add('first_at <= ? AND last_at < ?', before.at, later(before.at, WINDOW_MS));
   return { clause: parts.join(' AND '), values };
 }
 
@@ -103,14 +105,39 @@ function withKeyStarts(sql: Prepare, entries: UnpackedEntry[]): RequestLog[] {
 }
 
 const PLACEHOLDERS = BATCH_COLUMNS.split(',').map(() => '?').join(', ');
-const values = (batch: BatchColumns) => [batch.first_at, batch.last_at, batch.live, batch.classes, batch.statuses, batch.methods, batch.key_ids, batch.paths, batch.request_ids, batch.order_ids, batch.entries];
+const values = (batch: BatchColumns) => [batch.first_at, batch.last_at, batch.live, batch.classes, batch.statuses, batch.methods, batch.key_ids, batch.paths, batch.request_ids, batch.entries];
+
+/**
+ * An account's entries as its batches: in the order written, one batch per
+ * WINDOW_MS window of arrival (almost always one: a flush holds a second's
+ * requests) and at most BATCH_ENTRIES_MAX entries.
+ */
+function asBatches(entries: readonly NewRequestLog[]): NewRequestLog[][] {
+  const windows = new Map<string, NewRequestLog[]>();
+  let lastAt = '';
+  let last: NewRequestLog[] | undefined;
+  for (const entry of entries) {
+    // Runs of one window (the same time text, or the same first 18 characters): no key made per entry.
+    if (last === undefined || (entry.at !== lastAt && !(entry.at.length === 24 && lastAt.length === 24 && entry.at.endsWith('Z') && entry.at.startsWith(lastAt.slice(0, 18))))) {
+      const window = windowOf(entry.at);
+      last = windows.get(window);
+      if (last === undefined) windows.set(window, (last = []));
+      lastAt = entry.at;
+    }
+    last.push(entry);
+  }
+  const batches: NewRequestLog[][] = [];
+  for (const own of windows.values()) for (let start = 0; start < own.length; start += BATCH_ENTRIES_MAX) batches.push(own.slice(start, start + BATCH_ENTRIES_MAX));
+  return batches;
+}
 
 export function createSqliteRequestLogsRepository(db: Database.Database, synchronous: SqliteSynchronous = 'full'): RequestLogsRepository {
   const sql = statementCache(db);
   // One row per account and batch (sqlite-request-log-batches.ts), and the counters they add to, in one transaction: the
   // usage never counts a request the logs lost, nor the reverse.
   const append = db.transaction((entries: readonly NewRequestLog[], usage: readonly UsageIncrement[]) => {
-    const insert = sql(`INSERT INTO request_log_batches (account_id, ${BATCH_COLUMNS}) VALUES (?, ${PLACEHOLDERS})`);
+    const insert = sql(`INSERT INTO request_log_batches (account_id, ${BATCH_COLUMNS}) VALUES (?, ${PLACEHOLDERS}) RETURNING id`);
+    const named = sql('INSERT OR IGNORE INTO request_log_orders (account_id, order_id, batch_id) VALUES (?, ?, ?)');
     const byAccount = new Map<number, NewRequestLog[]>();
     for (const entry of entries) {
       const own = byAccount.get(entry.accountId);
@@ -118,17 +145,24 @@ export function createSqliteRequestLogsRepository(db: Database.Database, synchro
       else own.push(entry);
     }
     for (const [accountId, own] of byAccount) {
-      for (let start = 0; start < own.length; start += BATCH_ENTRIES_MAX) insert.run(accountId, ...values(packBatch(own.slice(start, start + BATCH_ENTRIES_MAX))));
+      for (const batch of asBatches(own)) {
+        const { columns, orders } = packBatch(batch);
+        const batchId = (insert.get(accountId, ...values(columns)) as { id: bigint }).id;
+        for (const order of orders) named.run(accountId, order, batchId);
+      }
     }
     addUsage(sql, usage);
   });
 
   const prune = db.transaction((before: string, limit: number): number => {
     let deleted = 0;
-    const rows = sql('SELECT id, account_id, last_at, live, entries FROM request_log_batches WHERE first_at < ? ORDER BY first_at, id LIMIT ?').all(before, limit) as (BatchRow & {
+    // Only the summaries: a batch wholly older goes without being read; only one that straddles `before` is unpacked.
+    const rows = sql('SELECT id, account_id, last_at, live FROM request_log_batches WHERE first_at < ? ORDER BY first_at, id LIMIT ?').all(before, limit) as {
+      id: bigint;
       account_id: bigint;
+      last_at: string;
       live: bigint;
-    })[];
+    }[];
     for (const row of rows) {
       const room = limit - deleted;
       if (room <= 0) break;
@@ -138,7 +172,8 @@ export function createSqliteRequestLogsRepository(db: Database.Database, synchro
         continue;
       }
       // Part of the batch is old, or more of it than this round may delete: the oldest go, the others keep their ids.
-      const entries = unpackBatch(row.id, Number(row.account_id), row.entries);
+      const { entries: packed } = sql('SELECT entries FROM request_log_batches WHERE id = ?').get(row.id) as { entries: string };
+      const entries = unpackBatch(row.id, Number(row.account_id), packed);
       const old = entries
         .filter((entry): entry is UnpackedEntry => entry !== null && entry.at < before)
         .sort((a, b) => -newestFirst(a, b))
@@ -146,7 +181,7 @@ export function createSqliteRequestLogsRepository(db: Database.Database, synchro
       const going = new Set(old.map((entry) => entry.id));
       const kept = entries.map((entry) => (entry === null || going.has(entry.id) ? null : asWritten(entry)));
       if (kept.every((entry) => entry === null)) sql('DELETE FROM request_log_batches WHERE id = ?').run(row.id);
-      else sql(`UPDATE request_log_batches SET (${BATCH_COLUMNS}) = (${PLACEHOLDERS}) WHERE id = ?`).run(...values(packBatch(kept)), row.id);
+      else sql(`UPDATE request_log_batches SET (${BATCH_COLUMNS}) = (${PLACEHOLDERS}) WHERE id = ?`).run(...values(packBatch(kept).columns), row.id);
       deleted += going.size;
     }
     return deleted;
@@ -169,9 +204,10 @@ export function createSqliteRequestLogsRepository(db: Database.Database, synchro
       return withKeyStarts(sql, newestOf(rows, accountId, (entry) => matches(entry, filters, before), limit));
     },
     async listForOrder({ accountId, orderId, limit }) {
+      // The batches whose paths name the order (request_log_orders, the order page's index); a batch pruned in part may be named still.
       const rows = sql(
-        "SELECT id, last_at, entries FROM request_log_batches WHERE account_id = ? AND instr(order_ids, char(10) || ? || char(10)) > 0 ORDER BY last_at DESC, id DESC",
-      ).iterate(accountId, orderId.toString()) as IterableIterator<BatchRow>;
+        'SELECT b.id, b.last_at, b.entries FROM request_log_orders o JOIN request_log_batches b ON b.id = o.batch_id WHERE o.account_id = ? AND o.order_id = ? ORDER BY b.last_at DESC, b.id DESC',
+      ).iterate(accountId, orderId) as IterableIterator<BatchRow>;
       return withKeyStarts(sql, newestOf(rows, accountId, (entry) => orderIdInPath(entry.path) === orderId, limit));
     },
     async findById(accountId, id) {

@@ -272,6 +272,21 @@ for (const backend of storageBackends({ postgresDirect: true })) {
       assert.deepEqual(ids(await storage.requestLogs.listPage({ accountId: other.id, filters: {}, limit: 10 })), []);
     });
 
+    test('when entries are pruned out of order of their ids, then a pruned entry\'s id never names a later entry', async (t) => {
+      const { storage, account, other } = await setUp(t);
+      // One append: the account's entries at minutes 1 and 10, the other's at 5 (SQLite: batches 1 and 2).
+      await storage.requestLogs.append([entry(account.id, 1, { requestId: 'a-old' }), entry(account.id, 10, { requestId: 'a-young' }), entry(other.id, 5, { requestId: 'b-old' })], []);
+      const [oldest] = await storage.requestLogs.listPage({ accountId: other.id, filters: {}, limit: 1 });
+      assert.ok(oldest !== undefined);
+      // The other account's entry goes, and with it the highest id written so far; the account's older entry too.
+      assert.equal(await storage.requestLogs.deleteOlderThan(at(8), 100), 2);
+      await storage.requestLogs.append([entry(other.id, 20, { requestId: 'b-later' })], []);
+      assert.equal(await storage.requestLogs.findById(other.id, oldest.id), undefined);
+      const [later] = await storage.requestLogs.listPage({ accountId: other.id, filters: {}, limit: 1 });
+      assert.ok(later !== undefined && later.id > oldest.id);
+      assert.deepEqual(ids(await storage.requestLogs.listPage({ accountId: account.id, filters: {}, limit: 10 })), ['a-young']);
+    });
+
     test('when a key is looked up by hash for its owner, then it is found revoked or not, and an unknown hash is not', async (t) => {
       const { storage, account, key } = await setUp(t);
       assert.deepEqual(await storage.apiKeys.findOwnerByHash('a'.repeat(64)), { keyId: key.id, accountId: account.id });
