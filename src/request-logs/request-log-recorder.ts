@@ -40,6 +40,8 @@ export function createRequestLogRecorder({ requestLogsRepository, clock, enabled
   /** The requests not yet written, oldest first (request-log-buffer.ts: column by column, no object per request). */
   const pending = createCaptureBuffer();
   let dropped = 0;
+  /** The absolute position after the chunk being written (request-log-buffer.ts): dropping it loses nothing. */
+  let writtenUpTo = 0;
   let flushing: Promise<void> | undefined;
   /** Captures still being completed (the owner of a failed key being looked up): a flush waits for them. */
   const completing = new Set<Promise<void>>();
@@ -49,8 +51,9 @@ export function createRequestLogRecorder({ requestLogsRepository, clock, enabled
     if (pending.size >= maxBuffered) {
       // The oldest tenth at once.
       const excess = Math.max(1, Math.floor(maxBuffered / 10));
+      // Only what is not being written is lost (the chunk in flight is let go when its write succeeds).
+      dropped += Math.min(excess, pending.size) - Math.max(0, Math.min(writtenUpTo, pending.head + excess) - pending.head);
       pending.dropOldest(excess);
-      dropped += excess;
     }
     pending.push(request);
   }
@@ -66,8 +69,17 @@ export function createRequestLogRecorder({ requestLogsRepository, clock, enabled
       const from = pending.head;
       const chunk = pending.peek(Math.min(APPEND_CHUNK, count - written));
       const entries = chunk.map(toStored);
-      await requestLogsRepository.append(entries, usageOfRequests(entries));
+      writtenUpTo = from + chunk.length;
+      try {
+        await requestLogsRepository.append(entries, usageOfRequests(entries));
+      } catch (error) {
+        // Requests of this chunk the bound let go meanwhile, counted as written, are lost after all.
+        dropped += Math.max(0, Math.min(pending.head, from + chunk.length) - from);
+        writtenUpTo = 0;
+        throw error;
+      }
       pending.release(from, chunk.length);
+      writtenUpTo = 0;
     }
   }
 

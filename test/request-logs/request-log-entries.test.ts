@@ -165,3 +165,42 @@ describe('the capture buffer (column by column)', () => {
     );
   });
 });
+
+describe('the recorder under its bound while a write is in flight', () => {
+  for (const outcome of ['succeeds', 'fails'] as const) {
+    test(`when the buffer overflows while a chunk is being written and the write ${outcome}, then the dropped count is exactly the requests never written`, async () => {
+      const written: string[] = [];
+      let finish: (() => void) | undefined;
+      const recorder = createRequestLogRecorder({
+        requestLogsRepository: {
+          append: (entries) =>
+            new Promise<void>((resolve, reject) => {
+              finish = () => {
+                if (outcome === 'fails') {
+                  reject(new Error('database down'));
+                  return;
+                }
+                written.push(...entries.map((entry) => entry.requestId));
+                resolve();
+              };
+            }),
+        },
+        clock: systemClock,
+        enabled: true,
+        maxBuffered: 10,
+      });
+      for (let i = 0; i < 5; i++) recorder.capture(captured({ requestId: `first-${i}` }));
+      const flushing = recorder.flush().catch(() => undefined);
+      await new Promise((resolve) => setImmediate(resolve));
+      // The five being written stay held until their write ends; twelve more overflow the bound of ten by seven.
+      for (let i = 0; i < 12; i++) recorder.capture(captured({ requestId: `later-${i}` }));
+      finish?.();
+      await flushing;
+      const held = 10;
+      const total = 17;
+      const neverWritten = total - written.length - held;
+      assert.equal(recorder.dropped(), outcome === 'succeeds' ? neverWritten : total - held);
+      if (outcome === 'succeeds') assert.deepEqual(written, ['first-0', 'first-1', 'first-2', 'first-3', 'first-4']);
+    });
+  }
+});
