@@ -114,15 +114,15 @@ const values = (batch: BatchColumns) => [batch.first_at, batch.last_at, batch.li
  */
 function asBatches(entries: readonly NewRequestLog[]): NewRequestLog[][] {
   const windows = new Map<string, NewRequestLog[]>();
-  let lastAt = '';
+  let lastWindow = '';
   let last: NewRequestLog[] | undefined;
   for (const entry of entries) {
-    // Runs of one window (the same time text, or the same first 18 characters): no key made per entry.
-    if (last === undefined || (entry.at !== lastAt && !(entry.at.length === 24 && lastAt.length === 24 && entry.at.endsWith('Z') && entry.at.startsWith(lastAt.slice(0, 18))))) {
-      const window = windowOf(entry.at);
-      last = windows.get(window);
-      if (last === undefined) windows.set(window, (last = []));
-      lastAt = entry.at;
+    const { at } = entry;
+    // Runs of one window: a time in the stored form starting with the window's text (windowOf) is in it, no key made.
+    if (last === undefined || !(lastWindow.length === 18 && at.length === 24 && at.endsWith('Z') && at.startsWith(lastWindow))) {
+      lastWindow = windowOf(at);
+      last = windows.get(lastWindow);
+      if (last === undefined) windows.set(lastWindow, (last = []));
     }
     last.push(entry);
   }
