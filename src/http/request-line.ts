@@ -25,6 +25,7 @@ const MIXIN = symbol('mixinSym');
 const END = symbol('endSym');
 const NESTED_KEY = symbol('nestedKeySym');
 const MESSAGE_PREFIX = symbol('msgPrefixSym');
+const MESSAGE_KEY = symbol('messageKeySym');
 const HOOKS = Symbol.for('pino.hooks');
 const FORMATTERS = Symbol.for('pino.formatters');
 const NEEDS_METADATA = Symbol.for('pino.metadata');
@@ -33,13 +34,13 @@ const NEEDS_METADATA = Symbol.for('pino.metadata');
  * The request line, serialized here rather than by pino's general path:
  * pino's `log.info({ req, res, responseTime }, …)` through a child logger
  * per request ran the serializers, the redaction (of headers this line never
- * holds), and a property walk for every request, about 5 µs of a cached
- * listing's 40 (BENCHMARKS.md, thirteenth session). The line is the very one
+ * holds), and a property walk for every request, 6.5 µs of a cached
+ * listing's 52 (BENCHMARKS.md, thirteenth session). The line is the very one
  * pino writes, byte for byte, with the logger's own level prefix, time,
- * bindings, JSON text and line end, to its own stream (test/http/logging.test.ts
+ * bindings, JSON text and line end, to its own stream (test/http/request-line.test.ts
  * compares the two). When the logger does anything this does not (a mixin,
- * such as the trace ids while tracing is on; hooks, formatters, a nested key
- * or message prefix; a stream that wants each line's metadata), the line goes
+ * such as the trace ids while tracing is on; hooks, formatters, a nested key,
+ * message prefix or message key of its own; a stream that wants each line's metadata), the line goes
  * through pino itself.
  */
 export function createRequestLineWriter(logger: Logger, loggableUrl: (url: string) => string): RequestLineWriter {
@@ -62,7 +63,8 @@ export function createRequestLineWriter(logger: Logger, loggableUrl: (url: strin
     (internals[HOOKS] as { logMethod?: unknown } | undefined)?.logMethod === undefined &&
     (internals[FORMATTERS] as { log?: unknown } | undefined)?.log === undefined &&
     (internals[NESTED_KEY] ?? null) === null &&
-    (internals[MESSAGE_PREFIX] ?? '') === '';
+    (internals[MESSAGE_PREFIX] ?? '') === '' &&
+    internals[MESSAGE_KEY] === 'msg';
   if (!simple) {
     return (requestId, req, statusCode, responseTime) => {
       logger.info({ requestId, req, res: { statusCode }, responseTime }, 'request completed');

@@ -36,7 +36,15 @@ test('when a request completes, then its line is the one pino writes through a c
   const theirs = capture();
   const logger = createLogger('info', ours.stream);
   const reference = createLogger('info', theirs.stream).child({ host: 'portal' });
-  const write = requestLineWriter(logger.child({ host: 'portal' }));
+  const portal = logger.child({ host: 'portal' });
+  // The line is written without pino's general path: the logger's info is never called.
+  let throughPino = 0;
+  const info = portal.info.bind(portal);
+  portal.info = ((...args: Parameters<typeof info>) => {
+    throughPino++;
+    info(...args);
+  }) as typeof portal.info;
+  const write = requestLineWriter(portal);
   for (const [i, req] of requests.entries()) {
     const id = i === 1 ? 'client-"id"' : `req-${i}`;
     const took = i === 2 ? Number.NaN : 1.25 + i / 3;
@@ -45,6 +53,7 @@ test('when a request completes, then its line is the one pino writes through a c
   }
   await new Promise((resolve) => setImmediate(resolve));
   assert.equal(ours.lines.length, requests.length);
+  assert.equal(throughPino, 0);
   assert.deepEqual(ours.lines.map(untimed), theirs.lines.map(untimed));
   assert.match(ours.lines[1] ?? '', /"url":"\/v1\/store\/orders\/12\?api_key=\[redacted\]&limit=\[redacted\]"/);
   assert.ok(ours.lines.every((line) => typeof (JSON.parse(line) as { time: unknown }).time === 'number'));
