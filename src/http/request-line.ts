@@ -1,13 +1,11 @@
 import type { IncomingMessage } from 'node:http';
 import { pino, type Logger } from 'pino';
+import { textMemo } from '../shared/text-memo.js';
 
 type LoggedRequest = Pick<IncomingMessage, 'method' | 'url' | 'socket'>;
 
 /** Writes a request's one log line ("request completed"): its request id, request, status and duration. */
 export type RequestLineWriter = (requestId: string, req: LoggedRequest, statusCode: number, responseTime: number) => void;
-
-/** Distinct URLs whose loggable form is remembered (then forgotten all at once): a busy host sees the same few. */
-const URLS_REMEMBERED = 1024;
 
 const INFO = 30;
 /** pino's own symbols (`pino.symbols`, exported for libraries): where a logger keeps its stream, bindings and format. */
@@ -72,17 +70,8 @@ export function createRequestLineWriter(logger: Logger, loggableUrl: (url: strin
   }
   const now = time as () => string;
   const stringify = (value: string) => JSON.stringify(value);
-  const urls = new Map<string, string>();
   /** The URL's loggable form as JSON text, remembered. */
-  const urlText = (url: string): string => {
-    let text = urls.get(url);
-    if (text === undefined) {
-      if (urls.size >= URLS_REMEMBERED) urls.clear();
-      text = stringify(loggableUrl(url));
-      urls.set(url, text);
-    }
-    return text;
-  };
+  const urlText = textMemo((url) => stringify(loggableUrl(url)));
   return (requestId, req, statusCode, responseTime) => {
     if (logger.levelVal > INFO) return;
     const method = req.method === undefined ? '' : `"method":${stringify(req.method)},`;

@@ -1,4 +1,7 @@
 import type { CapturedRequest } from './request-log-entries.js';
+import { textMemo } from '../shared/text-memo.js';
+
+const same = (text: string): string => text;
 
 const INITIAL_CAPACITY = 1024;
 
@@ -6,7 +9,7 @@ const INITIAL_CAPACITY = 1024;
  * The captured requests waiting to be written, oldest first, column by
  * column: the numbers in typed arrays, the texts in arrays of their own. A
  * request's capture object dies young; only its texts are kept, and those a
- * busy client repeats (path, user agent, address) once (`interned`). Held as
+ * busy client repeats (path, user agent, address) once (textMemo). Held as
  * objects, a second of requests survived the young generation's collections
  * and was promoted to the old one (BENCHMARKS.md, thirteenth session). A
  * flush reads the oldest few hundred as objects (peek), writes them, and only
@@ -36,9 +39,10 @@ export function createCaptureBuffer() {
   let base = 0;
   let head = 0;
   let tail = 0;
-  const urls = interned();
-  const agents = interned();
-  const addresses = interned();
+  // The first copy of each text is kept.
+  const urls = textMemo(same);
+  const agents = textMemo(same);
+  const addresses = textMemo(same);
 
   /** Room for one more: the held requests moved to slot 0, then the columns doubled if that was not enough. */
   function makeRoom(): void {
@@ -128,20 +132,5 @@ export function createCaptureBuffer() {
     dropOldest(count: number): void {
       releaseBefore(head + count);
     },
-  };
-}
-
-/** Distinct texts remembered, at most this many (then forgotten all at once). */
-const INTERNED_MAX = 1024;
-
-/** The first copy of each text seen: a repeated text is kept once, however many requests hold it. */
-function interned(): (text: string) => string {
-  const known = new Map<string, string>();
-  return (text) => {
-    const first = known.get(text);
-    if (first !== undefined) return first;
-    if (known.size >= INTERNED_MAX) known.clear();
-    known.set(text, text);
-    return text;
   };
 }

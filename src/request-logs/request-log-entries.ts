@@ -1,5 +1,6 @@
 import { looksLikeApiKey, redactApiKeys } from '../api-keys/api-key-format.js';
 import type { ApiVersion, NewRequestLog } from './request-logs-repository.js';
+import { textMemo } from '../shared/text-memo.js';
 
 /**
  * A request as the HTTP layer captures it on its way out: plain fields it
@@ -96,22 +97,6 @@ function errorCodeOf(body: string): string | undefined {
   }
 }
 
-/** Distinct request targets (and user agents) remembered with their stored form: a busy host sees the same few again and again. */
-const MEMO_MAX = 1024;
-
-function memo(compute: (text: string) => string): (text: string) => string {
-  const known = new Map<string, string>();
-  return (text) => {
-    let stored = known.get(text);
-    if (stored === undefined) {
-      if (known.size >= MEMO_MAX) known.clear();
-      stored = compute(text);
-      known.set(text, stored);
-    }
-    return stored;
-  };
-}
-
 function storableUserAgent(userAgent: string): string {
   return redactApiKeys(userAgent.slice(0, USER_AGENT_MAX));
 }
@@ -119,10 +104,10 @@ function storableUserAgent(userAgent: string): string {
 /**
  * Turns captured requests into their stored form (toNewRequestLog), the
  * stored form of each request target and user agent remembered (at most
- * MEMO_MAX of each).
+ * 1,024 of each: shared/text-memo.ts).
  */
 export function createStoredForm(): (captured: CapturedRequest) => NewRequestLog {
-  const forms: StoredForms = { path: memo(storablePath), userAgent: memo(storableUserAgent), time: lastMillisecond() };
+  const forms: StoredForms = { path: textMemo(storablePath), userAgent: textMemo(storableUserAgent), time: lastMillisecond() };
   return (captured) => toNewRequestLog(captured, forms);
 }
 
