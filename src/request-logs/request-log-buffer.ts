@@ -3,13 +3,55 @@ import { textMemo } from '../shared/text-memo.js';
 
 const same = (text: string): string => text;
 
+/** The value of each hexadecimal digit a UUID holds (lowercase, as randomUUID writes it), by character code; -1 for any other. */
+const HEX_DIGIT = new Int8Array(128).fill(-1);
+for (let digit = 0; digit < 16; digit++) HEX_DIGIT['0123456789abcdef'.charCodeAt(digit)] = digit;
+
+/**
+ * A request id in randomUUID()'s form (8-4-4-4-12 lowercase hexadecimal
+ * digits) as four 32-bit words at `words[at…]`; false (the words left
+ * partly written) for any other id. A request id held as a string until the
+ * flush outlived the young generation and was copied, then promoted, by the
+ * collector; four numbers in a typed array cost it nothing (BENCHMARKS.md,
+ * fourteenth session).
+ */
+function packUuid(id: string, words: Uint32Array, at: number): boolean {
+  if (id.length !== 36 || id.charCodeAt(8) !== 45 || id.charCodeAt(13) !== 45 || id.charCodeAt(18) !== 45 || id.charCodeAt(23) !== 45) return false;
+  let word = 0;
+  let digits = 0;
+  let next = at;
+  for (let i = 0; i < 36; i++) {
+    if (i === 8 || i === 13 || i === 18 || i === 23) continue;
+    const code = id.charCodeAt(i);
+    const value = code < 128 ? (HEX_DIGIT[code] as number) : -1;
+    if (value < 0) return false;
+    word = (word << 4) | value;
+    if (++digits === 8) {
+      words[next++] = word;
+      word = 0;
+      digits = 0;
+    }
+  }
+  return true;
+}
+
+const hex = (word: number): string => word.toString(16).padStart(8, '0');
+
+/** The inverse of packUuid. */
+function uuidText(words: Uint32Array, at: number): string {
+  const second = hex(words[at + 1] as number);
+  const third = hex(words[at + 2] as number);
+  return `${hex(words[at] as number)}-${second.slice(0, 4)}-${second.slice(4)}-${third.slice(0, 4)}-${third.slice(4)}${hex(words[at + 3] as number)}`;
+}
+
 const INITIAL_CAPACITY = 1024;
 
 /**
  * The captured requests waiting to be written, oldest first, column by
  * column: the numbers in typed arrays, the texts in arrays of their own. A
  * request's capture object dies young; only its texts are kept, and those a
- * busy client repeats (path, user agent, address) once (textMemo). Held as
+ * busy client repeats (path, user agent, address) once (textMemo); a request
+ * id that is a UUID, as ours are, is kept as numbers (packUuid). Held as
  * objects, a second of requests survived the young generation's collections
  * and was promoted to the old one (BENCHMARKS.md, thirteenth session). A
  * flush reads the oldest few hundred as objects (peek), writes them, and only
@@ -28,9 +70,11 @@ export function createCaptureBuffer() {
   let accountId = new Float64Array(capacity);
   // NaN: no key.
   let keyId = new Float64Array(capacity);
+  // Four words per request: its id, when it is a UUID (packUuid; its requestId text is then undefined).
+  let uuids = new Uint32Array(capacity * 4);
   const method: string[] = [];
   const url: string[] = [];
-  const requestId: string[] = [];
+  const requestId: (string | undefined)[] = [];
   const clientAddress: (string | undefined)[] = [];
   const userAgent: (string | undefined)[] = [];
   const errorBody: (string | undefined)[] = [];
@@ -49,6 +93,7 @@ export function createCaptureBuffer() {
     const offset = head - base;
     if (offset > 0) {
       for (const column of [at, durationMs, status, accountId, keyId]) column.copyWithin(0, offset, tail - base);
+      uuids.copyWithin(0, offset * 4, (tail - base) * 4);
       for (const column of texts) column.splice(0, offset);
       base = head;
     }
@@ -64,6 +109,9 @@ export function createCaptureBuffer() {
     status = wider(status);
     accountId = wider(accountId);
     keyId = wider(keyId);
+    const words = new Uint32Array(capacity * 4);
+    words.set(uuids);
+    uuids = words;
   }
 
   /** Lets go of every request before absolute position `end`. */
@@ -96,7 +144,7 @@ export function createCaptureBuffer() {
       keyId[slot] = request.keyId ?? Number.NaN;
       method.push(request.method);
       url.push(urls(request.url));
-      requestId.push(request.requestId);
+      requestId.push(packUuid(request.requestId, uuids, slot * 4) ? undefined : request.requestId);
       clientAddress.push(request.clientAddress === undefined ? undefined : addresses(request.clientAddress));
       userAgent.push(request.userAgent === undefined ? undefined : agents(request.userAgent));
       errorBody.push(request.errorBody);
@@ -114,7 +162,7 @@ export function createCaptureBuffer() {
           url: url[slot] as string,
           status: status[slot] as number,
           durationMs: durationMs[slot] as number,
-          requestId: requestId[slot] as string,
+          requestId: requestId[slot] ?? uuidText(uuids, slot * 4),
           accountId: accountId[slot] as number,
           keyId: Number.isNaN(key) ? undefined : key,
           clientAddress: clientAddress[slot],

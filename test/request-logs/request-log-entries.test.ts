@@ -108,6 +108,12 @@ describe('the stored form of a request', () => {
   });
 });
 
+/** A UUID in randomUUID()'s form, a different one for each i, with every hexadecimal digit in use (and ffffffff words). */
+const uuidOf = (i: number): string => {
+  const hex = (Math.imul(i + 1, 0x9e3779b1) >>> 0).toString(16).padStart(8, '0') + (i % 11 === 0 ? 'ffffffff' : '0123456789abcdef'.repeat(2)).slice(i % 9, (i % 9) + 8) + 'fedcba9876543210' + (i >>> 0).toString(16).padStart(8, '0');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+};
+
 describe('the capture buffer (column by column)', () => {
   test('when requests are pushed, peeked, released and dropped in any order, through growth and compaction, then it holds exactly what a plain queue would, fields intact', () => {
     type Op = { push: number } | { peek: number; release: boolean } | { drop: number };
@@ -124,7 +130,8 @@ describe('the capture buffer (column by column)', () => {
         const make = (i: number): CapturedRequest =>
           captured({
             at: 1_795_000_000_000 + i / 7,
-            requestId: `r${i}`,
+            // Ours (randomUUID's form, held as numbers), a client's, and near misses held as text.
+            requestId: [uuidOf(i), `r${i}`, uuidOf(i).toUpperCase(), `${uuidOf(i).slice(0, 35)}g`, uuidOf(i).replace(/-/g, '_'), `${uuidOf(i)}0`][i % 6] as string,
             url: `/v1/store/orders?page=${i % 3}`,
             status: i % 5 === 0 ? 404 : 200,
             durationMs: i / 16,

@@ -1,5 +1,6 @@
 import type { ApiVersion, NewRequestLog, RequestLog } from '../../request-logs/request-logs-repository.js';
 import { orderIdInPath } from '../../request-logs/request-log-orders.js';
+import { microseconds, milliseconds, timeOffsets, timeTexts, windowStart, type Text } from './sqlite-request-log-times.js';
 
 /**
  * SQLite keeps the request logs packed: one row of request_log_batches per
@@ -9,13 +10,23 @@ import { orderIdInPath } from '../../request-logs/request-log-orders.js';
  * (BENCHMARKS.md, eleventh and thirteenth sessions); a row per batch costs a
  * few nanoseconds per request, plus packing it here.
  *
- * A batch's `entries` is JSON: `{"s": [strings…], "e": [entry…]}`. An entry
- * is an array, PACKED_FIELDS in order; a path, user agent or client address
- * is a number when it is an index into `s` (each distinct text once per
- * batch: a busy client sends the same few again and again) or the text
- * itself (what the migration of the old rows writes). A pruned entry is
- * null, so the others keep their positions. Trailing absent fields are
- * left out.
+ * A batch's `entries` is JSON: `{"w": window, "s": [strings…], "e": [entry…]}`.
+ * An entry is an array, PackedEntry's fields in order; a path, user agent or
+ * client address is a number when it is an index into `s` (each distinct
+ * text once per batch: a busy client sends the same few again and again) or
+ * the text itself (what the migration of the old rows writes). Its arrival
+ * time is a number of milliseconds after `w`, the start of the batch's
+ * window (epoch milliseconds), when it is in the stored form
+ * (2026-11-27T10:42:17.123Z) and in that window, or else the text itself;
+ * its duration a whole number of microseconds (microseconds()).
+ * Its request id is not in the entry but in the batch's `request_ids` list,
+ * at the entry's position (a pruned entry's line is empty): written once,
+ * not twice (the list is what a filter by request id searches). An id that
+ * holds a newline is the entry's last field instead, its line empty. A
+ * pruned entry is null, so the others keep their positions. Trailing absent
+ * fields are left out. Batches written before this form (no `w`: migration
+ * 0033's, and those of its release) hold the time as text and the request id
+ * in the entry, at RequestIdFirst's position, and are read as they are.
  *
  * An entry's id is its batch's id × BATCH_ENTRIES_MAX + its position: ids
  * grow in the order entries were written, as the old rows' did.
@@ -36,30 +47,10 @@ import { orderIdInPath } from '../../request-logs/request-log-orders.js';
  */
 export const BATCH_ENTRIES_MAX = 4096;
 
-/** A batch's entries arrived within one window of this many milliseconds, aligned to the epoch. */
-export const WINDOW_MS = 10_000;
-
-/**
- * The window an arrival time (ISO 8601) falls in, as text that is the same
- * for every time of one window: for the stored form (2026-11-27T10:42:17.123Z)
- * its first 18 characters, the tens of seconds; for any other form, those of
- * the same instant in the stored form.
- */
-export function windowOf(at: string): string {
-  if (at.length === 24 && at[10] === 'T' && at.endsWith('Z')) return at.slice(0, 18);
-  const ms = Date.parse(at);
-  return Number.isNaN(ms) ? at : new Date(ms).toISOString().slice(0, 18);
-}
-
-/** The instant `ms` milliseconds after an ISO 8601 time, in the stored form (for a walk's bound). */
-export function later(at: string, ms: number): string {
-  const parsed = Date.parse(at);
-  return Number.isNaN(parsed) ? at : new Date(parsed + ms).toISOString();
-}
-
-type Text = number | string;
-/** [at, method, path, status, durationMs, requestId, keyId, clientAddress, userAgent, apiVersion, errorCode, errorBody] */
-type PackedEntry = [string, string, Text, number, number, string, (number | null)?, (Text | null)?, (Text | null)?, (string | null)?, (string | null)?, (string | null)?];
+/** [at, method, path, status, duration (microseconds), keyId, clientAddress, userAgent, apiVersion, errorCode, errorBody, requestId (only when it holds a newline)] */
+type PackedEntry = [Text, string, Text, number, number | [number], (number | null)?, (Text | null)?, (Text | null)?, (string | null)?, (string | null)?, (string | null)?, string?];
+/** The first form's entry: [at, method, path, status, durationMs, requestId, keyId, clientAddress, userAgent, apiVersion, errorCode, errorBody] */
+type RequestIdFirst = [string, string, Text, number, number, string, (number | null)?, (Text | null)?, (Text | null)?, (string | null)?, (string | null)?, (string | null)?];
 
 /** The columns of one batch row, in BATCH_COLUMNS' order. */
 export interface BatchColumns {
@@ -112,13 +103,16 @@ export function packBatch(entries: readonly (NewRequestLog | null)[]): { columns
     }
     return index;
   };
+  const window = windowStart(entries);
+  const offset = timeOffsets(window);
   const statuses = new Set<number>();
   const methods = new Set<string>();
   const keyIds = new Set<number>();
   const orders = new Set<bigint>();
   // Paths are few per batch: each one's order id is read once, when it is first met.
   const pathsSeen = new Set<string>();
-  let requestIds = '\n';
+  // Joined once at the end: a string added to per entry was a tree of a thousand pieces for the young generation to copy.
+  const requestIds: string[] = [''];
   let firstAt = '';
   let lastAt = '';
   let live = 0;
@@ -130,6 +124,7 @@ export function packBatch(entries: readonly (NewRequestLog | null)[]): { columns
   for (const entry of entries) {
     if (entry === null) {
       packed.push(null);
+      requestIds.push('');
       continue;
     }
     live++;
@@ -149,18 +144,22 @@ export function packBatch(entries: readonly (NewRequestLog | null)[]): { columns
       const order = orderIdInPath(entry.path);
       if (order !== undefined) orders.add(order);
     }
-    requestIds += `${entry.requestId}\n`;
-    const row: PackedEntry = [entry.at, entry.method, ref(entry.path), entry.status, entry.durationMs, entry.requestId];
+    const { requestId } = entry;
+    // An id with a newline would break the list's lines: the entry holds it.
+    const listed = !requestId.includes('\n');
+    requestIds.push(listed ? requestId : '');
+    const row: PackedEntry = [offset(entry.at), entry.method, ref(entry.path), entry.status, microseconds(entry.durationMs)];
     // The optional fields in order, up to the last one present (absent ones before it are null).
     const { keyId, clientAddress, userAgent, apiVersion, errorCode, errorBody } = entry;
     if (keyId !== undefined) keyIds.add(keyId);
-    const count = errorBody !== undefined ? 6 : errorCode !== undefined ? 5 : apiVersion !== undefined ? 4 : userAgent !== undefined ? 3 : clientAddress !== undefined ? 2 : keyId !== undefined ? 1 : 0;
+    const count = !listed ? 7 : errorBody !== undefined ? 6 : errorCode !== undefined ? 5 : apiVersion !== undefined ? 4 : userAgent !== undefined ? 3 : clientAddress !== undefined ? 2 : keyId !== undefined ? 1 : 0;
     if (count >= 1) row.push(keyId ?? null);
     if (count >= 2) row.push(clientAddress === undefined ? null : ref(clientAddress));
     if (count >= 3) row.push(userAgent === undefined ? null : ref(userAgent));
     if (count >= 4) row.push(apiVersion ?? null);
     if (count >= 5) row.push(errorCode ?? null);
     if (count >= 6) row.push(errorBody ?? null);
+    if (count >= 7) row.push(requestId);
     packed.push(row);
   }
   return {
@@ -173,8 +172,8 @@ export function packBatch(entries: readonly (NewRequestLog | null)[]): { columns
       methods: framed(methods),
       key_ids: framed(keyIds),
       paths: framed(pathsSeen),
-      request_ids: requestIds,
-      entries: JSON.stringify({ s: strings, e: packed }),
+      request_ids: `${requestIds.join('\n')}\n`,
+      entries: JSON.stringify({ w: window, s: strings, e: packed }),
     },
     orders: [...orders],
   };
@@ -183,24 +182,46 @@ export function packBatch(entries: readonly (NewRequestLog | null)[]): { columns
 /** A stored entry, without its key's start (read from api_keys by the caller). */
 export type UnpackedEntry = Omit<RequestLog, 'keyStart'>;
 
-/** The entries of a batch row by position (null: pruned), each with its id. */
-export function unpackBatch(batchId: bigint, accountId: number, entriesJson: string): (UnpackedEntry | null)[] {
-  const { s = [], e } = JSON.parse(entriesJson) as { s?: string[]; e: (PackedEntry | null)[] };
+/** The entries of a batch row by position (null: pruned), each with its id; `requestIds` is the row's request_ids list. */
+export function unpackBatch(batchId: bigint, accountId: number, entriesJson: string, requestIds: string): (UnpackedEntry | null)[] {
+  const { w, s = [], e } = JSON.parse(entriesJson) as { w?: number; s?: string[]; e: (PackedEntry | RequestIdFirst | null)[] };
   const text = (value: Text): string => (typeof value === 'number' ? (s[value] as string) : value);
   const base = batchId * BigInt(BATCH_ENTRIES_MAX);
+  if (w === undefined) return e.map((packed, position) => (packed === null ? null : unpackFirstForm(base + BigInt(position), accountId, packed as RequestIdFirst, text)));
+  const time = timeTexts(w);
+  // Line p + 1 is position p's ("\nA\nB\n").
+  const ids = requestIds.split('\n');
   return e.map((packed, position) => {
     if (packed === null) return null;
-    const [at, method, path, status, durationMs, requestId, keyId, clientAddress, userAgent, apiVersion, errorCode, errorBody] = packed;
-    const entry: UnpackedEntry = { id: base + BigInt(position), accountId, at, method, path: text(path), status, durationMs, requestId };
-    if (errorCode !== undefined && errorCode !== null) entry.errorCode = errorCode;
-    if (keyId !== undefined && keyId !== null) entry.keyId = keyId;
-    if (clientAddress !== undefined && clientAddress !== null) entry.clientAddress = text(clientAddress);
-    if (userAgent !== undefined && userAgent !== null) entry.userAgent = text(userAgent);
-    // Written only from API_VERSIONS.
-    if (apiVersion !== undefined && apiVersion !== null) entry.apiVersion = apiVersion as ApiVersion;
-    if (errorBody !== undefined && errorBody !== null) entry.errorBody = errorBody;
-    return entry;
+    const [at, method, path, status, durationMs, keyId, clientAddress, userAgent, apiVersion, errorCode, errorBody, requestId] = packed as PackedEntry;
+    const entry: UnpackedEntry = { id: base + BigInt(position), accountId, at: time(at), method, path: text(path), status, durationMs: milliseconds(durationMs), requestId: requestId ?? (ids[position + 1] as string) };
+    return withOptional(entry, keyId, clientAddress, userAgent, apiVersion, errorCode, errorBody, text);
   });
+}
+
+function unpackFirstForm(id: bigint, accountId: number, packed: RequestIdFirst, text: (value: Text) => string): UnpackedEntry {
+  const [at, method, path, status, durationMs, requestId, keyId, clientAddress, userAgent, apiVersion, errorCode, errorBody] = packed;
+  return withOptional({ id, accountId, at, method, path: text(path), status, durationMs, requestId }, keyId, clientAddress, userAgent, apiVersion, errorCode, errorBody, text);
+}
+
+function withOptional(
+  entry: UnpackedEntry,
+  keyId: number | null | undefined,
+  clientAddress: Text | null | undefined,
+  userAgent: Text | null | undefined,
+  apiVersion: string | null | undefined,
+  errorCode: string | null | undefined,
+  errorBody: string | null | undefined,
+  text: (value: Text) => string,
+): UnpackedEntry {
+  if (errorCode !== undefined && errorCode !== null) entry.errorCode = errorCode;
+  if (keyId !== undefined && keyId !== null) entry.keyId = keyId;
+  if (clientAddress !== undefined && clientAddress !== null) entry.clientAddress = text(clientAddress);
+  if (userAgent !== undefined && userAgent !== null) entry.userAgent = text(userAgent);
+  // Written only from API_VERSIONS.
+  if (apiVersion !== undefined && apiVersion !== null) entry.apiVersion = apiVersion as ApiVersion;
+  if (errorBody !== undefined && errorBody !== null) entry.errorBody = errorBody;
+  return entry;
 }
 
 /** An unpacked entry as written (the inverse of packBatch for one entry): what a pruned batch is packed again from. */

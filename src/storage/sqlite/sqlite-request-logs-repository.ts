@@ -6,7 +6,8 @@ import type { UsageIncrement } from '../../usage/usage-counters.js';
 import { sqliteConstraint, statementCache, type Prepare } from './sqlite-util.js';
 import type { SqliteSynchronous } from '../../config/config.js';
 import { addUsage } from './sqlite-usage-repository.js';
-import { asWritten, BATCH_COLUMNS, BATCH_ENTRIES_MAX, later, packBatch, statusClassBits, unpackBatch, WINDOW_MS, windowOf, type BatchColumns, type UnpackedEntry } from './sqlite-request-log-batches.js';
+import { asWritten, BATCH_COLUMNS, BATCH_ENTRIES_MAX, packBatch, statusClassBits, unpackBatch, type BatchColumns, type UnpackedEntry } from './sqlite-request-log-batches.js';
+import { later, WINDOW_MS, windowOf } from './sqlite-request-log-times.js';
 
 /**
  * Runs `write` with synchronous=NORMAL: its commit is not flushed to disk
@@ -29,6 +30,7 @@ function withoutSync(db: Database.Database, write: () => void): void {
 interface BatchRow {
   id: bigint;
   last_at: string;
+  request_ids: string;
   entries: string;
 }
 
@@ -47,7 +49,8 @@ function batchesMatching(accountId: number, filters: RequestLogFilters, before: 
   }
   if (filters.method !== undefined) add('instr(methods, char(10) || ? || char(10)) > 0', filters.method);
   if (filters.pathPrefix !== undefined) add('instr(paths, char(10) || ?) > 0', filters.pathPrefix);
-  if (filters.requestId !== undefined) add('instr(request_ids, char(10) || ? || char(10)) > 0', filters.requestId);
+  // An id with a newline is in its entry, not in the list (sqlite-request-log-batches.ts).
+  if (filters.requestId !== undefined && !filters.requestId.includes('\n')) add('instr(request_ids, char(10) || ? || char(10)) > 0', filters.requestId);
   if (filters.keyId !== undefined) add('instr(key_ids, char(10) || ? || char(10)) > 0', String(filters.keyId));
   // A batch's entries lie within WINDOW_MS: one holding an entry before an instant ends before the instant plus WINDOW_MS,
   // which bounds the walk of the index (account_id, last_at, id) from above.
@@ -85,7 +88,7 @@ function newestOf(rows: Iterable<BatchRow>, accountId: number, keep: (entry: Unp
   for (const row of rows) {
     const last = found[limit - 1];
     if (last !== undefined && row.last_at < last.at) break;
-    for (const entry of unpackBatch(row.id, accountId, row.entries)) if (entry !== null && keep(entry)) found.push(entry);
+    for (const entry of unpackBatch(row.id, accountId, row.entries, row.request_ids)) if (entry !== null && keep(entry)) found.push(entry);
     found.sort(newestFirst);
     if (found.length > limit) found = found.slice(0, limit);
   }
@@ -172,8 +175,8 @@ export function createSqliteRequestLogsRepository(db: Database.Database, synchro
         continue;
       }
       // Part of the batch is old, or more of it than this round may delete: the oldest go, the others keep their ids.
-      const { entries: packed } = sql('SELECT entries FROM request_log_batches WHERE id = ?').get(row.id) as { entries: string };
-      const entries = unpackBatch(row.id, Number(row.account_id), packed);
+      const packed = sql('SELECT entries, request_ids FROM request_log_batches WHERE id = ?').get(row.id) as { entries: string; request_ids: string };
+      const entries = unpackBatch(row.id, Number(row.account_id), packed.entries, packed.request_ids);
       const old = entries
         .filter((entry): entry is UnpackedEntry => entry !== null && entry.at < before)
         .sort((a, b) => -newestFirst(a, b))
@@ -200,21 +203,21 @@ export function createSqliteRequestLogsRepository(db: Database.Database, synchro
     },
     async listPage({ accountId, filters, before, limit }) {
       const { clause, values: bound } = batchesMatching(accountId, filters, before);
-      const rows = sql(`SELECT id, last_at, entries FROM request_log_batches WHERE ${clause} ORDER BY last_at DESC, id DESC`).iterate(...bound) as IterableIterator<BatchRow>;
+      const rows = sql(`SELECT id, last_at, request_ids, entries FROM request_log_batches WHERE ${clause} ORDER BY last_at DESC, id DESC`).iterate(...bound) as IterableIterator<BatchRow>;
       return withKeyStarts(sql, newestOf(rows, accountId, (entry) => matches(entry, filters, before), limit));
     },
     async listForOrder({ accountId, orderId, limit }) {
       // The batches whose paths name the order (request_log_orders, the order page's index); a batch pruned in part may be named still.
       const rows = sql(
-        'SELECT b.id, b.last_at, b.entries FROM request_log_orders o JOIN request_log_batches b ON b.id = o.batch_id WHERE o.account_id = ? AND o.order_id = ? ORDER BY b.last_at DESC, b.id DESC',
+        'SELECT b.id, b.last_at, b.request_ids, b.entries FROM request_log_orders o JOIN request_log_batches b ON b.id = o.batch_id WHERE o.account_id = ? AND o.order_id = ? ORDER BY b.last_at DESC, b.id DESC',
       ).iterate(accountId, orderId) as IterableIterator<BatchRow>;
       return withKeyStarts(sql, newestOf(rows, accountId, (entry) => orderIdInPath(entry.path) === orderId, limit));
     },
     async findById(accountId, id) {
       if (id < 0n) return undefined;
       const batchId = id / BigInt(BATCH_ENTRIES_MAX);
-      const row = sql('SELECT id, last_at, entries FROM request_log_batches WHERE id = ? AND account_id = ?').get(batchId, accountId) as BatchRow | undefined;
-      const entry = row === undefined ? undefined : unpackBatch(row.id, accountId, row.entries)[Number(id % BigInt(BATCH_ENTRIES_MAX))];
+      const row = sql('SELECT id, last_at, request_ids, entries FROM request_log_batches WHERE id = ? AND account_id = ?').get(batchId, accountId) as BatchRow | undefined;
+      const entry = row === undefined ? undefined : unpackBatch(row.id, accountId, row.entries, row.request_ids)[Number(id % BigInt(BATCH_ENTRIES_MAX))];
       return entry === undefined || entry === null ? undefined : withKeyStarts(sql, [entry])[0];
     },
     async deleteOlderThan(before, limit) {

@@ -1,0 +1,93 @@
+/**
+ * How SQLite packs a batch of request logs (sqlite-request-log-batches.ts):
+ * times as milliseconds into the batch's window, durations as whole
+ * microseconds, request ids once, in the batch's list; and every entry
+ * reads back exactly as written, including the ones that do not fit that
+ * form (a time in another form or window, a finer duration, a request id
+ * with a newline), and through the repository's filter by request id.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { NewRequestLog } from '../../src/request-logs/request-logs-repository.js';
+import { BATCH_ENTRIES_MAX, packBatch, unpackBatch } from '../../src/storage/sqlite/sqlite-request-log-batches.js';
+import { sqliteBackend } from '../support/storage.js';
+
+const entry = (at: string, requestId: string, more: Partial<NewRequestLog> = {}): NewRequestLog => ({
+  accountId: 7,
+  at,
+  method: 'GET',
+  path: '/v1/store/orders',
+  status: 200,
+  durationMs: 0.213,
+  requestId,
+  ...more,
+});
+
+/** What unpacking returns for entries packed as batch `batchId`: each with its id, nulls kept. */
+const withIds = (batchId: bigint, entries: (NewRequestLog | null)[]) =>
+  entries.map((written, position) => (written === null ? null : { id: batchId * BigInt(BATCH_ENTRIES_MAX) + BigInt(position), ...written }));
+
+describe('request logs on SQLite: the packed form of a batch', () => {
+  test('when a batch of ordinary entries is packed, then times are offsets into the window, durations whole microseconds, and request ids are only in the list', () => {
+    const entries = [
+      entry('2026-11-28T10:42:17.123Z', 'f3b0c4a2-0000-4000-8000-000000000001', { keyId: 3, clientAddress: '10.0.0.1', userAgent: 'wrk/4', apiVersion: 'v1' }),
+      entry('2026-11-28T10:42:17.123Z', 'f3b0c4a2-0000-4000-8000-000000000002', { durationMs: 12.5 }),
+      null,
+      entry('2026-11-28T10:42:19.999Z', 'req-3', { status: 409, errorCode: 'order_already_cancelled', errorBody: '{"code":"order_already_cancelled","status":409}' }),
+    ];
+    const { columns } = packBatch(entries);
+    const stored = JSON.parse(columns.entries) as { w: number; e: unknown[] };
+    assert.equal(stored.w, Date.parse('2026-11-28T10:42:10.000Z'));
+    assert.deepEqual(
+      stored.e.map((packed) => (packed === null ? null : (packed as unknown[]).slice(0, 5))),
+      [[7123, 'GET', 0, 200, 213], [7123, 'GET', 0, 200, 12500], null, [9999, 'GET', 0, 409, 213]],
+    );
+    assert.ok(!columns.entries.includes('f3b0c4a2') && !columns.entries.includes('req-3'), columns.entries);
+    assert.equal(columns.request_ids, '\nf3b0c4a2-0000-4000-8000-000000000001\nf3b0c4a2-0000-4000-8000-000000000002\n\nreq-3\n');
+    assert.deepEqual(unpackBatch(5n, 7, columns.entries, columns.request_ids), withIds(5n, entries));
+  });
+
+  test('when entries do not fit the short form, then each is kept whole and reads back exactly', () => {
+    const entries = [
+      // Not the stored form, another window, before the epoch: the time as text.
+      entry('2026-11-28T10:42:17Z', 'a'),
+      entry('2026-11-28T10:42:27.000Z', 'b'),
+      entry('2026-11-28T10:42:11.000Z', 'c'),
+      entry('1969-12-31T23:59:59.999Z', 'd'),
+      // Finer than a microsecond, and negative: the duration as it is.
+      entry('2026-11-28T10:42:12.000Z', 'e', { durationMs: 0.1234567 }),
+      entry('2026-11-28T10:42:12.000Z', 'f', { durationMs: -1 }),
+      // A request id with a newline is in its entry; an empty one is listed as any other.
+      entry('2026-11-28T10:42:13.000Z', 'two\nlines'),
+      entry('2026-11-28T10:42:13.000Z', ''),
+    ];
+    const { columns } = packBatch(entries);
+    assert.equal(columns.request_ids, '\na\nb\nc\nd\ne\nf\n\n\n');
+    assert.deepEqual(unpackBatch(1n, 7, columns.entries, columns.request_ids), withIds(1n, entries));
+  });
+
+  test('when a batch was packed in the first form (the request id in each entry, times as text), then it still reads back', () => {
+    const entries = JSON.stringify({ s: ['/v1/store/orders'], e: [['2026-11-28T10:42:17.123Z', 'GET', 0, 200, 0.213, 'r1', 3], null] });
+    assert.deepEqual(unpackBatch(2n, 7, entries, '\nr1\n'), [
+      { id: 2n * BigInt(BATCH_ENTRIES_MAX), accountId: 7, at: '2026-11-28T10:42:17.123Z', method: 'GET', path: '/v1/store/orders', status: 200, durationMs: 0.213, requestId: 'r1', keyId: 3 },
+      null,
+    ]);
+  });
+
+  test('when logs are filtered by a request id, then the entry is found whether or not its id holds a newline', async (t) => {
+    const { storage } = await sqliteBackend.freshDatabase(t);
+    const account = await storage.accounts.create({ name: 'Main Street Pets', createdAt: '2026-11-28T10:00:00.000Z' });
+    const ids = ['plain', 'two\nlines', 'plain-2'];
+    await storage.requestLogs.append(
+      ids.map((requestId, i) => ({ ...entry(`2026-11-28T10:42:1${i}.000Z`, requestId), accountId: account.id })),
+      [],
+    );
+    for (const requestId of ids) {
+      const found = await storage.requestLogs.listPage({ accountId: account.id, filters: { requestId }, limit: 10 });
+      assert.deepEqual(
+        found.map((log) => log.requestId),
+        [requestId],
+      );
+    }
+  });
+});
