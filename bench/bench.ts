@@ -7,12 +7,13 @@
  * and prints one table. The PostgreSQL rows run on BENCH_POSTGRES_URL, or on
  * an embedded PostgreSQL (fsync on) started here; --no-postgres skips them.
  */
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { startEmbeddedPostgres, type EmbeddedServer } from '../test/support/embedded-postgres.js';
 import { cliStartupRows } from './cli-startup.js';
 import { startListening, type ListeningChild } from './listening-child.js';
@@ -220,7 +221,8 @@ async function drive(url: string, { connections, headers, script, scriptArgs = [
     argv.push(url);
     if (scriptArgs.length > 0) argv.push('--', ...scriptArgs);
     const [cmd, full] = pinned(CLIENT_CORE, 'wrk', argv);
-    const out = execFileSync(cmd, full).toString();
+    // Not synchronous: side by side (sideBySide), two clients run at once.
+    const { stdout: out } = await promisify(execFile)(cmd, full);
     const latency = (pct: string) => {
       const match = new RegExp(`^\\s+${pct}%\\s+([\\d.]+)(us|ms|s)`, 'm').exec(out);
       return match?.[1] === undefined || match[2] === undefined ? NaN : toMs(match[1], match[2]);
@@ -823,6 +825,22 @@ async function interleaved(variants: Variant[], run: (variant: Variant, round: n
 }
 
 /**
+ * Per variant: each round's load, every variant loaded at the same time (a
+ * client each). The servers share the server core, so that the machine's
+ * drift, which spreads interleaved rounds' ratios by 0.2 and more, falls on
+ * all of them in the very same seconds: their CPU per request, compared
+ * round by round, differs by what each server does.
+ */
+async function sideBySide(variants: Variant[], run: (variant: Variant, round: number) => Promise<Load>, rounds = ROUNDS): Promise<Map<string, Load[]>> {
+  const loads = new Map<string, Load[]>(variants.map((v) => [v.name, []]));
+  for (let round = 0; round < rounds; round++) {
+    const results = await Promise.all(variants.map((variant) => run(variant, round)));
+    results.forEach((result, i) => loads.get(variants[i]?.name ?? '')?.push(result));
+  }
+  return loads;
+}
+
+/**
  * Issue 20: what metrics and tracing cost. The same server four ways on one
  * database: both off (METRICS_PORT=off, no OTEL variable), metrics on (the
  * default), tracing on (spans exported to an OTLP/HTTP sink in this
@@ -925,6 +943,23 @@ async function requestLogsRows(env: Record<string, string>, listKey: string): Pr
     REQUEST_LOG_ROUNDS,
   );
   interleavedRows('GET /v1/store/orders, 100 orders (cached, fast lane), SQLite', variants, loads, 'request logs off', ' (target ≥ 0.97, issue 28)');
+  const [off, on] = variants as [Variant, Variant];
+  const together = await sideBySide(variants, (v) => load(`${v.server.url}/v1/store/orders`, { connections: 50, headers: auth, seconds: ROUND_S, warmUp: false, pid: v.server.pid }), REQUEST_LOG_ROUNDS);
+  const offLoads = together.get(off.name) ?? [];
+  const onLoads = together.get(on.name) ?? [];
+  const costs = onLoads.map((l, i) => (l.cpuUs ?? NaN) / (offLoads[i]?.cpuUs ?? NaN));
+  rows.push({
+    scenario: `GET /v1/store/orders, 100 orders (cached, fast lane), SQLite, request logs on, side by side with off`,
+    rps: median(onLoads.map((l) => l.rps)),
+    p50: median(onLoads.map((l) => l.p50)),
+    p99: median(onLoads.map((l) => l.p99)),
+    cpuUs: median(onLoads.map((l) => l.cpuUs ?? NaN)),
+    rssMb: peakMb(on.server.pid),
+    ratio: 1 / median(costs),
+    note:
+      `both servers loaded at once on the server core, ${REQUEST_LOG_ROUNDS} rounds: CPU per request on ÷ off ${costs.map((r) => r.toFixed(3)).join('/')}, ` +
+      `median ${median(costs).toFixed(3)} (a cost of at most 3 % is ≤ 1.030, issue 28); off meanwhile ${Math.round(median(offLoads.map((l) => l.rps)))} req/s, ${median(offLoads.map((l) => l.cpuUs ?? NaN)).toFixed(1)} µs`,
+  });
   for (const { server } of variants) await server.stop();
 }
 

@@ -1,6 +1,6 @@
 /**
  * How SQLite packs a batch of request logs (sqlite-request-log-batches.ts):
- * times as milliseconds into the batch's window, durations as whole
+ * column by column, times as milliseconds into the batch's window, durations as whole
  * microseconds, request ids once, in the batch's list; and every entry
  * reads back exactly as written, including the ones that do not fit that
  * form (a time in another form or window, a finer duration, a request id
@@ -28,7 +28,7 @@ const withIds = (batchId: bigint, entries: (NewRequestLog | null)[]) =>
   entries.map((written, position) => (written === null ? null : { id: batchId * BigInt(BATCH_ENTRIES_MAX) + BigInt(position), ...written }));
 
 describe('request logs on SQLite: the packed form of a batch', () => {
-  test('when a batch of ordinary entries is packed, then times are offsets into the window, durations whole microseconds, and request ids are only in the list', () => {
+  test('when a batch of ordinary entries is packed, then it is stored column by column: times as offsets into the window, durations whole microseconds, texts once, and request ids only in the list', () => {
     const entries = [
       entry('2026-11-28T10:42:17.123Z', 'f3b0c4a2-0000-4000-8000-000000000001', { keyId: 3, clientAddress: '10.0.0.1', userAgent: 'wrk/4', apiVersion: 'v1' }),
       entry('2026-11-28T10:42:17.123Z', 'f3b0c4a2-0000-4000-8000-000000000002', { durationMs: 12.5 }),
@@ -36,12 +36,15 @@ describe('request logs on SQLite: the packed form of a batch', () => {
       entry('2026-11-28T10:42:19.999Z', 'req-3', { status: 409, errorCode: 'order_already_cancelled', errorBody: '{"code":"order_already_cancelled","status":409}' }),
     ];
     const { columns } = packBatch(entries);
-    const stored = JSON.parse(columns.entries) as { w: number; e: unknown[] };
+    const stored = JSON.parse(columns.entries) as Record<string, unknown>;
     assert.equal(stored.w, Date.parse('2026-11-28T10:42:10.000Z'));
+    // Column by column, texts by their index in s; a pruned entry's time null; no column for what no entry has (r: ids with a newline).
+    assert.deepEqual(stored.s, ['GET', '/v1/store/orders', '10.0.0.1', 'wrk/4', 'v1', 'order_already_cancelled']);
     assert.deepEqual(
-      stored.e.map((packed) => (packed === null ? null : (packed as unknown[]).slice(0, 5))),
-      [[7123, 'GET', 0, 200, 213], [7123, 'GET', 0, 200, 12500], null, [9999, 'GET', 0, 409, 213]],
+      { t: stored.t, m: stored.m, p: stored.p, c: stored.c, d: stored.d, k: stored.k, a: stored.a, u: stored.u, v: stored.v, x: stored.x },
+      { t: [7123, 7123, null, 9999], m: [0, 0, null, 0], p: [1, 1, null, 1], c: [200, 200, null, 409], d: [213, 12500, null, 213], k: [3, null, null, null], a: [2, null, null, null], u: [3, null, null, null], v: [4, null, null, null], x: [null, null, null, 5] },
     );
+    assert.deepEqual(Object.keys(stored).sort(), ['a', 'b', 'c', 'd', 'k', 'm', 'p', 's', 't', 'u', 'v', 'w', 'x']);
     assert.ok(!columns.entries.includes('f3b0c4a2') && !columns.entries.includes('req-3'), columns.entries);
     assert.equal(columns.request_ids, '\nf3b0c4a2-0000-4000-8000-000000000001\nf3b0c4a2-0000-4000-8000-000000000002\n\nreq-3\n');
     assert.deepEqual(unpackBatch(5n, 7, columns.entries, columns.request_ids), withIds(5n, entries));

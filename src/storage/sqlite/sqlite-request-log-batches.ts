@@ -10,23 +10,27 @@ import { microseconds, milliseconds, timeOffsets, timeTexts, windowStart, type T
  * (BENCHMARKS.md, eleventh and thirteenth sessions); a row per batch costs a
  * few nanoseconds per request, plus packing it here.
  *
- * A batch's `entries` is JSON: `{"w": window, "s": [strings…], "e": [entry…]}`.
- * An entry is an array, PackedEntry's fields in order; a path, user agent or
- * client address is a number when it is an index into `s` (each distinct
- * text once per batch: a busy client sends the same few again and again) or
- * the text itself (what the migration of the old rows writes). Its arrival
- * time is a number of milliseconds after `w`, the start of the batch's
- * window (epoch milliseconds), when it is in the stored form
- * (2026-11-27T10:42:17.123Z) and in that window, or else the text itself;
- * its duration a whole number of microseconds (microseconds()).
- * Its request id is not in the entry but in the batch's `request_ids` list,
+ * A batch's `entries` is JSON, column by column: `{"w": window, "s":
+ * [strings…], "t": [times…], "m": [methods…], …}` (Columns), the n-th value
+ * of every column the n-th entry's; a pruned entry's time is null, so the
+ * others keep their positions. Texts a batch repeats (methods, paths, user
+ * agents, addresses, API versions, error codes) are indexes into `s`, each
+ * distinct text once; a time is a number of milliseconds after `w`, the
+ * start of the batch's window (epoch milliseconds), when it is in the stored
+ * form (2026-11-27T10:42:17.123Z) and in that window, or else the text
+ * itself; a duration a whole number of microseconds (microseconds()). A
+ * column no entry has a value for is left out. JSON writes a few long arrays
+ * of small integers much faster than an array per entry (BENCHMARKS.md,
+ * fourteenth session).
+ *
+ * A request id is not in `entries` but in the batch's `request_ids` list,
  * at the entry's position (a pruned entry's line is empty): written once,
  * not twice (the list is what a filter by request id searches). An id that
- * holds a newline is the entry's last field instead, its line empty. A
- * pruned entry is null, so the others keep their positions. Trailing absent
- * fields are left out. Batches written before this form (no `w`: migration
- * 0033's, and those of its release) hold the time as text and the request id
- * in the entry, at RequestIdFirst's position, and are read as they are.
+ * holds a newline is in the column `r` instead, its line empty.
+ *
+ * Batches written before this form (no `w`: migration 0033's, and those of
+ * its release) are `{"s": [strings…], "e": [entry…]}`, an array per entry
+ * (RequestIdFirst) or null, and are read as they are.
  *
  * An entry's id is its batch's id × BATCH_ENTRIES_MAX + its position: ids
  * grow in the order entries were written, as the old rows' did.
@@ -47,8 +51,28 @@ import { microseconds, milliseconds, timeOffsets, timeTexts, windowStart, type T
  */
 export const BATCH_ENTRIES_MAX = 4096;
 
-/** [at, method, path, status, duration (microseconds), keyId, clientAddress, userAgent, apiVersion, errorCode, errorBody, requestId (only when it holds a newline)] */
-type PackedEntry = [Text, string, Text, number, number | [number], (number | null)?, (Text | null)?, (Text | null)?, (string | null)?, (string | null)?, (string | null)?, string?];
+/** A batch's entries by column (the `entries` JSON besides `w` and `s`); null where an entry has no value. */
+interface Columns {
+  /** Time (null: a pruned entry). */
+  t: (Text | null)[];
+  m: (number | null)[];
+  p: (number | null)[];
+  /** Status. */
+  c: (number | null)[];
+  /** Duration (microseconds()). */
+  d: (number | [number] | null)[];
+  /** Key id; client address, user agent, API version, error code (texts); error body; a request id that holds a newline. */
+  k?: (number | null)[];
+  a?: (number | null)[];
+  u?: (number | null)[];
+  v?: (number | null)[];
+  x?: (number | null)[];
+  b?: (string | null)[];
+  r?: (string | null)[];
+}
+const OPTIONAL = ['k', 'a', 'u', 'v', 'x', 'b', 'r'] as const;
+type Optional = (typeof OPTIONAL)[number];
+
 /** The first form's entry: [at, method, path, status, durationMs, requestId, keyId, clientAddress, userAgent, apiVersion, errorCode, errorBody] */
 type RequestIdFirst = [string, string, Text, number, number, string, (number | null)?, (Text | null)?, (Text | null)?, (string | null)?, (string | null)?, (string | null)?];
 
@@ -103,6 +127,19 @@ export function packBatch(entries: readonly (NewRequestLog | null)[]): { columns
     }
     return index;
   };
+  // Per column, the last text's index: a busy client's entries repeat the one before.
+  const lastRef = () => {
+    let last: string | undefined;
+    let lastIndex = 0;
+    return (text: string): number => {
+      if (text !== last) {
+        last = text;
+        lastIndex = ref(text);
+      }
+      return lastIndex;
+    };
+  };
+  const [methodRef, pathRef, addressRef, agentRef, versionRef] = [lastRef(), lastRef(), lastRef(), lastRef(), lastRef()];
   const window = windowStart(entries);
   const offset = timeOffsets(window);
   const statuses = new Set<number>();
@@ -120,10 +157,23 @@ export function packBatch(entries: readonly (NewRequestLog | null)[]): { columns
   // No entry's value yet: NaN equals no status, and undefined no method.
   let lastStatus = Number.NaN;
   let lastMethod: string | undefined;
-  const packed: (PackedEntry | null)[] = [];
+  const t: (Text | null)[] = [];
+  const m: (number | null)[] = [];
+  const p: (number | null)[] = [];
+  const c: (number | null)[] = [];
+  const d: (number | [number] | null)[] = [];
+  const k: (number | null)[] = [];
+  const a: (number | null)[] = [];
+  const u: (number | null)[] = [];
+  const v: (number | null)[] = [];
+  const x: (number | null)[] = [];
+  const b: (string | null)[] = [];
+  const r: (string | null)[] = [];
+  // Whether any entry has a value in the optional columns (bits in Optional's order, k first).
+  let used = 0;
   for (const entry of entries) {
     if (entry === null) {
-      packed.push(null);
+      for (const column of [t, m, p, c, d, k, a, u, v, x, b, r]) column.push(null);
       requestIds.push('');
       continue;
     }
@@ -144,24 +194,31 @@ export function packBatch(entries: readonly (NewRequestLog | null)[]): { columns
       const order = orderIdInPath(entry.path);
       if (order !== undefined) orders.add(order);
     }
-    const { requestId } = entry;
-    // An id with a newline would break the list's lines: the entry holds it.
+    const { requestId, keyId, clientAddress, userAgent, apiVersion, errorCode, errorBody } = entry;
+    // An id with a newline would break the list's lines: the column r holds it.
     const listed = !requestId.includes('\n');
     requestIds.push(listed ? requestId : '');
-    const row: PackedEntry = [offset(entry.at), entry.method, ref(entry.path), entry.status, microseconds(entry.durationMs)];
-    // The optional fields in order, up to the last one present (absent ones before it are null).
-    const { keyId, clientAddress, userAgent, apiVersion, errorCode, errorBody } = entry;
+    t.push(offset(entry.at));
+    m.push(methodRef(entry.method));
+    p.push(pathRef(entry.path));
+    c.push(entry.status);
+    d.push(microseconds(entry.durationMs));
     if (keyId !== undefined) keyIds.add(keyId);
-    const count = !listed ? 7 : errorBody !== undefined ? 6 : errorCode !== undefined ? 5 : apiVersion !== undefined ? 4 : userAgent !== undefined ? 3 : clientAddress !== undefined ? 2 : keyId !== undefined ? 1 : 0;
-    if (count >= 1) row.push(keyId ?? null);
-    if (count >= 2) row.push(clientAddress === undefined ? null : ref(clientAddress));
-    if (count >= 3) row.push(userAgent === undefined ? null : ref(userAgent));
-    if (count >= 4) row.push(apiVersion ?? null);
-    if (count >= 5) row.push(errorCode ?? null);
-    if (count >= 6) row.push(errorBody ?? null);
-    if (count >= 7) row.push(requestId);
-    packed.push(row);
+    // Plain pushes: a helper taking the column by name made packing slower than the JSON it saves.
+    k.push(keyId ?? null);
+    a.push(clientAddress === undefined ? null : addressRef(clientAddress));
+    u.push(userAgent === undefined ? null : agentRef(userAgent));
+    v.push(apiVersion === undefined ? null : versionRef(apiVersion));
+    x.push(errorCode === undefined ? null : ref(errorCode));
+    b.push(errorBody ?? null);
+    r.push(listed ? null : requestId);
+    used |= (keyId === undefined ? 0 : 1) | (clientAddress === undefined ? 0 : 2) | (userAgent === undefined ? 0 : 4) | (apiVersion === undefined ? 0 : 8) | (errorCode === undefined ? 0 : 16) | (errorBody === undefined ? 0 : 32) | (listed ? 0 : 64);
   }
+  const stored: Columns & { w: number; s: string[] } = { w: window, s: strings, t, m, p, c, d };
+  const optional = { k, a, u, v, x, b, r };
+  OPTIONAL.forEach((name, bit) => {
+    if ((used & (1 << bit)) !== 0) (stored as unknown as Record<Optional, unknown>)[name] = optional[name];
+  });
   return {
     columns: {
       first_at: firstAt,
@@ -173,7 +230,7 @@ export function packBatch(entries: readonly (NewRequestLog | null)[]): { columns
       key_ids: framed(keyIds),
       paths: framed(pathsSeen),
       request_ids: `${requestIds.join('\n')}\n`,
-      entries: JSON.stringify({ w: window, s: strings, e: packed }),
+      entries: JSON.stringify(stored),
     },
     orders: [...orders],
   };
@@ -184,18 +241,29 @@ export type UnpackedEntry = Omit<RequestLog, 'keyStart'>;
 
 /** The entries of a batch row by position (null: pruned), each with its id; `requestIds` is the row's request_ids list. */
 export function unpackBatch(batchId: bigint, accountId: number, entriesJson: string, requestIds: string): (UnpackedEntry | null)[] {
-  const { w, s = [], e } = JSON.parse(entriesJson) as { w?: number; s?: string[]; e: (PackedEntry | RequestIdFirst | null)[] };
+  const stored = JSON.parse(entriesJson) as (Columns & { w: number; s: string[] }) | { w: undefined; s?: string[]; e: (RequestIdFirst | null)[] };
+  const s = stored.s ?? [];
   const text = (value: Text): string => (typeof value === 'number' ? (s[value] as string) : value);
   const base = batchId * BigInt(BATCH_ENTRIES_MAX);
-  if (w === undefined) return e.map((packed, position) => (packed === null ? null : unpackFirstForm(base + BigInt(position), accountId, packed as RequestIdFirst, text)));
-  const time = timeTexts(w);
-  // Line p + 1 is position p's ("\nA\nB\n").
+  if (stored.w === undefined) return stored.e.map((packed, position) => (packed === null ? null : unpackFirstForm(base + BigInt(position), accountId, packed, text)));
+  const time = timeTexts(stored.w);
+  const { t, m, p, c, d, k = [], a = [], u = [], v = [], x = [], b = [], r = [] } = stored;
+  const optionalText = (value: number | null | undefined) => (value === undefined || value === null ? undefined : text(value));
+  // Line n + 1 is position n's ("\nA\nB\n").
   const ids = requestIds.split('\n');
-  return e.map((packed, position) => {
-    if (packed === null) return null;
-    const [at, method, path, status, durationMs, keyId, clientAddress, userAgent, apiVersion, errorCode, errorBody, requestId] = packed as PackedEntry;
-    const entry: UnpackedEntry = { id: base + BigInt(position), accountId, at: time(at), method, path: text(path), status, durationMs: milliseconds(durationMs), requestId: requestId ?? (ids[position + 1] as string) };
-    return withOptional(entry, keyId, clientAddress, userAgent, apiVersion, errorCode, errorBody, text);
+  return t.map((at, n) => {
+    if (at === null) return null;
+    const entry: UnpackedEntry = {
+      id: base + BigInt(n),
+      accountId,
+      at: time(at),
+      method: text(m[n] as number),
+      path: text(p[n] as number),
+      status: c[n] as number,
+      durationMs: milliseconds(d[n] as number | [number]),
+      requestId: r[n] ?? (ids[n + 1] as string),
+    };
+    return withOptional(entry, k[n], optionalText(a[n]), optionalText(u[n]), optionalText(v[n]), optionalText(x[n]), b[n], text);
   });
 }
 
