@@ -60,13 +60,23 @@ describe('request logs on SQLite: the packed form of a batch', () => {
       // Finer than a microsecond, and negative: the duration as it is.
       entry('2026-11-28T10:42:12.000Z', 'e', { durationMs: 0.1234567 }),
       entry('2026-11-28T10:42:12.000Z', 'f', { durationMs: -1 }),
-      // A request id with a newline is in its entry; an empty one is listed as any other.
+      // A request id with a newline or a surrogate is in its entry (SQLite's text would turn a lone one into U+FFFD); an empty one is listed as any other.
       entry('2026-11-28T10:42:13.000Z', 'two\nlines'),
+      entry('2026-11-28T10:42:13.000Z', 'lone \uD800'),
+      entry('2026-11-28T10:42:13.000Z', 'pair \uD83D\uDC3E'),
       entry('2026-11-28T10:42:13.000Z', ''),
     ];
     const { columns } = packBatch(entries);
-    assert.equal(columns.request_ids, '\na\nb\nc\nd\ne\nf\n\n\n');
+    assert.equal(columns.request_ids, '\na\nb\nc\nd\ne\nf\n\n\n\n\n');
     assert.deepEqual(unpackBatch(1n, 7, columns.entries, columns.request_ids), withIds(1n, entries));
+  });
+
+  test('when an entry has a duration that is not finite, then its batch still reads back, that duration as null as JSON has it', () => {
+    const entries = [entry('2026-11-28T10:42:17.123Z', 'a', { durationMs: Number.POSITIVE_INFINITY }), entry('2026-11-28T10:42:17.124Z', 'b')];
+    const { columns } = packBatch(entries);
+    const [infinite, plain] = unpackBatch(1n, 7, columns.entries, columns.request_ids);
+    assert.deepEqual(infinite, { ...withIds(1n, entries)[0], durationMs: null });
+    assert.deepEqual(plain, withIds(1n, entries)[1]);
   });
 
   test('when a batch was packed in the first form (the request id in each entry, times as text), then it still reads back', () => {
@@ -77,10 +87,10 @@ describe('request logs on SQLite: the packed form of a batch', () => {
     ]);
   });
 
-  test('when logs are filtered by a request id, then the entry is found whether or not its id holds a newline', async (t) => {
+  test('when logs are filtered by a request id, then the entry is found whether or not its id holds a newline or a lone surrogate', async (t) => {
     const { storage } = await sqliteBackend.freshDatabase(t);
     const account = await storage.accounts.create({ name: 'Main Street Pets', createdAt: '2026-11-28T10:00:00.000Z' });
-    const ids = ['plain', 'two\nlines', 'plain-2'];
+    const ids = ['plain', 'two\nlines', 'lone \uD800', 'plain-2'];
     await storage.requestLogs.append(
       ids.map((requestId, i) => ({ ...entry(`2026-11-28T10:42:1${i}.000Z`, requestId), accountId: account.id })),
       [],

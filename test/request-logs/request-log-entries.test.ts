@@ -110,7 +110,7 @@ describe('the stored form of a request', () => {
 
 /** A UUID in randomUUID()'s form, a different one for each i, with every hexadecimal digit in use (and ffffffff words). */
 const uuidOf = (i: number): string => {
-  const hex = (Math.imul(i + 1, 0x9e3779b1) >>> 0).toString(16).padStart(8, '0') + (i % 11 === 0 ? 'ffffffff' : '0123456789abcdef'.repeat(2)).slice(i % 9, (i % 9) + 8) + 'fedcba9876543210' + (i >>> 0).toString(16).padStart(8, '0');
+  const hex = (Math.imul(i + 1, 0x9e3779b1) >>> 0).toString(16).padStart(8, '0') + (i % 11 === 0 ? 'ffffffff' : '0123456789abcdef'.repeat(2).slice(i % 9, (i % 9) + 8)) + 'fedcba9876543210' + (i >>> 0).toString(16).padStart(8, '0');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 };
 

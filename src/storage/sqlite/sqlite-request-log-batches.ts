@@ -4,11 +4,9 @@ import { microseconds, milliseconds, timeOffsets, timeTexts, windowStart, type T
 
 /**
  * SQLite keeps the request logs packed: one row of request_log_batches per
- * account and written batch (migration 0033), not one row per request. A
- * B-tree row per request, written by the serving process, cost every logged
- * request 3 to 4 µs of a 40 µs listing, whatever its columns and indexes
- * (BENCHMARKS.md, eleventh and thirteenth sessions); a row per batch costs a
- * few nanoseconds per request, plus packing it here.
+ * account and written batch (migration 0033), not one row per request, which
+ * cost every logged request 3 to 4 µs of a 40 µs listing in the serving
+ * process (BENCHMARKS.md, eleventh and thirteenth sessions).
  *
  * A batch's `entries` is JSON, column by column: `{"w": window, "s":
  * [strings…], "t": [times…], "m": [methods…], …}` (Columns), the n-th value
@@ -26,14 +24,12 @@ import { microseconds, milliseconds, timeOffsets, timeTexts, windowStart, type T
  * A request id is not in `entries` but in the batch's `request_ids` list,
  * at the entry's position (a pruned entry's line is empty): written once,
  * not twice (the list is what a filter by request id searches). An id that
- * holds a newline is in the column `r` instead, its line empty.
+ * is not listable() is in the column `r` instead, its line empty.
  *
- * Batches written before this form (no `w`: migration 0033's, and those of
- * its release) are `{"s": [strings…], "e": [entry…]}`, an array per entry
- * (RequestIdFirst) or null, and are read as they are.
- *
- * An entry's id is its batch's id × BATCH_ENTRIES_MAX + its position: ids
- * grow in the order entries were written, as the old rows' did.
+ * Batches written before this form (no `w`: migration 0033's, and its
+ * release's) are `{"s": [strings…], "e": [RequestIdFirst or null…]}`, read
+ * as they are. An entry's id is its batch's id × BATCH_ENTRIES_MAX + its
+ * position: ids grow in the order entries were written, as the old rows' did.
  *
  * The batch's other columns summarize its live entries, so that a filter
  * skips the batches that cannot match without unpacking them: the time
@@ -44,12 +40,15 @@ import { microseconds, milliseconds, timeOffsets, timeTexts, windowStart, type T
  * A batch's entries all arrived within one WINDOW_MS-aligned window (a flush
  * that holds older requests, after an outage, writes a batch per window), so
  * that a page from a cursor or before an instant starts its walk at most
- * WINDOW_MS after it rather than at the newest batch. A list is only ever searched for "\n<text>" (a path prefix) or
- * "\n<text>\n" (a whole value), so it may repeat a value, and a value
- * holding a newline is still found: the lists can only say "maybe", and
- * every entry read is checked against the filters exactly.
+ * WINDOW_MS after it rather than at the newest batch. A list is only searched
+ * for "\n<text>" (a path prefix) or "\n<text>\n" (a whole value): it may
+ * repeat a value, and finds one holding a newline (but for request ids:
+ * listable()); it only says "maybe", and every entry read is checked exactly.
  */
 export const BATCH_ENTRIES_MAX = 4096;
+
+/** Whether a request id can be a line of request_ids: no newline, no surrogate (SQLite's text would hold U+FFFD for a lone one). */
+export const listable = (requestId: string): boolean => !/[\n\uD800-\uDFFF]/.test(requestId);
 
 /** A batch's entries by column (the `entries` JSON besides `w` and `s`); null where an entry has no value. */
 interface Columns {
@@ -195,8 +194,8 @@ export function packBatch(entries: readonly (NewRequestLog | null)[]): { columns
       if (order !== undefined) orders.add(order);
     }
     const { requestId, keyId, clientAddress, userAgent, apiVersion, errorCode, errorBody } = entry;
-    // An id with a newline would break the list's lines: the column r holds it.
-    const listed = !requestId.includes('\n');
+    // An id with a newline would break the list's lines, and a lone surrogate come back as U+FFFD: the column r holds it.
+    const listed = listable(requestId);
     requestIds.push(listed ? requestId : '');
     t.push(offset(entry.at));
     m.push(methodRef(entry.method));

@@ -68,14 +68,15 @@ export function timeTexts(window: number): (at: Text) => string {
 
 /**
  * A duration (milliseconds, as stored: to the microsecond) as a whole number
- * of microseconds in an array, which JSON writes as fast as any integer,
- * where a fraction costs a shortest-decimal conversion each (BENCHMARKS.md,
- * fourteenth session); a duration finer than that is kept as it is, as an
- * array of one number.
+ * of microseconds, which JSON writes as fast as any integer, where a
+ * fraction costs a shortest-decimal conversion each (BENCHMARKS.md,
+ * fourteenth session); any other duration (finer, or not finite) is kept as
+ * it is, in an array of one number (JSON writes a non-finite one as null, as
+ * it did before this form).
  */
 export function microseconds(durationMs: number): number | [number] {
   const us = Math.round(durationMs * 1000);
-  return us / 1000 === durationMs ? us : [durationMs];
+  return Number.isFinite(us) && us / 1000 === durationMs ? us : [durationMs];
 }
 
 /** The inverse of microseconds. */

@@ -6,7 +6,7 @@ import type { UsageIncrement } from '../../usage/usage-counters.js';
 import { sqliteConstraint, statementCache, type Prepare } from './sqlite-util.js';
 import type { SqliteSynchronous } from '../../config/config.js';
 import { addUsage } from './sqlite-usage-repository.js';
-import { asWritten, BATCH_COLUMNS, BATCH_ENTRIES_MAX, packBatch, statusClassBits, unpackBatch, type BatchColumns, type UnpackedEntry } from './sqlite-request-log-batches.js';
+import { asWritten, BATCH_COLUMNS, BATCH_ENTRIES_MAX, listable, packBatch, statusClassBits, unpackBatch, type BatchColumns, type UnpackedEntry } from './sqlite-request-log-batches.js';
 import { later, WINDOW_MS, windowOf } from './sqlite-request-log-times.js';
 
 /**
@@ -49,8 +49,8 @@ function batchesMatching(accountId: number, filters: RequestLogFilters, before: 
   }
   if (filters.method !== undefined) add('instr(methods, char(10) || ? || char(10)) > 0', filters.method);
   if (filters.pathPrefix !== undefined) add('instr(paths, char(10) || ?) > 0', filters.pathPrefix);
-  // An id with a newline is in its entry, not in the list (sqlite-request-log-batches.ts).
-  if (filters.requestId !== undefined && !filters.requestId.includes('\n')) add('instr(request_ids, char(10) || ? || char(10)) > 0', filters.requestId);
+  // An id that is not listable is in its entry, not in the list (sqlite-request-log-batches.ts): every batch is unpacked.
+  if (filters.requestId !== undefined && listable(filters.requestId)) add('instr(request_ids, char(10) || ? || char(10)) > 0', filters.requestId);
   if (filters.keyId !== undefined) add('instr(key_ids, char(10) || ? || char(10)) > 0', String(filters.keyId));
   // A batch's entries lie within WINDOW_MS: one holding an entry before an instant ends before the instant plus WINDOW_MS,
   // which bounds the walk of the index (account_id, last_at, id) from above.
