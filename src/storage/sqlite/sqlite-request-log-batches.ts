@@ -168,8 +168,6 @@ export function packBatch(entries: readonly (NewRequestLog | null)[]): { columns
   const x: (number | null)[] = [];
   const b: (string | null)[] = [];
   const r: (string | null)[] = [];
-  // Whether any entry has a value in the optional columns (bits in Optional's order, k first).
-  let used = 0;
   for (const entry of entries) {
     if (entry === null) {
       for (const column of [t, m, p, c, d, k, a, u, v, x, b, r]) column.push(null);
@@ -211,13 +209,11 @@ export function packBatch(entries: readonly (NewRequestLog | null)[]): { columns
     x.push(errorCode === undefined ? null : ref(errorCode));
     b.push(errorBody ?? null);
     r.push(listed ? null : requestId);
-    used |= (keyId === undefined ? 0 : 1) | (clientAddress === undefined ? 0 : 2) | (userAgent === undefined ? 0 : 4) | (apiVersion === undefined ? 0 : 8) | (errorCode === undefined ? 0 : 16) | (errorBody === undefined ? 0 : 32) | (listed ? 0 : 64);
   }
   const stored: Columns & { w: number; s: string[] } = { w: window, s: strings, t, m, p, c, d };
-  const optional = { k, a, u, v, x, b, r };
-  OPTIONAL.forEach((name, bit) => {
-    if ((used & (1 << bit)) !== 0) (stored as unknown as Record<Optional, unknown>)[name] = optional[name];
-  });
+  // An optional column only when some entry has a value in it.
+  const optional: Record<Optional, unknown[]> = { k, a, u, v, x, b, r };
+  for (const name of OPTIONAL) if (optional[name].some((value) => value !== null)) (stored as unknown as Record<Optional, unknown>)[name] = optional[name];
   return {
     columns: {
       first_at: firstAt,
