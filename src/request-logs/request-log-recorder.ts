@@ -67,18 +67,17 @@ export function createRequestLogRecorder({ requestLogsRepository, clock, enabled
     for (let written = 0; written < count && pending.size > 0; written += APPEND_CHUNK) {
       if (written > 0) await new Promise<void>((resolve) => setImmediate(resolve));
       const from = pending.head;
-      const chunk = pending.peek(Math.min(APPEND_CHUNK, count - written));
-      const entries = chunk.map(toStored);
-      writtenUpTo = from + chunk.length;
+      const entries = pending.peek(Math.min(APPEND_CHUNK, count - written), toStored);
+      writtenUpTo = from + entries.length;
       try {
         await requestLogsRepository.append(entries, usageOfRequests(entries));
       } catch (error) {
         // Requests of this chunk the bound let go meanwhile, counted as written, are lost after all.
-        dropped += Math.max(0, Math.min(pending.head, from + chunk.length) - from);
+        dropped += Math.max(0, Math.min(pending.head, from + entries.length) - from);
         writtenUpTo = 0;
         throw error;
       }
-      pending.release(from, chunk.length);
+      pending.release(from, entries.length);
       writtenUpTo = 0;
     }
   }

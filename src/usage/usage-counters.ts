@@ -73,12 +73,14 @@ export function usageOfRequests(requests: readonly { accountId: number; at: stri
   const byKey = new Map<string, UsageIncrement>();
   // Requests come in runs of one account and one hour: the last one's increment serves the next while the account
   // is the same and the time is in hourOf's stored form within the same hour (its first 13 characters), with no key made.
-  let last: { accountId: number; hourPrefix: string; increment: UsageIncrement } | undefined;
+  // The last time itself is remembered too: a millisecond's requests share one text, which then needs no look.
+  let last: { accountId: number; hourPrefix: string; at: string; increment: UsageIncrement } | undefined;
   for (const request of requests) {
     let increment: UsageIncrement | undefined;
     const { at } = request;
-    if (last !== undefined && last.accountId === request.accountId && at.length === 24 && at.endsWith('Z') && at.startsWith(last.hourPrefix)) {
+    if (last !== undefined && last.accountId === request.accountId && (at === last.at || (at.length === 24 && at.endsWith('Z') && at.startsWith(last.hourPrefix)))) {
       increment = last.increment;
+      last.at = at;
     } else {
       const hour = hourOf(at);
       const key = `${request.accountId} ${hour}`;
@@ -87,7 +89,7 @@ export function usageOfRequests(requests: readonly { accountId: number; at: stri
         increment = { accountId: request.accountId, hour, counts: {} };
         byKey.set(key, increment);
       }
-      last = { accountId: request.accountId, hourPrefix: hour.slice(0, 13), increment };
+      last = { accountId: request.accountId, hourPrefix: hour.slice(0, 13), at, increment };
     }
     const { counts } = increment;
     const statusCounter = STATUS_COUNTERS[statusClassOf(request.status)];

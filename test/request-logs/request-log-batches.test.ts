@@ -8,6 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import fc from 'fast-check';
 import type { NewRequestLog } from '../../src/request-logs/request-logs-repository.js';
 import { BATCH_ENTRIES_MAX, packBatch, unpackBatch } from '../../src/storage/sqlite/sqlite-request-log-batches.js';
 import { sqliteBackend } from '../support/storage.js';
@@ -38,11 +39,12 @@ describe('request logs on SQLite: the packed form of a batch', () => {
     const { columns } = packBatch(entries);
     const stored = JSON.parse(columns.entries) as Record<string, unknown>;
     assert.equal(stored.w, Date.parse('2026-11-28T10:42:10.000Z'));
-    // Column by column, texts by their index in s; a pruned entry's time null; no column for what no entry has (r: ids with a newline).
+    // Column by column, texts by their index in s; a pruned entry's time null; a column every entry has the same value in
+    // (m, p) that value alone; no column for what no entry has (r: ids with a newline). A pruned entry's other values are never read.
     assert.deepEqual(stored.s, ['GET', '/v1/store/orders', '10.0.0.1', 'wrk/4', 'v1', 'order_already_cancelled']);
     assert.deepEqual(
       { t: stored.t, m: stored.m, p: stored.p, c: stored.c, d: stored.d, k: stored.k, a: stored.a, u: stored.u, v: stored.v, x: stored.x },
-      { t: [7123, 7123, null, 9999], m: [0, 0, null, 0], p: [1, 1, null, 1], c: [200, 200, null, 409], d: [213, 12500, null, 213], k: [3, null, null, null], a: [2, null, null, null], u: [3, null, null, null], v: [4, null, null, null], x: [null, null, null, 5] },
+      { t: [7123, 7123, null, 9999], m: 0, p: 1, c: [200, 200, 200, 409], d: [213, 12500, null, 213], k: [3, null, null, null], a: [2, null, null, null], u: [3, null, null, null], v: [4, null, null, null], x: [null, null, null, 5] },
     );
     assert.deepEqual(Object.keys(stored).sort(), ['a', 'b', 'c', 'd', 'k', 'm', 'p', 's', 't', 'u', 'v', 'w', 'x']);
     assert.ok(!columns.entries.includes('f3b0c4a2') && !columns.entries.includes('req-3'), columns.entries);
@@ -77,6 +79,40 @@ describe('request logs on SQLite: the packed form of a batch', () => {
     const [infinite, plain] = unpackBatch(1n, 7, columns.entries, columns.request_ids);
     assert.deepEqual(infinite, { ...withIds(1n, entries)[0], durationMs: null });
     assert.deepEqual(plain, withIds(1n, entries)[1]);
+  });
+
+  test('when entries are packed, whichever columns they share and whichever positions are pruned, then every entry reads back exactly', () => {
+    const pick = <T>(...values: T[]) => fc.constantFrom(...values);
+    const written = fc.record(
+      {
+        at: pick('2026-11-28T10:42:17.123Z', '2026-11-28T10:42:18.004Z', '2026-11-28T10:43:00.000Z'),
+        requestId: pick('f3b0c4a2-0000-4000-8000-000000000001', 'r-2', 'r\n3'),
+        method: pick('GET', 'POST'),
+        path: pick('/v1/store/orders', '/v2/store/orders/12'),
+        status: pick(200, 409),
+        durationMs: pick(0.213, 4),
+        keyId: pick(3, 4),
+        clientAddress: pick('10.0.0.1', '::1'),
+        userAgent: pick('wrk/4', 'curl/8'),
+        apiVersion: pick('v1' as const, 'v2' as const),
+        errorCode: pick('order_already_cancelled'),
+        errorBody: pick('{"status":409}', '{}'),
+      },
+      { requiredKeys: ['at', 'requestId', 'method', 'path', 'status', 'durationMs'] },
+    );
+    const batch = fc.array(fc.option(written.map((fields) => ({ accountId: 7, ...fields }) as NewRequestLog), { nil: null, freq: 4 }), { minLength: 1, maxLength: 12 }).filter((entries) => entries.some((e) => e !== null));
+    fc.assert(
+      fc.property(batch, (entries) => {
+        const { columns } = packBatch(entries);
+        assert.deepEqual(unpackBatch(3n, 7, columns.entries, columns.request_ids), withIds(3n, entries));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  test('when a batch was packed with every column laid out per position (the form before uniform columns), then it still reads back', () => {
+    const entries = JSON.stringify({ w: Date.parse('2026-11-28T10:42:10.000Z'), s: ['GET', '/v1/store/orders'], t: [7123, null, 7124], m: [0, null, 0], p: [1, null, 1], c: [200, null, 200], d: [213, null, 400], k: [3, null, 3] });
+    assert.deepEqual(unpackBatch(4n, 7, entries, '\nr1\n\nr2\n'), withIds(4n, [entry('2026-11-28T10:42:17.123Z', 'r1', { keyId: 3 }), null, entry('2026-11-28T10:42:17.124Z', 'r2', { keyId: 3, durationMs: 0.4 })]));
   });
 
   test('when a batch was packed in the first form (the request id in each entry, times as text), then it still reads back', () => {

@@ -125,6 +125,8 @@ describe('the capture buffer (column by column)', () => {
     fc.assert(
       fc.property(fc.array(op as fc.Arbitrary<Op>, { maxLength: 30 }), (ops) => {
         const buffer = createCaptureBuffer();
+        // peek hands one object, refilled per request: a copy is kept.
+        const copy = (request: Readonly<CapturedRequest>): CapturedRequest => ({ ...request });
         let model: CapturedRequest[] = [];
         let n = 0;
         const make = (i: number): CapturedRequest =>
@@ -150,7 +152,7 @@ describe('the capture buffer (column by column)', () => {
             }
           } else if ('peek' in step) {
             const from = buffer.head;
-            const seen = buffer.peek(step.peek);
+            const seen = buffer.peek(step.peek, copy);
             assert.deepEqual(seen, model.slice(0, step.peek));
             if (step.release) {
               buffer.release(from, seen.length);
@@ -158,7 +160,7 @@ describe('the capture buffer (column by column)', () => {
             }
           } else {
             const from = buffer.head;
-            const inFlight = buffer.peek(50).length;
+            const inFlight = buffer.peek(50, copy).length;
             buffer.dropOldest(step.drop);
             model = model.slice(step.drop);
             // A release of requests the bound dropped meanwhile lets go of nothing more.
@@ -166,7 +168,7 @@ describe('the capture buffer (column by column)', () => {
           }
           assert.equal(buffer.size, model.length);
         }
-        assert.deepEqual(buffer.peek(model.length + 1), model);
+        assert.deepEqual(buffer.peek(model.length + 1, copy), model);
       }),
       { numRuns: 60 },
     );

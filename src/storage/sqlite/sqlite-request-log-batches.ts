@@ -1,6 +1,7 @@
 import type { ApiVersion, NewRequestLog, RequestLog } from '../../request-logs/request-logs-repository.js';
 import { orderIdInPath } from '../../request-logs/request-log-orders.js';
 import { microseconds, milliseconds, timeOffsets, timeTexts, windowStart, type Text } from './sqlite-request-log-times.js';
+import { textTable, Uniform, valueAt, type Column } from './sqlite-request-log-columns.js';
 
 /**
  * SQLite keeps the request logs packed: one row of request_log_batches per
@@ -17,9 +18,10 @@ import { microseconds, milliseconds, timeOffsets, timeTexts, windowStart, type T
  * start of the batch's window (epoch milliseconds), when it is in the stored
  * form (2026-11-27T10:42:17.123Z) and in that window, or else the text
  * itself; a duration a whole number of microseconds (microseconds()). A
- * column no entry has a value for is left out. JSON writes a few long arrays
- * of small integers much faster than an array per entry (BENCHMARKS.md,
- * fourteenth session).
+ * column every entry has the same value in is that value alone (Uniform),
+ * and a column no entry has a value for is left out. JSON writes a few long
+ * arrays of small integers much faster than an array per entry
+ * (BENCHMARKS.md, fourteenth session), and one value faster still.
  *
  * A request id is not in `entries` but in the batch's `request_ids` list,
  * at the entry's position (a pruned entry's line is empty): written once,
@@ -54,23 +56,21 @@ export const listable = (requestId: string): boolean => !/[\n\uD800-\uDFFF]/.tes
 interface Columns {
   /** Time (null: a pruned entry). */
   t: (Text | null)[];
-  m: (number | null)[];
-  p: (number | null)[];
+  m: Column<number>;
+  p: Column<number>;
   /** Status. */
-  c: (number | null)[];
+  c: Column<number>;
   /** Duration (microseconds()). */
   d: (number | [number] | null)[];
   /** Key id; client address, user agent, API version, error code (texts); error body; a request id that holds a newline. */
-  k?: (number | null)[];
-  a?: (number | null)[];
-  u?: (number | null)[];
-  v?: (number | null)[];
-  x?: (number | null)[];
-  b?: (string | null)[];
-  r?: (string | null)[];
+  k?: Column<number>;
+  a?: Column<number>;
+  u?: Column<number>;
+  v?: Column<number>;
+  x?: Column<number>;
+  b?: Column<string>;
+  r?: Column<string>;
 }
-const OPTIONAL = ['k', 'a', 'u', 'v', 'x', 'b', 'r'] as const;
-type Optional = (typeof OPTIONAL)[number];
 
 /** The first form's entry: [at, method, path, status, durationMs, requestId, keyId, clientAddress, userAgent, apiVersion, errorCode, errorBody] */
 type RequestIdFirst = [string, string, Text, number, number, string, (number | null)?, (Text | null)?, (Text | null)?, (string | null)?, (string | null)?, (string | null)?];
@@ -115,29 +115,7 @@ const framed = (values: Iterable<string | number | bigint>): string => {
  * Called with up to BATCH_ENTRIES_MAX entries; at least one present.
  */
 export function packBatch(entries: readonly (NewRequestLog | null)[]): { columns: BatchColumns; orders: bigint[] } {
-  const strings: string[] = [];
-  const indexOf = new Map<string, number>();
-  const ref = (text: string): number => {
-    let index = indexOf.get(text);
-    if (index === undefined) {
-      index = strings.length;
-      strings.push(text);
-      indexOf.set(text, index);
-    }
-    return index;
-  };
-  // Per column, the last text's index: a busy client's entries repeat the one before.
-  const lastRef = () => {
-    let last: string | undefined;
-    let lastIndex = 0;
-    return (text: string): number => {
-      if (text !== last) {
-        last = text;
-        lastIndex = ref(text);
-      }
-      return lastIndex;
-    };
-  };
+  const { strings, ref, lastRef } = textTable();
   const [methodRef, pathRef, addressRef, agentRef, versionRef] = [lastRef(), lastRef(), lastRef(), lastRef(), lastRef()];
   const window = windowStart(entries);
   const offset = timeOffsets(window);
@@ -157,20 +135,25 @@ export function packBatch(entries: readonly (NewRequestLog | null)[]): { columns
   let lastStatus = Number.NaN;
   let lastMethod: string | undefined;
   const t: (Text | null)[] = [];
-  const m: (number | null)[] = [];
-  const p: (number | null)[] = [];
-  const c: (number | null)[] = [];
   const d: (number | [number] | null)[] = [];
-  const k: (number | null)[] = [];
-  const a: (number | null)[] = [];
-  const u: (number | null)[] = [];
-  const v: (number | null)[] = [];
-  const x: (number | null)[] = [];
-  const b: (string | null)[] = [];
-  const r: (string | null)[] = [];
+  // Plain fields, not a record by name: a helper taking the column by name made packing slower than the JSON it saves.
+  const m = new Uniform<number>();
+  const p = new Uniform<number>();
+  const c = new Uniform<number>();
+  const k = new Uniform<number>();
+  const a = new Uniform<number>();
+  const u = new Uniform<number>();
+  const v = new Uniform<number>();
+  const x = new Uniform<number>();
+  const b = new Uniform<string>();
+  const r = new Uniform<string>();
   for (const entry of entries) {
     if (entry === null) {
-      for (const column of [t, m, p, c, d, k, a, u, v, x, b, r]) column.push(null);
+      t.push(null);
+      d.push(null);
+      for (const column of [m, p, c, k, a, u, v, x]) column.skip();
+      b.skip();
+      r.skip();
       requestIds.push('');
       continue;
     }
@@ -196,24 +179,25 @@ export function packBatch(entries: readonly (NewRequestLog | null)[]): { columns
     const listed = listable(requestId);
     requestIds.push(listed ? requestId : '');
     t.push(offset(entry.at));
-    m.push(methodRef(entry.method));
-    p.push(pathRef(entry.path));
-    c.push(entry.status);
     d.push(microseconds(entry.durationMs));
+    m.add(methodRef(entry.method));
+    p.add(pathRef(entry.path));
+    c.add(entry.status);
     if (keyId !== undefined) keyIds.add(keyId);
-    // Plain pushes: a helper taking the column by name made packing slower than the JSON it saves.
-    k.push(keyId ?? null);
-    a.push(clientAddress === undefined ? null : addressRef(clientAddress));
-    u.push(userAgent === undefined ? null : agentRef(userAgent));
-    v.push(apiVersion === undefined ? null : versionRef(apiVersion));
-    x.push(errorCode === undefined ? null : ref(errorCode));
-    b.push(errorBody ?? null);
-    r.push(listed ? null : requestId);
+    k.add(keyId ?? null);
+    a.add(clientAddress === undefined ? null : addressRef(clientAddress));
+    u.add(userAgent === undefined ? null : agentRef(userAgent));
+    v.add(apiVersion === undefined ? null : versionRef(apiVersion));
+    x.add(errorCode === undefined ? null : ref(errorCode));
+    b.add(errorBody ?? null);
+    r.add(listed ? null : requestId);
   }
-  const stored: Columns & { w: number; s: string[] } = { w: window, s: strings, t, m, p, c, d };
-  // An optional column only when some entry has a value in it.
-  const optional: Record<Optional, unknown[]> = { k, a, u, v, x, b, r };
-  for (const name of OPTIONAL) if (optional[name].some((value) => value !== null)) (stored as unknown as Record<Optional, unknown>)[name] = optional[name];
+  const stored: Record<string, unknown> = { w: window, s: strings, t, d };
+  const columns = { m, p, c, k, a, u, v, x, b, r };
+  for (const [name, column] of Object.entries(columns)) {
+    const value = column.stored();
+    if (value !== undefined) stored[name] = value;
+  }
   return {
     columns: {
       first_at: firstAt,
@@ -242,7 +226,7 @@ export function unpackBatch(batchId: bigint, accountId: number, entriesJson: str
   const base = batchId * BigInt(BATCH_ENTRIES_MAX);
   if (stored.w === undefined) return stored.e.map((packed, position) => (packed === null ? null : unpackFirstForm(base + BigInt(position), accountId, packed, text)));
   const time = timeTexts(stored.w);
-  const { t, m, p, c, d, k = [], a = [], u = [], v = [], x = [], b = [], r = [] } = stored;
+  const { t, m, p, c, d, k, a, u, v, x, b, r } = stored;
   const optionalText = (value: number | null | undefined) => (value === undefined || value === null ? undefined : text(value));
   // Line n + 1 is position n's ("\nA\nB\n").
   const ids = requestIds.split('\n');
@@ -252,13 +236,14 @@ export function unpackBatch(batchId: bigint, accountId: number, entriesJson: str
       id: base + BigInt(n),
       accountId,
       at: time(at),
-      method: text(m[n] as number),
-      path: text(p[n] as number),
-      status: c[n] as number,
+      method: text(valueAt(m, n) as number),
+      path: text(valueAt(p, n) as number),
+      status: valueAt(c, n) as number,
       durationMs: milliseconds(d[n] as number | [number]),
-      requestId: r[n] ?? (ids[n + 1] as string),
+      requestId: valueAt(r, n) ?? (ids[n + 1] as string),
     };
-    return withOptional(entry, k[n], optionalText(a[n]), optionalText(u[n]), optionalText(v[n]), optionalText(x[n]), b[n], text);
+    const [keyId, address, agent, version, code] = [valueAt(k, n), valueAt(a, n), valueAt(u, n), valueAt(v, n), valueAt(x, n)];
+    return withOptional(entry, keyId, optionalText(address), optionalText(agent), optionalText(version), optionalText(code), valueAt(b, n), text);
   });
 }
 

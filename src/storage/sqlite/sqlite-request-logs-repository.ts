@@ -118,15 +118,18 @@ const values = (batch: BatchColumns) => [batch.first_at, batch.last_at, batch.li
 function asBatches(entries: readonly NewRequestLog[]): NewRequestLog[][] {
   const windows = new Map<string, NewRequestLog[]>();
   let lastWindow = '';
+  let lastAt = '';
   let last: NewRequestLog[] | undefined;
   for (const entry of entries) {
     const { at } = entry;
-    // Runs of one window: a time in the stored form starting with the window's text (windowOf) is in it, no key made.
-    if (last === undefined || !(lastWindow.length === 18 && at.length === 24 && at.endsWith('Z') && at.startsWith(lastWindow))) {
+    // Runs of one window: the time before's again (a millisecond's entries share one text), or a time in the stored
+    // form starting with the window's text (windowOf), is in it, no key made.
+    if (last === undefined || (at !== lastAt && !(lastWindow.length === 18 && at.length === 24 && at.endsWith('Z') && at.startsWith(lastWindow)))) {
       lastWindow = windowOf(at);
       last = windows.get(lastWindow);
       if (last === undefined) windows.set(lastWindow, (last = []));
     }
+    lastAt = at;
     last.push(entry);
   }
   const batches: NewRequestLog[][] = [];
