@@ -34,6 +34,7 @@ import { createPostgresPool } from '../src/storage/postgres/postgres-pool.js';
 import { createPostgresRequestLogsRepository } from '../src/storage/postgres/postgres-request-logs-repository.js';
 import { openPostgresStorage } from '../src/storage/postgres/postgres-storage.js';
 import { startEmbeddedPostgres } from '../test/support/embedded-postgres.js';
+import { storedRequests } from '../src/request-logs/stored-requests.js';
 
 export interface RequestLogsPgRow {
   scenario: string;
@@ -320,7 +321,7 @@ async function writeCosts(repository: RequestLogsRepository, admin: pg.Client, f
       apiVersion: 'v1' as const,
     }));
     const started = performance.now();
-    await repository.append(entries, []);
+    await repository.append(storedRequests(entries), []);
     appends.push(performance.now() - started);
   }
   await measure('request logs, PostgreSQL: append, 2,000 entries a statement', appends, '20 statements, as the recorder writes a flush');

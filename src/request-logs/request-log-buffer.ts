@@ -1,49 +1,51 @@
-import type { CapturedRequest } from './request-log-entries.js';
 import { textMemo } from '../shared/text-memo.js';
+import { packUuid } from './request-id-words.js';
+
+/**
+ * A request as the HTTP layer captures it on its way out: plain fields it
+ * already holds, nothing computed. Everything else (the redacted path, the
+ * error code) is worked out by createStoredForm when the batch is written,
+ * off the request path.
+ */
+export interface CapturedRequest {
+  /** Epoch milliseconds when the request arrived. */
+  at: number;
+  method: string;
+  /** The request target as sent (path and query). */
+  url: string;
+  status: number;
+  durationMs: number;
+  requestId: string;
+  accountId: number;
+  keyId: number | undefined;
+  clientAddress: string | undefined;
+  userAgent: string | undefined;
+  /** The body of a non-2xx answer (an Error record), as sent. */
+  errorBody: string | undefined;
+}
 
 const same = (text: string): string => text;
 
-/** The value of each hexadecimal digit a UUID holds (lowercase, as randomUUID writes it), by character code; -1 for any other. */
-const HEX_DIGIT = new Int8Array(128).fill(-1);
-for (let digit = 0; digit < 16; digit++) HEX_DIGIT['0123456789abcdef'.charCodeAt(digit)] = digit;
-
 /**
- * A request id in randomUUID()'s form (8-4-4-4-12 lowercase hexadecimal
- * digits) as four 32-bit words at `words[at…]`; false (the words left
- * partly written) for any other id. A request id held as a string until the
- * flush outlived the young generation and was copied, then promoted, by the
- * collector; four numbers in a typed array cost it nothing (BENCHMARKS.md,
- * fourteenth session).
+ * Captured requests column by column, as the buffer holds them (a peek): the
+ * n-th value of every column is the n-th request's. keyId is NaN for no key;
+ * a request id in randomUUID's form is four words at 4n of `uuids`
+ * (request-id-words.ts), its requestId then undefined.
  */
-function packUuid(id: string, words: Uint32Array, at: number): boolean {
-  if (id.length !== 36 || id.charCodeAt(8) !== 45 || id.charCodeAt(13) !== 45 || id.charCodeAt(18) !== 45 || id.charCodeAt(23) !== 45) return false;
-  let word = 0;
-  let digits = 0;
-  let next = at;
-  for (let i = 0; i < 36; i++) {
-    if (i === 8 || i === 13 || i === 18 || i === 23) continue;
-    const code = id.charCodeAt(i);
-    const value = code < 128 ? (HEX_DIGIT[code] as number) : -1;
-    if (value < 0) return false;
-    word = (word << 4) | value;
-    if (++digits === 8) {
-      words[next++] = word;
-      word = 0;
-      digits = 0;
-    }
-  }
-  return true;
-}
-
-/** The two hexadecimal digits of each byte: Number's toString(16) took 2 µs per request id (BENCHMARKS.md, fourteenth session). */
-const HEX_PAIRS = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
-const pair = (word: number, shift: number): string => HEX_PAIRS[(word >>> shift) & 0xff] as string;
-const halfWord = (word: number, shift: number): string => pair(word, shift + 8) + pair(word, shift);
-
-/** The inverse of packUuid. */
-function uuidText(words: Uint32Array, at: number): string {
-  const [a, b, c, d] = [words[at] as number, words[at + 1] as number, words[at + 2] as number, words[at + 3] as number];
-  return `${halfWord(a, 16)}${halfWord(a, 0)}-${halfWord(b, 16)}-${halfWord(b, 0)}-${halfWord(c, 16)}-${halfWord(c, 0)}${halfWord(d, 16)}${halfWord(d, 0)}`;
+export interface CapturedColumns {
+  length: number;
+  at: Float64Array;
+  durationMs: Float64Array;
+  status: Float64Array;
+  accountId: Float64Array;
+  keyId: Float64Array;
+  uuids: Uint32Array;
+  method: string[];
+  url: string[];
+  requestId: (string | undefined)[];
+  clientAddress: (string | undefined)[];
+  userAgent: (string | undefined)[];
+  errorBody: (string | undefined)[];
 }
 
 const INITIAL_CAPACITY = 1024;
@@ -56,9 +58,9 @@ const INITIAL_CAPACITY = 1024;
  * id that is a UUID, as ours are, is kept as numbers (packUuid). Held as
  * objects, a second of requests survived the young generation's collections
  * and was promoted to the old one (BENCHMARKS.md, thirteenth session). A
- * flush reads the oldest few hundred as objects (peek), writes them, and only
- * then lets them go (release), so that a failed write leaves them in place,
- * ahead of what came since.
+ * flush reads the oldest few hundred, column by column (peek), writes them,
+ * and only then lets them go (release), so that a failed write leaves them in
+ * place, ahead of what came since.
  *
  * Positions are absolute (the n-th request ever captured), so that a release
  * after the bound dropped some of the same requests (dropOldest) lets go of
@@ -72,7 +74,7 @@ export function createCaptureBuffer() {
   let accountId = new Float64Array(capacity);
   // NaN: no key.
   let keyId = new Float64Array(capacity);
-  // Four words per request: its id, when it is a UUID (packUuid; its requestId text is then undefined).
+  // Four words per request: its id, when it is a UUID (request-id-words.ts; its requestId text is then undefined).
   let uuids = new Uint32Array(capacity * 4);
   const method: string[] = [];
   const url: string[] = [];
@@ -152,33 +154,25 @@ export function createCaptureBuffer() {
       errorBody.push(request.errorBody);
       tail++;
     },
-    /**
-     * The oldest `count` requests held (fewer if fewer are), each as `as`
-     * turns it (the stored form); they stay held. `as` is handed one object,
-     * refilled for each request: it must not keep it (an object per request
-     * read cost the flush a tenth of a microsecond, BENCHMARKS.md, fifteenth
-     * session).
-     */
-    peek<T>(count: number, as: (request: Readonly<CapturedRequest>) => T): T[] {
-      const end = Math.min(head + count, tail);
-      const requests: T[] = [];
-      const read: CapturedRequest = { at: 0, method: '', url: '', status: 0, durationMs: 0, requestId: '', accountId: 0, keyId: undefined, clientAddress: undefined, userAgent: undefined, errorBody: undefined };
-      for (let slot = head - base; slot < end - base; slot++) {
-        const key = keyId[slot] as number;
-        read.at = at[slot] as number;
-        read.method = method[slot] as string;
-        read.url = url[slot] as string;
-        read.status = status[slot] as number;
-        read.durationMs = durationMs[slot] as number;
-        read.requestId = requestId[slot] ?? uuidText(uuids, slot * 4);
-        read.accountId = accountId[slot] as number;
-        read.keyId = Number.isNaN(key) ? undefined : key;
-        read.clientAddress = clientAddress[slot];
-        read.userAgent = userAgent[slot];
-        read.errorBody = errorBody[slot];
-        requests.push(as(read));
-      }
-      return requests;
+    /** The oldest `count` requests held (fewer if fewer are), as captured, column by column (copies); they stay held. */
+    peek(count: number): CapturedColumns {
+      const from = head - base;
+      const end = Math.min(head + count, tail) - base;
+      return {
+        length: end - from,
+        at: at.slice(from, end),
+        durationMs: durationMs.slice(from, end),
+        status: status.slice(from, end),
+        accountId: accountId.slice(from, end),
+        keyId: keyId.slice(from, end),
+        uuids: uuids.slice(from * 4, end * 4),
+        method: method.slice(from, end),
+        url: url.slice(from, end),
+        requestId: requestId.slice(from, end),
+        clientAddress: clientAddress.slice(from, end),
+        userAgent: userAgent.slice(from, end),
+        errorBody: errorBody.slice(from, end),
+      };
     },
     /** Lets go of the requests a peek at absolute position `from` returned (`count`), once written; those dropped meanwhile are not let go twice. */
     release(from: number, count: number): void {

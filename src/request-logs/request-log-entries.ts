@@ -1,29 +1,7 @@
 import { looksLikeApiKey, redactApiKeys } from '../api-keys/api-key-format.js';
-import type { ApiVersion, NewRequestLog } from './request-logs-repository.js';
+import type { CapturedColumns } from './request-log-buffer.js';
+import type { ApiVersion, StoredRequests } from './request-logs-repository.js';
 import { textMemo } from '../shared/text-memo.js';
-
-/**
- * A request as the HTTP layer captures it on its way out: plain fields it
- * already holds, nothing computed. Everything else (the time as text, the
- * redacted path, the error code) is worked out by toNewRequestLog when the
- * batch is written, off the request path.
- */
-export interface CapturedRequest {
-  /** Epoch milliseconds when the request arrived. */
-  at: number;
-  method: string;
-  /** The request target as sent (path and query). */
-  url: string;
-  status: number;
-  durationMs: number;
-  requestId: string;
-  accountId: number;
-  keyId: number | undefined;
-  clientAddress: string | undefined;
-  userAgent: string | undefined;
-  /** The body of a non-2xx answer (an Error record), as sent. */
-  errorBody: string | undefined;
-}
 
 /** Longest stored path (with its query), user agent and error body: what a client sends is bounded here, not only by the HTTP limits. */
 const PATH_MAX = 2048;
@@ -102,67 +80,64 @@ function storableUserAgent(userAgent: string): string {
 }
 
 /**
- * Turns captured requests into their stored form (toNewRequestLog), the
- * stored form of each request target and user agent remembered (at most
- * 1,024 of each: shared/text-memo.ts).
+ * Turns captured requests (a peek of the capture buffer) into their stored
+ * form, column by column: the time to the millisecond, the duration to the
+ * microsecond, the method bounded, the request target redacted
+ * (storablePath) with its API version, the user agent bounded and scrubbed,
+ * and for a non-2xx answer its body and the Error record's code. The stored
+ * form of each request target and user agent is remembered (at most 1,024 of
+ * each: shared/text-memo.ts), and the last one's looked up first: the buffer
+ * keeps one copy of each text, and a busy client's requests repeat the one
+ * before.
  */
-export function createStoredForm(): (captured: CapturedRequest) => NewRequestLog {
-  const forms: StoredForms = { path: textMemo(storablePath), userAgent: textMemo(storableUserAgent), time: lastMillisecond() };
-  return (captured) => toNewRequestLog(captured, forms);
-}
-
-interface StoredForms {
-  path(url: string): string;
-  userAgent(userAgent: string): string;
-  time(at: number): string;
-}
-
-/** An arrival time (epoch milliseconds, fractional) as stored: ISO 8601 UTC to the millisecond. */
-function storableTime(at: number): string {
-  return new Date(at).toISOString();
-}
-
-/**
- * storableTime, the last millisecond's text remembered: a busy host stamps
- * a dozen requests in each millisecond, and formatting a date was most of
- * the stored form's cost (BENCHMARKS.md, tenth session). Date truncates a
- * fractional time the same way.
- */
-function lastMillisecond(): (at: number) => string {
-  let millisecond = Number.NaN;
-  let text = '';
-  return (at) => {
-    const whole = Math.trunc(at);
-    if (whole !== millisecond) {
-      text = storableTime(whole);
-      millisecond = whole;
+export function createStoredForm(): (captured: CapturedColumns) => StoredRequests {
+  const paths = lastOf(textMemo(storablePath));
+  const agents = lastOf(textMemo(storableUserAgent));
+  return (captured) => {
+    const { length } = captured;
+    const at = new Float64Array(length);
+    const durationMs = new Float64Array(length);
+    const method: string[] = [];
+    const path: string[] = [];
+    const apiVersion: (ApiVersion | undefined)[] = [];
+    const userAgent: (string | undefined)[] = [];
+    const errorCode: (string | undefined)[] = [];
+    const errorBody: (string | undefined)[] = [];
+    for (let n = 0; n < length; n++) {
+      at[n] = Math.trunc(captured.at[n] as number);
+      durationMs[n] = Math.round((captured.durationMs[n] as number) * 1000) / 1000;
+      const verb = captured.method[n] as string;
+      method.push(verb.length > METHOD_MAX ? verb.slice(0, METHOD_MAX) : verb);
+      const url = captured.url[n] as string;
+      path.push(paths(url));
+      apiVersion.push(apiVersionOf(url));
+      const agent = captured.userAgent[n];
+      userAgent.push(agent === undefined ? undefined : agents(agent));
+      const [body, status] = [captured.errorBody[n], captured.status[n] as number];
+      if (body === undefined || (status >= 200 && status <= 299)) {
+        errorBody.push(undefined);
+        errorCode.push(undefined);
+      } else {
+        // An Error record never holds a key (messages never quote one); scrubbed all the same.
+        const stored = redactApiKeys(body.slice(0, ERROR_BODY_MAX));
+        errorBody.push(stored);
+        errorCode.push(errorCodeOf(stored));
+      }
     }
-    return text;
+    const { accountId, status, keyId, clientAddress, requestId, uuids } = captured;
+    return { length, accountId, at, method, path, status, durationMs, keyId, clientAddress, userAgent, apiVersion, errorCode, errorBody, requestId, uuids };
   };
 }
 
-/** A captured request as it is stored; `forms` are storablePath, storableUserAgent and storableTime, or memos of them. */
-export function toNewRequestLog(captured: CapturedRequest, forms: StoredForms = { path: storablePath, userAgent: storableUserAgent, time: storableTime }): NewRequestLog {
-  const entry: NewRequestLog = {
-    accountId: captured.accountId,
-    at: forms.time(captured.at),
-    method: captured.method.slice(0, METHOD_MAX),
-    path: forms.path(captured.url),
-    status: captured.status,
-    durationMs: Math.round(captured.durationMs * 1000) / 1000,
-    requestId: captured.requestId,
+/** `form`, the last text's answer looked up first (by identity, then by value). */
+function lastOf(form: (text: string) => string): (text: string) => string {
+  let last: string | undefined;
+  let answer = '';
+  return (text) => {
+    if (text !== last) {
+      answer = form(text);
+      last = text;
+    }
+    return answer;
   };
-  const version = apiVersionOf(captured.url);
-  if (version !== undefined) entry.apiVersion = version;
-  if (captured.keyId !== undefined) entry.keyId = captured.keyId;
-  if (captured.clientAddress !== undefined) entry.clientAddress = captured.clientAddress;
-  if (captured.userAgent !== undefined) entry.userAgent = forms.userAgent(captured.userAgent);
-  if (captured.errorBody !== undefined && (captured.status < 200 || captured.status > 299)) {
-    // An Error record never holds a key (messages never quote one); scrubbed all the same.
-    const body = redactApiKeys(captured.errorBody.slice(0, ERROR_BODY_MAX));
-    entry.errorBody = body;
-    const code = errorCodeOf(body);
-    if (code !== undefined) entry.errorCode = code;
-  }
-  return entry;
 }

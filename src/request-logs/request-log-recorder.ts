@@ -1,9 +1,9 @@
-import { createStoredForm, type CapturedRequest } from './request-log-entries.js';
+import { createStoredForm } from './request-log-entries.js';
 import type { RequestLogsRepository } from './request-logs-repository.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import { usageOfRequests } from '../usage/usage-counters.js';
 import { createPeriodicFlush } from '../shared/periodic-flush.js';
-import { createCaptureBuffer } from './request-log-buffer.js';
+import { createCaptureBuffer, type CapturedRequest } from './request-log-buffer.js';
 
 /**
  * Rows per append, and a turn of the event loop between appends: SQLite
@@ -31,8 +31,8 @@ export interface RequestLogRecorderOptions {
  * batch per interval (REQUEST_LOG_FLUSH_MS, at most a second), the way API
  * keys' last-used times are written (api-keys/api-key-usage.ts): a request
  * never waits for, nor pays for, the write. capture() only pushes the fields
- * the HTTP layer already holds; the stored form (time as text, redacted path,
- * error code) is computed at flush time. After kill -9 the requests of the
+ * the HTTP layer already holds; the stored form (redacted path, error code)
+ * is computed at flush time, column by column (stored-requests.ts). After kill -9 the requests of the
  * last interval, not yet written, are lost (docs/request-logs.md).
  */
 export function createRequestLogRecorder({ requestLogsRepository, clock, enabled, maxBuffered }: RequestLogRecorderOptions) {
@@ -67,17 +67,17 @@ export function createRequestLogRecorder({ requestLogsRepository, clock, enabled
     for (let written = 0; written < count && pending.size > 0; written += APPEND_CHUNK) {
       if (written > 0) await new Promise<void>((resolve) => setImmediate(resolve));
       const from = pending.head;
-      const entries = pending.peek(Math.min(APPEND_CHUNK, count - written), toStored);
-      writtenUpTo = from + entries.length;
+      const requests = toStored(pending.peek(Math.min(APPEND_CHUNK, count - written)));
+      writtenUpTo = from + requests.length;
       try {
-        await requestLogsRepository.append(entries, usageOfRequests(entries));
+        await requestLogsRepository.append(requests, usageOfRequests(requests));
       } catch (error) {
         // Requests of this chunk the bound let go meanwhile, counted as written, are lost after all.
-        dropped += Math.max(0, Math.min(pending.head, from + entries.length) - from);
+        dropped += Math.max(0, Math.min(pending.head, from + requests.length) - from);
         writtenUpTo = 0;
         throw error;
       }
-      pending.release(from, entries.length);
+      pending.release(from, requests.length);
       writtenUpTo = 0;
     }
   }

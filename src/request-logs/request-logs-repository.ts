@@ -26,6 +26,40 @@ export interface NewRequestLog {
   errorBody?: string;
 }
 
+/**
+ * Logged requests in their stored form, column by column: what the recorder
+ * hands storage in one append (RequestLogsRepository.append). The n-th value
+ * of every column is the n-th request's. The recorder builds them from its
+ * capture buffer's columns (request-log-entries.ts) without an object per
+ * request: read as an object per request (NewRequestLog), the flush spent
+ * more on reading and re-reading them than on the write itself
+ * (BENCHMARKS.md, fifteenth session). entryOf() (stored-requests.ts) reads one
+ * request back as an object, for an adapter that writes objects (PostgreSQL).
+ */
+export interface StoredRequests {
+  readonly length: number;
+  readonly accountId: Float64Array;
+  /** When the request arrived: epoch milliseconds, whole (stored to the millisecond). */
+  readonly at: Float64Array;
+  readonly method: readonly string[];
+  /** Path and query, redacted (request-log-entries.ts). */
+  readonly path: readonly string[];
+  readonly status: Float64Array;
+  /** To the microsecond. */
+  readonly durationMs: Float64Array;
+  /** NaN: no key. */
+  readonly keyId: Float64Array;
+  readonly clientAddress: readonly (string | undefined)[];
+  readonly userAgent: readonly (string | undefined)[];
+  readonly apiVersion: readonly (ApiVersion | undefined)[];
+  readonly errorCode: readonly (string | undefined)[];
+  readonly errorBody: readonly (string | undefined)[];
+  /** The request id, when it is not in randomUUID's form; undefined when it is, and it is then in `uuids`. */
+  readonly requestId: readonly (string | undefined)[];
+  /** Four words per request, at 4n (request-id-words.ts): its id, when requestId holds none. */
+  readonly uuids: Uint32Array;
+}
+
 export interface RequestLog extends NewRequestLog {
   id: bigint;
   /** The visible start of the key (so_prod_ab12), when the key still exists. */
@@ -60,11 +94,12 @@ export interface RequestLogPosition {
 /** Storage of the request logs: appended in batches, read newest first per account, pruned by age. */
 export interface RequestLogsRepository {
   /**
-   * Writes the entries and adds `usage` (what they count, usage/usage-counters.ts)
-   * to the account-hours' counters, in one statement or transaction; an entry
-   * of an unknown account rejects the call (account_not_found) and nothing is written.
+   * Writes the requests (stored-requests.ts: column by column) and adds
+   * `usage` (what they count, usage/usage-counters.ts) to the account-hours'
+   * counters, in one statement or transaction; a request of an unknown
+   * account rejects the call (account_not_found) and nothing is written.
    */
-  append(entries: readonly NewRequestLog[], usage: readonly UsageIncrement[]): Promise<void>;
+  append(requests: StoredRequests, usage: readonly UsageIncrement[]): Promise<void>;
   /** The account's entries matching `filters`, ordered by (at, id) descending, below `before` when given; at most `limit`. */
   listPage(query: { accountId: number; filters: RequestLogFilters; before?: RequestLogPosition; limit: number }): Promise<RequestLog[]>;
   /**

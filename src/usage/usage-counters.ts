@@ -65,35 +65,42 @@ function latencyCounterOf(durationMs: number): UsageCounter {
 }
 
 /**
- * What a batch of logged requests adds: per account and hour, one request
+ * What a batch of logged requests (column by column, as StoredRequests in
+ * request-logs-repository.ts) adds: per account and hour, one request
  * to its status class and one to its latency bucket. Sorted by account and
  * hour, so that concurrent writers lock the same rows in the same order.
  */
-export function usageOfRequests(requests: readonly { accountId: number; at: string; status: number; durationMs: number }[]): UsageIncrement[] {
+export function usageOfRequests(requests: {
+  length: number;
+  accountId: ArrayLike<number>;
+  /** Epoch milliseconds. */
+  at: ArrayLike<number>;
+  status: ArrayLike<number>;
+  durationMs: ArrayLike<number>;
+}): UsageIncrement[] {
   const byKey = new Map<string, UsageIncrement>();
-  // Requests come in runs of one account and one hour: the last one's increment serves the next while the account
-  // is the same and the time is in hourOf's stored form within the same hour (its first 13 characters), with no key made.
-  // The last time itself is remembered too: a millisecond's requests share one text, which then needs no look.
-  let last: { accountId: number; hourPrefix: string; at: string; increment: UsageIncrement } | undefined;
-  for (const request of requests) {
-    let increment: UsageIncrement | undefined;
-    const { at } = request;
-    if (last !== undefined && last.accountId === request.accountId && (at === last.at || (at.length === 24 && at.endsWith('Z') && at.startsWith(last.hourPrefix)))) {
-      increment = last.increment;
-      last.at = at;
-    } else {
-      const hour = hourOf(at);
-      const key = `${request.accountId} ${hour}`;
+  // Requests come in runs of one account and one hour: the last one's increment serves the next, with no key made.
+  let lastAccount = Number.NaN;
+  let lastHour = Number.NaN;
+  let increment: UsageIncrement | undefined;
+  for (let n = 0; n < requests.length; n++) {
+    const accountId = requests.accountId[n] as number;
+    const at = requests.at[n] as number;
+    const hourStart = at - (((at % HOUR_MS) + HOUR_MS) % HOUR_MS);
+    if (increment === undefined || accountId !== lastAccount || hourStart !== lastHour) {
+      const hour = new Date(hourStart).toISOString();
+      const key = `${accountId} ${hour}`;
       increment = byKey.get(key);
       if (increment === undefined) {
-        increment = { accountId: request.accountId, hour, counts: {} };
+        increment = { accountId, hour, counts: {} };
         byKey.set(key, increment);
       }
-      last = { accountId: request.accountId, hourPrefix: hour.slice(0, 13), at, increment };
+      lastAccount = accountId;
+      lastHour = hourStart;
     }
     const { counts } = increment;
-    const statusCounter = STATUS_COUNTERS[statusClassOf(request.status)];
-    const latencyCounter = latencyCounterOf(request.durationMs);
+    const statusCounter = STATUS_COUNTERS[statusClassOf(requests.status[n] as number)];
+    const latencyCounter = latencyCounterOf(requests.durationMs[n] as number);
     counts[statusCounter] = (counts[statusCounter] ?? 0) + 1;
     counts[latencyCounter] = (counts[latencyCounter] ?? 0) + 1;
   }

@@ -12,6 +12,7 @@ import type { NewRequestLog, RequestLog, RequestLogFilters } from '../../src/req
 import { schemaBefore } from '../support/migrations.js';
 import { readSql, runSql } from '../support/raw-sql.js';
 import { storageBackends } from '../support/storage.js';
+import { storedRequests } from '../../src/request-logs/stored-requests.js';
 
 const AT = '2026-11-20T10:00:00.000Z';
 const T0 = Date.parse(AT);
@@ -117,7 +118,7 @@ for (const backend of storageBackends()) {
       assert.deepEqual(await storage.requestLogs.findById(1, sample.id), sample);
 
       // New entries follow the migrated ones: their ids are higher, and the newest comes first.
-      await storage.requestLogs.append([{ accountId: 1, at: new Date(T0 + 60_000).toISOString(), method: 'GET', path: '/v1/store/orders', status: 200, durationMs: 1, requestId: 'new-1' }], []);
+      await storage.requestLogs.append(storedRequests([{ accountId: 1, at: new Date(T0 + 60_000).toISOString(), method: 'GET', path: '/v1/store/orders', status: 200, durationMs: 1, requestId: 'new-1' }]), []);
       const [newest] = await storage.requestLogs.listPage({ accountId: 1, filters: {}, limit: 1 });
       assert.equal(newest?.requestId, 'new-1');
       assert.ok(newest !== undefined && all.every((log) => log.id < newest.id));

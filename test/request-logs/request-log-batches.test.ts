@@ -10,8 +10,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { NewRequestLog } from '../../src/request-logs/request-logs-repository.js';
-import { BATCH_ENTRIES_MAX, packBatch, unpackBatch } from '../../src/storage/sqlite/sqlite-request-log-batches.js';
+import { BATCH_ENTRIES_MAX, packEntries, unpackBatch } from '../../src/storage/sqlite/sqlite-request-log-batches.js';
 import { sqliteBackend } from '../support/storage.js';
+import { storedRequests } from '../../src/request-logs/stored-requests.js';
 
 const entry = (at: string, requestId: string, more: Partial<NewRequestLog> = {}): NewRequestLog => ({
   accountId: 7,
@@ -36,7 +37,7 @@ describe('request logs on SQLite: the packed form of a batch', () => {
       null,
       entry('2026-11-28T10:42:19.999Z', 'req-3', { status: 409, errorCode: 'order_already_cancelled', errorBody: '{"code":"order_already_cancelled","status":409}' }),
     ];
-    const { columns } = packBatch(entries);
+    const { columns } = packEntries(entries);
     const stored = JSON.parse(columns.entries) as Record<string, unknown>;
     assert.equal(stored.w, Date.parse('2026-11-28T10:42:10.000Z'));
     // Column by column, texts by their index in s; a pruned entry's time null; a column every entry has the same value in
@@ -52,9 +53,9 @@ describe('request logs on SQLite: the packed form of a batch', () => {
     assert.deepEqual(unpackBatch(5n, 7, columns.entries, columns.request_ids), withIds(5n, entries));
   });
 
-  test('when entries do not fit the short form, then each is kept whole and reads back exactly', () => {
+  test('when entries do not fit the short form, then each is kept whole and reads back exactly (a time not in the stored form, in it)', () => {
     const entries = [
-      // Not the stored form, another window, before the epoch: the time as text.
+      // Not the stored form (read back in it), another window, before the epoch: the time as text.
       entry('2026-11-28T10:42:17Z', 'a'),
       entry('2026-11-28T10:42:27.000Z', 'b'),
       entry('2026-11-28T10:42:11.000Z', 'c'),
@@ -68,14 +69,15 @@ describe('request logs on SQLite: the packed form of a batch', () => {
       entry('2026-11-28T10:42:13.000Z', 'pair \uD83D\uDC3E'),
       entry('2026-11-28T10:42:13.000Z', ''),
     ];
-    const { columns } = packBatch(entries);
+    const { columns } = packEntries(entries);
     assert.equal(columns.request_ids, '\na\nb\nc\nd\ne\nf\n\n\n\n\n');
-    assert.deepEqual(unpackBatch(1n, 7, columns.entries, columns.request_ids), withIds(1n, entries));
+    const [first, ...others] = withIds(1n, entries);
+    assert.deepEqual(unpackBatch(1n, 7, columns.entries, columns.request_ids), [{ ...first, at: '2026-11-28T10:42:17.000Z' }, ...others]);
   });
 
   test('when an entry has a duration that is not finite, then its batch still reads back, that duration as null as JSON has it', () => {
     const entries = [entry('2026-11-28T10:42:17.123Z', 'a', { durationMs: Number.POSITIVE_INFINITY }), entry('2026-11-28T10:42:17.124Z', 'b')];
-    const { columns } = packBatch(entries);
+    const { columns } = packEntries(entries);
     const [infinite, plain] = unpackBatch(1n, 7, columns.entries, columns.request_ids);
     assert.deepEqual(infinite, { ...withIds(1n, entries)[0], durationMs: null });
     assert.deepEqual(plain, withIds(1n, entries)[1]);
@@ -103,7 +105,7 @@ describe('request logs on SQLite: the packed form of a batch', () => {
     const batch = fc.array(fc.option(written.map((fields) => ({ accountId: 7, ...fields }) as NewRequestLog), { nil: null, freq: 4 }), { minLength: 1, maxLength: 12 }).filter((entries) => entries.some((e) => e !== null));
     fc.assert(
       fc.property(batch, (entries) => {
-        const { columns } = packBatch(entries);
+        const { columns } = packEntries(entries);
         assert.deepEqual(unpackBatch(3n, 7, columns.entries, columns.request_ids), withIds(3n, entries));
       }),
       { numRuns: 400 },
@@ -127,10 +129,7 @@ describe('request logs on SQLite: the packed form of a batch', () => {
     const { storage } = await sqliteBackend.freshDatabase(t);
     const account = await storage.accounts.create({ name: 'Main Street Pets', createdAt: '2026-11-28T10:00:00.000Z' });
     const ids = ['plain', 'two\nlines', 'lone \uD800', 'plain-2'];
-    await storage.requestLogs.append(
-      ids.map((requestId, i) => ({ ...entry(`2026-11-28T10:42:1${i}.000Z`, requestId), accountId: account.id })),
-      [],
-    );
+    await storage.requestLogs.append(storedRequests(ids.map((requestId, i) => ({ ...entry(`2026-11-28T10:42:1${i}.000Z`, requestId), accountId: account.id }))), []);
     for (const requestId of ids) {
       const found = await storage.requestLogs.listPage({ accountId: account.id, filters: { requestId }, limit: 10 });
       assert.deepEqual(

@@ -2,10 +2,12 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { generateApiKey } from '../../src/api-keys/api-key-format.js';
-import { createStoredForm, storablePath, toNewRequestLog, type CapturedRequest } from '../../src/request-logs/request-log-entries.js';
-import { createCaptureBuffer } from '../../src/request-logs/request-log-buffer.js';
+import { createStoredForm, storablePath } from '../../src/request-logs/request-log-entries.js';
+import { createCaptureBuffer, type CapturedColumns, type CapturedRequest } from '../../src/request-logs/request-log-buffer.js';
+import { uuidText } from '../../src/request-logs/request-id-words.js';
+import { entryOf } from '../../src/request-logs/stored-requests.js';
 import { createRequestLogRecorder } from '../../src/request-logs/request-log-recorder.js';
-import type { NewRequestLog } from '../../src/request-logs/request-logs-repository.js';
+import type { NewRequestLog, StoredRequests } from '../../src/request-logs/request-logs-repository.js';
 import { systemClock } from '../../src/shared/clock.js';
 
 const captured = (fields: Partial<CapturedRequest> = {}): CapturedRequest => ({
@@ -22,6 +24,36 @@ const captured = (fields: Partial<CapturedRequest> = {}): CapturedRequest => ({
   errorBody: undefined,
   ...fields,
 });
+
+/** Stored requests as objects. */
+const entriesOf = (requests: StoredRequests): NewRequestLog[] => Array.from({ length: requests.length }, (_, n) => entryOf(requests, n));
+
+/** Captured requests as the recorder stores them: through the capture buffer, then the stored form. */
+const storedAll = (requests: CapturedRequest[], toStored = createStoredForm()): NewRequestLog[] => {
+  const buffer = createCaptureBuffer();
+  for (const request of requests) buffer.push(request);
+  return entriesOf(toStored(buffer.peek(requests.length)));
+};
+const stored = (request: CapturedRequest): NewRequestLog => storedAll([request])[0] as NewRequestLog;
+
+/** A peek's columns as the requests captured. */
+const capturedOf = (columns: CapturedColumns): CapturedRequest[] =>
+  Array.from({ length: columns.length }, (_, n) => {
+    const keyId = columns.keyId[n] as number;
+    return {
+      at: columns.at[n] as number,
+      method: columns.method[n] as string,
+      url: columns.url[n] as string,
+      status: columns.status[n] as number,
+      durationMs: columns.durationMs[n] as number,
+      requestId: columns.requestId[n] ?? uuidText(columns.uuids, n * 4),
+      accountId: columns.accountId[n] as number,
+      keyId: Number.isNaN(keyId) ? undefined : keyId,
+      clientAddress: columns.clientAddress[n],
+      userAgent: columns.userAgent[n],
+      errorBody: columns.errorBody[n],
+    };
+  });
 
 describe('the stored form of a request', () => {
   test('when a query carries secret-named parameters, then their values are redacted and the others kept', () => {
@@ -48,7 +80,7 @@ describe('the stored form of a request', () => {
 
   test('when an error answer is captured, then its body is kept with its code; a 2xx keeps none', () => {
     const body = '{"code":"order_not_found","message":"Order 9 does not exist.","status":404}';
-    const error: NewRequestLog = toNewRequestLog(captured({ status: 404, errorBody: body, url: '/v2/store/orders/9' }));
+    const error: NewRequestLog = stored(captured({ status: 404, errorBody: body, url: '/v2/store/orders/9' }));
     assert.deepEqual(error, {
       accountId: 1,
       at: '2026-11-27T10:00:00.000Z',
@@ -64,8 +96,8 @@ describe('the stored form of a request', () => {
       errorBody: body,
       errorCode: 'order_not_found',
     });
-    assert.equal(toNewRequestLog(captured({ status: 200, errorBody: '{}' })).errorBody, undefined);
-    assert.equal(toNewRequestLog(captured({ url: '/healthz' })).apiVersion, undefined);
+    assert.equal(stored(captured({ status: 200, errorBody: '{}' })).errorBody, undefined);
+    assert.equal(stored(captured({ url: '/healthz' })).apiVersion, undefined);
   });
 
   test('when requests arrive within, across and out of order of milliseconds, then each is stored with the time of its own millisecond', () => {
@@ -74,8 +106,8 @@ describe('the stored form of a request', () => {
     const arrivals = fc.array(fc.double({ min: start, max: start + 30, noNaN: true }), { minLength: 1, maxLength: 50 });
     fc.assert(
       fc.property(arrivals, (times) => {
-        const toStored = createStoredForm();
-        for (const at of times) assert.equal(toStored(captured({ at })).at, new Date(at).toISOString(), String(at));
+        const entries = storedAll(times.map((at) => captured({ at })));
+        times.forEach((at, n) => assert.equal(entries[n]?.at, new Date(at).toISOString(), String(at)));
       }),
     );
   });
@@ -85,9 +117,9 @@ describe('the stored form of a request', () => {
     let failing = true;
     const recorder = createRequestLogRecorder({
       requestLogsRepository: {
-        append: async (entries) => {
+        append: async (requests) => {
           if (failing) throw new Error('database down');
-          written.push([...entries]);
+          written.push(entriesOf(requests));
         },
       },
       clock: systemClock,
@@ -125,8 +157,6 @@ describe('the capture buffer (column by column)', () => {
     fc.assert(
       fc.property(fc.array(op as fc.Arbitrary<Op>, { maxLength: 30 }), (ops) => {
         const buffer = createCaptureBuffer();
-        // peek hands one object, refilled per request: a copy is kept.
-        const copy = (request: Readonly<CapturedRequest>): CapturedRequest => ({ ...request });
         let model: CapturedRequest[] = [];
         let n = 0;
         const make = (i: number): CapturedRequest =>
@@ -152,7 +182,7 @@ describe('the capture buffer (column by column)', () => {
             }
           } else if ('peek' in step) {
             const from = buffer.head;
-            const seen = buffer.peek(step.peek, copy);
+            const seen = capturedOf(buffer.peek(step.peek));
             assert.deepEqual(seen, model.slice(0, step.peek));
             if (step.release) {
               buffer.release(from, seen.length);
@@ -160,7 +190,7 @@ describe('the capture buffer (column by column)', () => {
             }
           } else {
             const from = buffer.head;
-            const inFlight = buffer.peek(50, copy).length;
+            const inFlight = buffer.peek(50).length;
             buffer.dropOldest(step.drop);
             model = model.slice(step.drop);
             // A release of requests the bound dropped meanwhile lets go of nothing more.
@@ -168,7 +198,7 @@ describe('the capture buffer (column by column)', () => {
           }
           assert.equal(buffer.size, model.length);
         }
-        assert.deepEqual(buffer.peek(model.length + 1, copy), model);
+        assert.deepEqual(capturedOf(buffer.peek(model.length + 1)), model);
       }),
       { numRuns: 60 },
     );
@@ -182,14 +212,14 @@ describe('the recorder under its bound while a write is in flight', () => {
       let finish: (() => void) | undefined;
       const recorder = createRequestLogRecorder({
         requestLogsRepository: {
-          append: (entries) =>
+          append: (requests) =>
             new Promise<void>((resolve, reject) => {
               finish = () => {
                 if (outcome === 'fails') {
                   reject(new Error('database down'));
                   return;
                 }
-                written.push(...entries.map((entry) => entry.requestId));
+                written.push(...entriesOf(requests).map((entry) => entry.requestId));
                 resolve();
               };
             }),

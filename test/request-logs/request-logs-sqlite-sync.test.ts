@@ -11,6 +11,7 @@ import { createSqliteRequestLogsRepository } from '../../src/storage/sqlite/sqli
 import type { NewRequestLog } from '../../src/request-logs/request-logs-repository.js';
 import type { SqliteSynchronous } from '../../src/config/config.js';
 import { sqliteBackend } from '../support/storage.js';
+import { storedRequests } from '../../src/request-logs/stored-requests.js';
 
 const FULL = 2;
 const NORMAL = 1;
@@ -37,17 +38,17 @@ const entry = (accountId: number): NewRequestLog => ({ accountId, at: '2026-11-2
 describe('request logs on SQLite: the batch commit and the synchronous setting', () => {
   test('when the database runs with synchronous=FULL, then a batch is written with NORMAL and FULL is back afterwards, after a failed batch too', async (t) => {
     const { db, seen, accountId, otherId, repository } = await open(t, 'full');
-    await repository.append([entry(accountId), entry(otherId), entry(accountId)], []);
+    await repository.append(storedRequests([entry(accountId), entry(otherId), entry(accountId)]), []);
     assert.deepEqual(seen(), [NORMAL, NORMAL]);
     assert.equal(Number(db.pragma('synchronous', { simple: true })), FULL);
 
-    await assert.rejects(repository.append([entry(999_999)], []), /account/);
+    await assert.rejects(repository.append(storedRequests([entry(999_999)]), []), /account/);
     assert.equal(Number(db.pragma('synchronous', { simple: true })), FULL);
   });
 
   test('when the database runs with synchronous=NORMAL, then batches are written so and it stays NORMAL', async (t) => {
     const { db, seen, accountId, repository } = await open(t, 'normal');
-    await repository.append([entry(accountId)], []);
+    await repository.append(storedRequests([entry(accountId)]), []);
     assert.deepEqual(seen(), [NORMAL]);
     assert.equal(Number(db.pragma('synchronous', { simple: true })), NORMAL);
   });

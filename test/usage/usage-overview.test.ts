@@ -6,6 +6,7 @@ import { usageOfRequests } from '../../src/usage/usage-counters.js';
 import { testServices } from '../support/container.js';
 import { manualClock } from '../support/quickstart.js';
 import { sqliteBackend } from '../support/storage.js';
+import { storedRequests } from '../../src/request-logs/stored-requests.js';
 
 const HOUR_MS = 3_600_000;
 const NOW = Date.parse('2026-11-27T10:30:00.000Z');
@@ -29,7 +30,7 @@ test('when requests fall around the windows, then the last 24 hours and the 14 d
     request(-13 * 24 * HOUR_MS - 10.5 * HOUR_MS, 200, 2),
     request(-14 * 24 * HOUR_MS, 200, 2),
   ];
-  await storage.requestLogs.append(batch, usageOfRequests(batch));
+  await storage.requestLogs.append(storedRequests(batch), usageOfRequests(storedRequests(batch)));
 
   const overview = await services.usage.overview(account.id);
   assert.equal(overview.hours.length, 24);

@@ -1,6 +1,8 @@
-import type { ApiVersion, NewRequestLog, RequestLog } from '../../request-logs/request-logs-repository.js';
+import type { ApiVersion, NewRequestLog, RequestLog, StoredRequests } from '../../request-logs/request-logs-repository.js';
 import { orderIdInPath } from '../../request-logs/request-log-orders.js';
-import { microseconds, milliseconds, timeOffsets, timeTexts, windowStart, type Text } from './sqlite-request-log-times.js';
+import { microseconds, milliseconds, timeTexts, WINDOW_MS, windowOfTime, type Text } from './sqlite-request-log-times.js';
+import { listable, requestIdList } from './sqlite-request-log-ids.js';
+import { storedRequests } from '../../request-logs/stored-requests.js';
 import { textTable, Uniform, valueAt, type Column } from './sqlite-request-log-columns.js';
 
 /**
@@ -15,9 +17,10 @@ import { textTable, Uniform, valueAt, type Column } from './sqlite-request-log-c
  * others keep their positions. Texts a batch repeats (methods, paths, user
  * agents, addresses, API versions, error codes) are indexes into `s`, each
  * distinct text once; a time is a number of milliseconds after `w`, the
- * start of the batch's window (epoch milliseconds), when it is in the stored
- * form (2026-11-27T10:42:17.123Z) and in that window, or else the text
- * itself; a duration a whole number of microseconds (microseconds()). A
+ * start of the batch's window (epoch milliseconds), when it is in that
+ * window, or else its text (2026-11-27T10:42:17.123Z: only a batch pruned in
+ * part and packed again may hold one); a duration a whole number of
+ * microseconds (microseconds()). A
  * column every entry has the same value in is that value alone (Uniform),
  * and a column no entry has a value for is left out. JSON writes a few long
  * arrays of small integers much faster than an array per entry
@@ -25,8 +28,9 @@ import { textTable, Uniform, valueAt, type Column } from './sqlite-request-log-c
  *
  * A request id is not in `entries` but in the batch's `request_ids` list,
  * at the entry's position (a pruned entry's line is empty): written once,
- * not twice (the list is what a filter by request id searches). An id that
- * is not listable() is in the column `r` instead, its line empty.
+ * not twice (the list is what a filter by request id searches;
+ * sqlite-request-log-ids.ts). An id that is not listable() is in the column
+ * `r` instead, its line empty.
  *
  * Batches written before this form (no `w`: migration 0033's, and its
  * release's) are `{"s": [strings…], "e": [RequestIdFirst or null…]}`, read
@@ -48,9 +52,6 @@ import { textTable, Uniform, valueAt, type Column } from './sqlite-request-log-c
  * listable()); it only says "maybe", and every entry read is checked exactly.
  */
 export const BATCH_ENTRIES_MAX = 4096;
-
-/** Whether a request id can be a line of request_ids: no newline, no surrogate (SQLite's text would hold U+FFFD for a lone one). */
-export const listable = (requestId: string): boolean => !/[\n\uD800-\uDFFF]/.test(requestId);
 
 /** A batch's entries by column (the `entries` JSON besides `w` and `s`); null where an entry has no value. */
 interface Columns {
@@ -110,25 +111,24 @@ const framed = (values: Iterable<string | number | bigint>): string => {
 };
 
 /**
- * One batch of one account's entries (null: a pruned position) in its
- * stored form: the JSON of the entries and the summary of those present.
- * Called with up to BATCH_ENTRIES_MAX entries; at least one present.
+ * One batch of one account's requests in its stored form: the JSON of the
+ * entries and the summary of those present. `rows` are the requests' indexes
+ * in `requests`, by position (null: a pruned position); up to
+ * BATCH_ENTRIES_MAX, at least one present, all arrived in one window.
  */
-export function packBatch(entries: readonly (NewRequestLog | null)[]): { columns: BatchColumns; orders: bigint[] } {
+export function packBatch(requests: StoredRequests, rows: readonly (number | null)[]): { columns: BatchColumns; orders: bigint[] } {
   const { strings, ref, lastRef } = textTable();
   const [methodRef, pathRef, addressRef, agentRef, versionRef] = [lastRef(), lastRef(), lastRef(), lastRef(), lastRef()];
-  const window = windowStart(entries);
-  const offset = timeOffsets(window);
+  const first = rows.find((row) => row !== null) ?? 0;
+  const window = windowOfTime(requests.at[first] as number);
   const statuses = new Set<number>();
   const methods = new Set<string>();
   const keyIds = new Set<number>();
   const orders = new Set<bigint>();
   // Paths are few per batch: each one's order id is read once, when it is first met.
   const pathsSeen = new Set<string>();
-  // Joined once at the end: a string added to per entry was a tree of a thousand pieces for the young generation to copy.
-  const requestIds: string[] = [''];
-  let firstAt = '';
-  let lastAt = '';
+  let firstAt = Number.POSITIVE_INFINITY;
+  let lastAt = Number.NEGATIVE_INFINITY;
   let live = 0;
   let classes = 0;
   // No entry's value yet: NaN equals no status, and undefined no method.
@@ -147,50 +147,56 @@ export function packBatch(entries: readonly (NewRequestLog | null)[]): { columns
   const x = new Uniform<number>();
   const b = new Uniform<string>();
   const r = new Uniform<string>();
-  for (const entry of entries) {
-    if (entry === null) {
+  for (const n of rows) {
+    if (n === null) {
       t.push(null);
       d.push(null);
       for (const column of [m, p, c, k, a, u, v, x]) column.skip();
       b.skip();
       r.skip();
-      requestIds.push('');
       continue;
     }
     live++;
-    if (firstAt === '' || entry.at < firstAt) firstAt = entry.at;
-    if (entry.at > lastAt) lastAt = entry.at;
-    if (entry.status !== lastStatus) {
-      lastStatus = entry.status;
-      statuses.add(lastStatus);
-      classes |= statusClassBit(lastStatus);
+    const at = requests.at[n] as number;
+    if (at < firstAt) firstAt = at;
+    if (at > lastAt) lastAt = at;
+    const status = requests.status[n] as number;
+    if (status !== lastStatus) {
+      lastStatus = status;
+      statuses.add(status);
+      classes |= statusClassBit(status);
     }
-    if (entry.method !== lastMethod) {
-      lastMethod = entry.method;
-      methods.add(lastMethod);
+    const method = requests.method[n] as string;
+    if (method !== lastMethod) {
+      lastMethod = method;
+      methods.add(method);
     }
-    if (!pathsSeen.has(entry.path)) {
-      pathsSeen.add(entry.path);
-      const order = orderIdInPath(entry.path);
+    const path = requests.path[n] as string;
+    if (!pathsSeen.has(path)) {
+      pathsSeen.add(path);
+      const order = orderIdInPath(path);
       if (order !== undefined) orders.add(order);
     }
-    const { requestId, keyId, clientAddress, userAgent, apiVersion, errorCode, errorBody } = entry;
-    // An id with a newline would break the list's lines, and a lone surrogate come back as U+FFFD: the column r holds it.
-    const listed = listable(requestId);
-    requestIds.push(listed ? requestId : '');
-    t.push(offset(entry.at));
-    d.push(microseconds(entry.durationMs));
-    m.add(methodRef(entry.method));
-    p.add(pathRef(entry.path));
-    c.add(entry.status);
-    if (keyId !== undefined) keyIds.add(keyId);
-    k.add(keyId ?? null);
+    const offset = at - window;
+    t.push(offset >= 0 && offset < WINDOW_MS ? offset : new Date(at).toISOString());
+    d.push(microseconds(requests.durationMs[n] as number));
+    m.add(methodRef(method));
+    p.add(pathRef(path));
+    c.add(status);
+    const keyId = requests.keyId[n] as number;
+    if (Number.isNaN(keyId)) k.add(null);
+    else {
+      keyIds.add(keyId);
+      k.add(keyId);
+    }
+    const [clientAddress, userAgent, apiVersion, errorCode, errorBody, requestId] = [requests.clientAddress[n], requests.userAgent[n], requests.apiVersion[n], requests.errorCode[n], requests.errorBody[n], requests.requestId[n]];
     a.add(clientAddress === undefined ? null : addressRef(clientAddress));
     u.add(userAgent === undefined ? null : agentRef(userAgent));
     v.add(apiVersion === undefined ? null : versionRef(apiVersion));
     x.add(errorCode === undefined ? null : ref(errorCode));
     b.add(errorBody ?? null);
-    r.add(listed ? null : requestId);
+    // An id with a newline would break the list's lines, and a lone surrogate come back as U+FFFD: the column r holds it.
+    r.add(requestId === undefined || listable(requestId) ? null : requestId);
   }
   const stored: Record<string, unknown> = { w: window, s: strings, t, d };
   const columns = { m, p, c, k, a, u, v, x, b, r };
@@ -200,19 +206,29 @@ export function packBatch(entries: readonly (NewRequestLog | null)[]): { columns
   }
   return {
     columns: {
-      first_at: firstAt,
-      last_at: lastAt,
+      first_at: new Date(firstAt).toISOString(),
+      last_at: new Date(lastAt).toISOString(),
       live,
       classes,
       statuses: framed(statuses),
       methods: framed(methods),
       key_ids: framed(keyIds),
       paths: framed(pathsSeen),
-      request_ids: `${requestIds.join('\n')}\n`,
+      request_ids: requestIdList(requests, rows),
       entries: JSON.stringify(stored),
     },
     orders: [...orders],
   };
+}
+
+/** packBatch of entries as objects (null: a pruned position), each kept at its position: a batch pruned in part is packed again so. */
+export function packEntries(entries: readonly (NewRequestLog | null)[]): { columns: BatchColumns; orders: bigint[] } {
+  let next = 0;
+  const rows = entries.map((entry) => (entry === null ? null : next++));
+  return packBatch(
+    storedRequests(entries.filter((entry): entry is NewRequestLog => entry !== null)),
+    rows,
+  );
 }
 
 /** A stored entry, without its key's start (read from api_keys by the caller). */

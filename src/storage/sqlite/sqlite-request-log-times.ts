@@ -1,5 +1,3 @@
-import type { NewRequestLog } from '../../request-logs/request-logs-repository.js';
-
 /**
  * The times and durations of SQLite's packed request logs
  * (sqlite-request-log-batches.ts): the window a batch's entries arrived in,
@@ -9,16 +7,9 @@ import type { NewRequestLog } from '../../request-logs/request-logs-repository.j
 /** A batch's entries arrived within one window of this many milliseconds, aligned to the epoch. */
 export const WINDOW_MS = 10_000;
 
-/**
- * The window an arrival time (ISO 8601) falls in, as text that is the same
- * for every time of one window: for the stored form (2026-11-27T10:42:17.123Z)
- * its first 18 characters, the tens of seconds; for any other form, those of
- * the same instant in the stored form.
- */
-export function windowOf(at: string): string {
-  if (at.length === 24 && at[10] === 'T' && at.endsWith('Z')) return at.slice(0, 18);
-  const ms = Date.parse(at);
-  return Number.isNaN(ms) ? at : new Date(ms).toISOString().slice(0, 18);
+/** The start of the window an arrival time (epoch milliseconds) falls in. */
+export function windowOfTime(at: number): number {
+  return at - (((at % WINDOW_MS) + WINDOW_MS) % WINDOW_MS);
 }
 
 /** The instant `ms` milliseconds after an ISO 8601 time, in the stored form (for a walk's bound). */
@@ -30,29 +21,7 @@ export function later(at: string, ms: number): string {
 /** A packed field: a number, or the text itself. */
 export type Text = number | string;
 
-/** An arrival time in the stored form, to the millisecond. */
-const STORED_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
-
-/**
- * The arrival times of one batch as numbers of milliseconds after the start
- * of its window (`window`), or the text when it is not in the stored form or
- * not in that window. The last time's answer is remembered: a busy host
- * stamps a dozen requests in each millisecond.
- */
-export function timeOffsets(window: number): (at: string) => Text {
-  let lastAt = '';
-  let last: Text = '';
-  return (at) => {
-    if (at === lastAt) return last;
-    const ms = STORED_TIME.test(at) ? Date.parse(at) : Number.NaN;
-    const offset = ms - window;
-    lastAt = at;
-    last = offset >= 0 && offset < WINDOW_MS && new Date(ms).toISOString() === at ? offset : at;
-    return last;
-  };
-}
-
-/** The inverse of timeOffsets: an entry's arrival time as stored. */
+/** An entry's arrival time as stored, from its packed form: milliseconds after the window's start `window`, or the text itself. */
 export function timeTexts(window: number): (at: Text) => string {
   let lastOffset = Number.NaN;
   let last = '';
@@ -81,13 +50,3 @@ export function microseconds(durationMs: number): number | [number] {
 
 /** The inverse of microseconds. */
 export const milliseconds = (stored: number | [number]): number => (typeof stored === 'number' ? stored / 1000 : stored[0]);
-
-/** The start of the window (epoch milliseconds) of the first entry in the stored form, or 0. */
-export function windowStart(entries: readonly (NewRequestLog | null)[]): number {
-  for (const entry of entries) {
-    if (entry === null || !STORED_TIME.test(entry.at)) continue;
-    const ms = Date.parse(entry.at);
-    if (!Number.isNaN(ms)) return ms - (ms % WINDOW_MS);
-  }
-  return 0;
-}

@@ -1,13 +1,14 @@
 import type Database from 'better-sqlite3';
 import { NotFoundError } from '../../errors/errors.js';
-import type { NewRequestLog, RequestLog, RequestLogFilters, RequestLogPosition, RequestLogsRepository } from '../../request-logs/request-logs-repository.js';
+import type { StoredRequests, RequestLog, RequestLogFilters, RequestLogPosition, RequestLogsRepository } from '../../request-logs/request-logs-repository.js';
 import { orderIdInPath } from '../../request-logs/request-log-orders.js';
 import type { UsageIncrement } from '../../usage/usage-counters.js';
 import { sqliteConstraint, statementCache, type Prepare } from './sqlite-util.js';
 import type { SqliteSynchronous } from '../../config/config.js';
 import { addUsage } from './sqlite-usage-repository.js';
-import { asWritten, BATCH_COLUMNS, BATCH_ENTRIES_MAX, listable, packBatch, statusClassBits, unpackBatch, type BatchColumns, type UnpackedEntry } from './sqlite-request-log-batches.js';
-import { later, WINDOW_MS, windowOf } from './sqlite-request-log-times.js';
+import { listable } from './sqlite-request-log-ids.js';
+import { asWritten, BATCH_COLUMNS, BATCH_ENTRIES_MAX, packBatch, packEntries, statusClassBits, unpackBatch, type BatchColumns, type UnpackedEntry } from './sqlite-request-log-batches.js';
+import { later, WINDOW_MS, windowOfTime } from './sqlite-request-log-times.js';
 
 /**
  * Runs `write` with synchronous=NORMAL: its commit is not flushed to disk
@@ -111,29 +112,32 @@ const PLACEHOLDERS = BATCH_COLUMNS.split(',').map(() => '?').join(', ');
 const values = (batch: BatchColumns) => [batch.first_at, batch.last_at, batch.live, batch.classes, batch.statuses, batch.methods, batch.key_ids, batch.paths, batch.request_ids, batch.entries];
 
 /**
- * An account's entries as its batches: in the order written, one batch per
- * WINDOW_MS window of arrival (almost always one: a flush holds a second's
- * requests) and at most BATCH_ENTRIES_MAX entries.
+ * The requests as their batches: the indexes in `requests` of one account's
+ * requests that arrived in one WINDOW_MS window, in the order written (almost
+ * always one batch per account: a flush holds a second's requests), at most
+ * BATCH_ENTRIES_MAX each.
  */
-function asBatches(entries: readonly NewRequestLog[]): NewRequestLog[][] {
-  const windows = new Map<string, NewRequestLog[]>();
-  let lastWindow = '';
-  let lastAt = '';
-  let last: NewRequestLog[] | undefined;
-  for (const entry of entries) {
-    const { at } = entry;
-    // Runs of one window: the time before's again (a millisecond's entries share one text), or a time in the stored
-    // form starting with the window's text (windowOf), is in it, no key made.
-    if (last === undefined || (at !== lastAt && !(lastWindow.length === 18 && at.length === 24 && at.endsWith('Z') && at.startsWith(lastWindow)))) {
-      lastWindow = windowOf(at);
-      last = windows.get(lastWindow);
-      if (last === undefined) windows.set(lastWindow, (last = []));
+function asBatches(requests: StoredRequests): { accountId: number; rows: number[] }[] {
+  const groups = new Map<string, { accountId: number; rows: number[] }>();
+  // Runs of one account and window: the last one's group serves the next, with no key made.
+  let lastAccount = Number.NaN;
+  let lastWindow = Number.NaN;
+  let last: number[] = [];
+  for (let n = 0; n < requests.length; n++) {
+    const accountId = requests.accountId[n] as number;
+    const window = windowOfTime(requests.at[n] as number);
+    if (accountId !== lastAccount || window !== lastWindow) {
+      const key = `${accountId} ${window}`;
+      let group = groups.get(key);
+      if (group === undefined) groups.set(key, (group = { accountId, rows: [] }));
+      [lastAccount, lastWindow, last] = [accountId, window, group.rows];
     }
-    lastAt = at;
-    last.push(entry);
+    last.push(n);
   }
-  const batches: NewRequestLog[][] = [];
-  for (const own of windows.values()) for (let start = 0; start < own.length; start += BATCH_ENTRIES_MAX) batches.push(own.slice(start, start + BATCH_ENTRIES_MAX));
+  const batches: { accountId: number; rows: number[] }[] = [];
+  for (const { accountId, rows } of groups.values()) {
+    for (let start = 0; start < rows.length; start += BATCH_ENTRIES_MAX) batches.push({ accountId, rows: rows.slice(start, start + BATCH_ENTRIES_MAX) });
+  }
   return batches;
 }
 
@@ -141,21 +145,13 @@ export function createSqliteRequestLogsRepository(db: Database.Database, synchro
   const sql = statementCache(db);
   // One row per account and batch (sqlite-request-log-batches.ts), and the counters they add to, in one transaction: the
   // usage never counts a request the logs lost, nor the reverse.
-  const append = db.transaction((entries: readonly NewRequestLog[], usage: readonly UsageIncrement[]) => {
+  const append = db.transaction((requests: StoredRequests, usage: readonly UsageIncrement[]) => {
     const insert = sql(`INSERT INTO request_log_batches (account_id, ${BATCH_COLUMNS}) VALUES (?, ${PLACEHOLDERS}) RETURNING id`);
     const named = sql('INSERT OR IGNORE INTO request_log_orders (account_id, order_id, batch_id) VALUES (?, ?, ?)');
-    const byAccount = new Map<number, NewRequestLog[]>();
-    for (const entry of entries) {
-      const own = byAccount.get(entry.accountId);
-      if (own === undefined) byAccount.set(entry.accountId, [entry]);
-      else own.push(entry);
-    }
-    for (const [accountId, own] of byAccount) {
-      for (const batch of asBatches(own)) {
-        const { columns, orders } = packBatch(batch);
-        const batchId = (insert.get(accountId, ...values(columns)) as { id: bigint }).id;
-        for (const order of orders) named.run(accountId, order, batchId);
-      }
+    for (const { accountId, rows } of asBatches(requests)) {
+      const { columns, orders } = packBatch(requests, rows);
+      const batchId = (insert.get(accountId, ...values(columns)) as { id: bigint }).id;
+      for (const order of orders) named.run(accountId, order, batchId);
     }
     addUsage(sql, usage);
   });
@@ -187,18 +183,18 @@ export function createSqliteRequestLogsRepository(db: Database.Database, synchro
       const going = new Set(old.map((entry) => entry.id));
       const kept = entries.map((entry) => (entry === null || going.has(entry.id) ? null : asWritten(entry)));
       if (kept.every((entry) => entry === null)) sql('DELETE FROM request_log_batches WHERE id = ?').run(row.id);
-      else sql(`UPDATE request_log_batches SET (${BATCH_COLUMNS}) = (${PLACEHOLDERS}) WHERE id = ?`).run(...values(packBatch(kept).columns), row.id);
+      else sql(`UPDATE request_log_batches SET (${BATCH_COLUMNS}) = (${PLACEHOLDERS}) WHERE id = ?`).run(...values(packEntries(kept).columns), row.id);
       deleted += going.size;
     }
     return deleted;
   });
 
   return {
-    async append(entries, usage) {
-      if (entries.length === 0 && usage.length === 0) return;
+    async append(requests, usage) {
+      if (requests.length === 0 && usage.length === 0) return;
       try {
-        if (synchronous === 'full') withoutSync(db, () => append(entries, usage));
-        else append(entries, usage);
+        if (synchronous === 'full') withoutSync(db, () => append(requests, usage));
+        else append(requests, usage);
       } catch (error) {
         if (sqliteConstraint(error) === 'SQLITE_CONSTRAINT_FOREIGNKEY') throw new NotFoundError('account_not_found', 'A request log names an account that does not exist.');
         throw error;

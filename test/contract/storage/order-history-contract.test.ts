@@ -11,6 +11,7 @@ import type { NewRequestLog, RequestLog } from '../../../src/request-logs/reques
 import type { Storage } from '../../../src/storage/storage.js';
 import type { ContractCoverage } from '../../support/storage-contract.js';
 import { storageBackends } from '../../support/storage.js';
+import { storedRequests } from '../../../src/request-logs/stored-requests.js';
 
 export const CONTRACT_COVERS = {
   requestLogs: ['listForOrder'],
@@ -48,7 +49,7 @@ for (const backend of storageBackends({ postgresDirect: true })) {
 
     test('when requests name an order in their paths, then listForOrder finds exactly those of the account, newest first, up to the limit', async (t) => {
       const { storage, account, other } = await setUp(t);
-      await storage.requestLogs.append([
+      await storage.requestLogs.append(storedRequests([
         entry(account.id, 1, '/v1/store/orders/42', { method: 'DELETE', status: 204 }),
         entry(account.id, 2, '/v2/store/orders/42'),
         entry(account.id, 3, '/v2/store/orders/42?fields=status'),
@@ -64,7 +65,7 @@ for (const backend of storageBackends({ postgresDirect: true })) {
         entry(account.id, 12, '/v2/audit-events/42'),
         // Another account's request to its own order 42.
         entry(other.id, 13, '/v1/store/orders/42'),
-      ], []);
+      ]), []);
       const mine = await storage.requestLogs.listForOrder({ accountId: account.id, orderId: 42n, limit: 10 });
       assert.deepEqual(paths(mine), ['/v2/store/orders/42/', '/v2/store/orders/42?fields=status', '/v2/store/orders/42', '/v1/store/orders/42']);
       assert.equal(mine.at(-1)?.method, 'DELETE');
@@ -77,7 +78,7 @@ for (const backend of storageBackends({ postgresDirect: true })) {
 
     test('when the largest int64 id is named, then its requests are found by it', async (t) => {
       const { storage, account } = await setUp(t);
-      await storage.requestLogs.append([entry(account.id, 1, '/v2/store/orders/9223372036854775807'), entry(account.id, 2, '/v2/store/orders/922337203685477580')], []);
+      await storage.requestLogs.append(storedRequests([entry(account.id, 1, '/v2/store/orders/9223372036854775807'), entry(account.id, 2, '/v2/store/orders/922337203685477580')]), []);
       assert.deepEqual(paths(await storage.requestLogs.listForOrder({ accountId: account.id, orderId: 9_223_372_036_854_775_807n, limit: 10 })), ['/v2/store/orders/9223372036854775807']);
     });
 

@@ -14,6 +14,7 @@ import type { NewRequestLog, RequestLog } from '../../../src/request-logs/reques
 import type { ContractCoverage } from '../../support/storage-contract.js';
 import { runSql } from '../../support/raw-sql.js';
 import { storageBackends } from '../../support/storage.js';
+import { storedRequests } from '../../../src/request-logs/stored-requests.js';
 
 export const CONTRACT_COVERS = {
   requestLogs: ['append', 'listPage', 'findById', 'deleteOlderThan'],
@@ -55,8 +56,8 @@ for (const backend of storageBackends({ postgresDirect: true })) {
         errorBody: '{"code":"order_already_shipped","message":"It shipped.","status":409}',
       };
       const bare = entry(account.id, 0);
-      await storage.requestLogs.append([bare, full], []);
-      await storage.requestLogs.append([], []);
+      await storage.requestLogs.append(storedRequests([bare, full]), []);
+      await storage.requestLogs.append(storedRequests([]), []);
       const [newest, oldest] = await storage.requestLogs.listPage({ accountId: account.id, filters: {}, limit: 10 });
       assert.ok(newest !== undefined && oldest !== undefined);
       assert.deepEqual(newest, { ...full, id: newest.id, keyStart: 'so_prod_abcd' });
@@ -83,7 +84,7 @@ for (const backend of storageBackends({ postgresDirect: true })) {
           errorBody: `{"code":"code_${i}","status":${400 + i}}`,
         };
       });
-      await storage.requestLogs.append(entries, []);
+      await storage.requestLogs.append(storedRequests(entries), []);
       const read = await storage.requestLogs.listPage({ accountId: account.id, filters: {}, limit: 100 });
       assert.deepEqual(
         read.map((log) => {
@@ -99,12 +100,12 @@ for (const backend of storageBackends({ postgresDirect: true })) {
 
     test('when an entry names an unknown account, then the append fails with account_not_found', async (t) => {
       const { storage } = await setUp(t);
-      await assert.rejects(storage.requestLogs.append([entry(999_999, 0)], []), (error: unknown) => error instanceof AppError && error.code === 'account_not_found');
+      await assert.rejects(storage.requestLogs.append(storedRequests([entry(999_999, 0)]), []), (error: unknown) => error instanceof AppError && error.code === 'account_not_found');
     });
 
     test('when two accounts have entries, then each lists and finds only its own', async (t) => {
       const { storage, account, other } = await setUp(t);
-      await storage.requestLogs.append([entry(account.id, 0), entry(other.id, 1, { requestId: 'theirs' })], []);
+      await storage.requestLogs.append(storedRequests([entry(account.id, 0), entry(other.id, 1, { requestId: 'theirs' })]), []);
       assert.deepEqual(ids(await storage.requestLogs.listPage({ accountId: account.id, filters: {}, limit: 10 })), ['req-0']);
       const [theirs] = await storage.requestLogs.listPage({ accountId: other.id, filters: {}, limit: 10 });
       assert.ok(theirs !== undefined);
@@ -115,7 +116,7 @@ for (const backend of storageBackends({ postgresDirect: true })) {
     test('when pages are read from a position, then the walk is newest first by time, then id, and sees every entry once', async (t) => {
       const { storage, account } = await setUp(t);
       // Two entries at the same instant, written out of time order: time orders first, the id breaks the tie.
-      await storage.requestLogs.append([entry(account.id, 2), entry(account.id, 1, { requestId: 'tie-a' }), entry(account.id, 1, { requestId: 'tie-b' }), entry(account.id, 3)], []);
+      await storage.requestLogs.append(storedRequests([entry(account.id, 2), entry(account.id, 1, { requestId: 'tie-a' }), entry(account.id, 1, { requestId: 'tie-b' }), entry(account.id, 3)]), []);
       const all = await storage.requestLogs.listPage({ accountId: account.id, filters: {}, limit: 10 });
       assert.deepEqual(ids(all), ['req-3', 'req-2', 'tie-b', 'tie-a']);
       const seen: string[] = [];
@@ -132,13 +133,13 @@ for (const backend of storageBackends({ postgresDirect: true })) {
 
     test('when filters are given, then only matching entries are listed, each filter and their combination', async (t) => {
       const { storage, account, key } = await setUp(t);
-      await storage.requestLogs.append([
+      await storage.requestLogs.append(storedRequests([
         entry(account.id, 0),
         entry(account.id, 1, { method: 'DELETE', path: '/v1/store/orders/7', status: 409, errorCode: 'order_already_shipped', keyId: key.id, requestId: 'r409' }),
         entry(account.id, 2, { method: 'DELETE', path: '/v1/store/orders/8', status: 404, keyId: key.id, requestId: 'r404' }),
         entry(account.id, 3, { path: '/v2/audit-events', status: 500, requestId: 'r500' }),
         entry(account.id, 4, { path: '/v1/store/orders%', requestId: 'percent' }),
-      ], []);
+      ]), []);
       const list = async (filters: Parameters<typeof storage.requestLogs.listPage>[0]['filters']) =>
         ids(await storage.requestLogs.listPage({ accountId: account.id, filters, limit: 10 }));
       assert.deepEqual(await list({ status: { min: 400, max: 499 } }), ['r404', 'r409']);
@@ -168,7 +169,7 @@ for (const backend of storageBackends({ postgresDirect: true })) {
       const entries = paths.map((path, i) =>
         entry(account.id, i, { path, requestId: `p${i}`, ...(i % 3 === 0 ? { keyId: key.id } : {}), ...(i === 4 ? { method: 'HEAD', status: 503 } : {}) }),
       );
-      await storage.requestLogs.append(entries, []);
+      await storage.requestLogs.append(storedRequests(entries), []);
       const list = async (filters: Parameters<typeof storage.requestLogs.listPage>[0]['filters']) =>
         ids(await storage.requestLogs.listPage({ accountId: account.id, filters, limit: 50 }));
       const newestFirst = (match: (e: NewRequestLog) => boolean) => entries.filter(match).reverse().map((e) => e.requestId);
@@ -205,7 +206,7 @@ for (const backend of storageBackends({ postgresDirect: true })) {
             ...(i % 2 === 0 ? { keyId: key.id } : {}),
           });
         });
-        await storage.requestLogs.append(batch, []);
+        await storage.requestLogs.append(storedRequests(batch), []);
         written.push(...batch.map((e) => ({ ...e, id: 0n })));
       }
       const walk = async (filters: Parameters<typeof storage.requestLogs.listPage>[0]['filters'], limit: number) => {
@@ -264,7 +265,7 @@ for (const backend of storageBackends({ postgresDirect: true })) {
 
     test('when old entries are pruned in bounded rounds, then only those older than the instant go, any account', async (t) => {
       const { storage, account, other } = await setUp(t);
-      await storage.requestLogs.append([entry(account.id, 0), entry(other.id, 1), entry(account.id, 2), entry(account.id, 10)], []);
+      await storage.requestLogs.append(storedRequests([entry(account.id, 0), entry(other.id, 1), entry(account.id, 2), entry(account.id, 10)]), []);
       assert.equal(await storage.requestLogs.deleteOlderThan(at(5), 2), 2);
       assert.equal(await storage.requestLogs.deleteOlderThan(at(5), 2), 1);
       assert.equal(await storage.requestLogs.deleteOlderThan(at(5), 2), 0);
@@ -275,12 +276,12 @@ for (const backend of storageBackends({ postgresDirect: true })) {
     test('when entries are pruned out of order of their ids, then a pruned entry\'s id never names a later entry', async (t) => {
       const { storage, account, other } = await setUp(t);
       // One append: the account's entries at minutes 1 and 10, the other's at 5 (SQLite: batches 1 and 2).
-      await storage.requestLogs.append([entry(account.id, 1, { requestId: 'a-old' }), entry(account.id, 10, { requestId: 'a-young' }), entry(other.id, 5, { requestId: 'b-old' })], []);
+      await storage.requestLogs.append(storedRequests([entry(account.id, 1, { requestId: 'a-old' }), entry(account.id, 10, { requestId: 'a-young' }), entry(other.id, 5, { requestId: 'b-old' })]), []);
       const [oldest] = await storage.requestLogs.listPage({ accountId: other.id, filters: {}, limit: 1 });
       assert.ok(oldest !== undefined);
       // The other account's entry goes, and with it the highest id written so far; the account's older entry too.
       assert.equal(await storage.requestLogs.deleteOlderThan(at(8), 100), 2);
-      await storage.requestLogs.append([entry(other.id, 20, { requestId: 'b-later' })], []);
+      await storage.requestLogs.append(storedRequests([entry(other.id, 20, { requestId: 'b-later' })]), []);
       assert.equal(await storage.requestLogs.findById(other.id, oldest.id), undefined);
       const [later] = await storage.requestLogs.listPage({ accountId: other.id, filters: {}, limit: 1 });
       assert.ok(later !== undefined && later.id > oldest.id);

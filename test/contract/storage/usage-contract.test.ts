@@ -13,6 +13,7 @@ import { USAGE_COUNTERS, usageOfRequests, type UsageCounter, type UsageHour } fr
 import type { ContractCoverage } from '../../support/storage-contract.js';
 import { storageBackends } from '../../support/storage.js';
 import { startHookReceiver, webhooksHarness } from '../../webhooks/support.js';
+import { storedRequests } from '../../../src/request-logs/stored-requests.js';
 
 export const CONTRACT_COVERS = {
   usage: ['listHours', 'deleteBefore'],
@@ -42,10 +43,10 @@ for (const backend of storageBackends({ postgresDirect: true })) {
     test('when batches of request logs are appended with their usage, then each account-hour adds up every batch, per account, by hour', async (t) => {
       const { storage, account, other } = await setUp(t);
       const first = [request(account.id, 1, 200, 0.4), request(account.id, 2, 404, 12), request(other.id, 3, 500, 6000)];
-      await storage.requestLogs.append(first, usageOfRequests(first));
+      await storage.requestLogs.append(storedRequests(first), usageOfRequests(storedRequests(first)));
       const second = [request(account.id, 59, 201, 1), request(account.id, 61, 302, 2.5), request(account.id, 62, 503, 45)];
-      await storage.requestLogs.append(second, usageOfRequests(second));
-      await storage.requestLogs.append([], []);
+      await storage.requestLogs.append(storedRequests(second), usageOfRequests(storedRequests(second)));
+      await storage.requestLogs.append(storedRequests([]), []);
       const hours = await storage.usage.listHours(account.id, at(-60), at(180));
       assert.deepEqual(nonZero(hours), [
         { hour: at(0), counts: { requests_2xx: 2, requests_4xx: 1, latency_le_1: 2, latency_le_13: 1 } },
@@ -59,7 +60,7 @@ for (const backend of storageBackends({ postgresDirect: true })) {
     test('when a batch names an unknown account, then neither its logs nor its usage are written', async (t) => {
       const { storage, account } = await setUp(t);
       const batch = [request(account.id, 1, 200, 1), request(999_999, 1, 200, 1)];
-      await assert.rejects(storage.requestLogs.append(batch, usageOfRequests(batch)), (error: unknown) => error instanceof AppError && error.code === 'account_not_found');
+      await assert.rejects(storage.requestLogs.append(storedRequests(batch), usageOfRequests(storedRequests(batch))), (error: unknown) => error instanceof AppError && error.code === 'account_not_found');
       assert.deepEqual(await storage.usage.listHours(account.id, at(0), at(60)), []);
       assert.deepEqual(await storage.requestLogs.listPage({ accountId: account.id, filters: {}, limit: 10 }), []);
     });
@@ -67,7 +68,7 @@ for (const backend of storageBackends({ postgresDirect: true })) {
     test('when hours are pruned, then only those before the cutoff go, at most `limit` a call, of every account', async (t) => {
       const { storage, account, other } = await setUp(t);
       const batch = [request(account.id, 0, 200, 1), request(account.id, 60, 200, 1), request(other.id, 61, 200, 1), request(account.id, 120, 200, 1)];
-      await storage.requestLogs.append(batch, usageOfRequests(batch));
+      await storage.requestLogs.append(storedRequests(batch), usageOfRequests(storedRequests(batch)));
       assert.equal(await storage.usage.deleteBefore(at(61), 2), 2);
       assert.equal(await storage.usage.deleteBefore(at(61), 2), 1);
       assert.equal(await storage.usage.deleteBefore(at(61), 2), 0);

@@ -1,0 +1,100 @@
+/**
+ * A request id in randomUUID()'s form (8-4-4-4-12 lowercase hexadecimal
+ * digits, as ours are) held as four 32-bit words. Held as a string from
+ * capture to flush, an id outlived the young generation and was copied, then
+ * promoted, by the collector; four numbers in a typed array cost it nothing
+ * (BENCHMARKS.md, fourteenth session). Written back as text where it is
+ * stored, or as bytes straight into a list of them (writeUuid).
+ */
+
+/**
+ * The value of each hexadecimal digit a UUID holds (lowercase, as randomUUID
+ * writes it), by character code, for every code a string can hold; -1 for
+ * any other (64 KB: a table with no branch for codes above 127).
+ */
+const HEX_DIGIT = new Int8Array(65_536).fill(-1);
+for (let digit = 0; digit < 16; digit++) HEX_DIGIT['0123456789abcdef'.charCodeAt(digit)] = digit;
+
+/** The four digits at `id[i…]` as a number, or -1 if any is not a digit. */
+function fourDigits(id: string, i: number): number {
+  const a = HEX_DIGIT[id.charCodeAt(i)] as number;
+  const b = HEX_DIGIT[id.charCodeAt(i + 1)] as number;
+  const c = HEX_DIGIT[id.charCodeAt(i + 2)] as number;
+  const d = HEX_DIGIT[id.charCodeAt(i + 3)] as number;
+  return (a | b | c | d) < 0 ? -1 : (a << 12) | (b << 8) | (c << 4) | d;
+}
+
+/**
+ * The id as four words at `words[at…]`; false (the words left partly
+ * written) for an id in any other form. Read four digits at a time at their
+ * fixed places: a loop over the characters cost the capture 0.3 µs per
+ * request (BENCHMARKS.md, fifteenth session).
+ */
+export function packUuid(id: string, words: Uint32Array, at: number): boolean {
+  if (id.length !== 36 || id.charCodeAt(8) !== 45 || id.charCodeAt(13) !== 45 || id.charCodeAt(18) !== 45 || id.charCodeAt(23) !== 45) return false;
+  // The groups of four digits: 8 (two), 4, 4, 4 and 12 (three).
+  const g0 = fourDigits(id, 0);
+  const g1 = fourDigits(id, 4);
+  const g2 = fourDigits(id, 9);
+  const g3 = fourDigits(id, 14);
+  const g4 = fourDigits(id, 19);
+  const g5 = fourDigits(id, 24);
+  const g6 = fourDigits(id, 28);
+  const g7 = fourDigits(id, 32);
+  if ((g0 | g1 | g2 | g3 | g4 | g5 | g6 | g7) < 0) return false;
+  words[at] = (g0 << 16) | g1;
+  words[at + 1] = (g2 << 16) | g3;
+  words[at + 2] = (g4 << 16) | g5;
+  words[at + 3] = (g6 << 16) | g7;
+  return true;
+}
+
+/** The two hexadecimal digits of each byte: Number's toString(16) took 2 µs per request id (BENCHMARKS.md, fourteenth session). */
+const HEX_PAIRS = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+const pair = (word: number, shift: number): string => HEX_PAIRS[(word >>> shift) & 0xff] as string;
+const halfWord = (word: number, shift: number): string => pair(word, shift + 8) + pair(word, shift);
+
+/** The inverse of packUuid: the id's text. */
+export function uuidText(words: Uint32Array, at: number): string {
+  const [a, b, c, d] = [words[at] as number, words[at + 1] as number, words[at + 2] as number, words[at + 3] as number];
+  return `${halfWord(a, 16)}${halfWord(a, 0)}-${halfWord(b, 16)}-${halfWord(b, 0)}-${halfWord(c, 16)}-${halfWord(c, 0)}${halfWord(d, 16)}${halfWord(d, 0)}`;
+}
+
+/** The character code of each hexadecimal digit. */
+const HEX_CODE = Uint8Array.from('0123456789abcdef', (digit) => digit.charCodeAt(0));
+
+/** The length of a UUID's text. */
+export const UUID_LENGTH = 36;
+
+/** Four hexadecimal digits (the low 16 bits of `half`) as ASCII at `bytes[i…]`. */
+function putFour(bytes: Uint8Array, i: number, half: number): void {
+  bytes[i] = HEX_CODE[(half >>> 12) & 15] as number;
+  bytes[i + 1] = HEX_CODE[(half >>> 8) & 15] as number;
+  bytes[i + 2] = HEX_CODE[(half >>> 4) & 15] as number;
+  bytes[i + 3] = HEX_CODE[half & 15] as number;
+}
+
+/**
+ * The id's text as UUID_LENGTH ASCII bytes at `bytes[offset…]`: a list of
+ * thousands of ids is written into one buffer and read as one string, where
+ * a string per id (uuidText) cost the flush a quarter of a microsecond each
+ * (BENCHMARKS.md, fifteenth session).
+ */
+export function writeUuid(words: Uint32Array, at: number, bytes: Uint8Array, offset: number): void {
+  const a = words[at] as number;
+  const b = words[at + 1] as number;
+  const c = words[at + 2] as number;
+  const d = words[at + 3] as number;
+  putFour(bytes, offset, a >>> 16);
+  putFour(bytes, offset + 4, a);
+  bytes[offset + 8] = 45;
+  putFour(bytes, offset + 9, b >>> 16);
+  bytes[offset + 13] = 45;
+  putFour(bytes, offset + 14, b);
+  bytes[offset + 18] = 45;
+  putFour(bytes, offset + 19, c >>> 16);
+  bytes[offset + 23] = 45;
+  putFour(bytes, offset + 24, c);
+  putFour(bytes, offset + 28, d >>> 16);
+  putFour(bytes, offset + 32, d);
+}
