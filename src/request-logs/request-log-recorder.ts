@@ -6,12 +6,15 @@ import { createPeriodicFlush } from '../shared/periodic-flush.js';
 import { createCaptureBuffer, type CapturedRequest } from './request-log-buffer.js';
 
 /**
- * Rows per append, and a turn of the event loop between appends: SQLite
- * writes synchronously, so a second's requests at full speed (some 30,000
- * rows) written at once held every request behind them for over 100 ms;
- * 500 rows hold them a few milliseconds.
+ * Requests per append, and a turn of the event loop between appends: SQLite
+ * writes synchronously, so a second's requests at full speed (some 30,000)
+ * written at once held every request behind them for over 100 ms (when a
+ * row was a request); 2,000 packed ones hold them a couple of milliseconds.
+ * Each append also pays for its commit and the pages it writes whatever its
+ * size: 2,000 rather than 500 took a fifth off the flush (BENCHMARKS.md,
+ * fifteenth session).
  */
-const APPEND_CHUNK = 500;
+const APPEND_CHUNK = 2000;
 
 export interface RequestLogRecorderOptions {
   requestLogsRepository: Pick<RequestLogsRepository, 'append'>;

@@ -20,11 +20,12 @@ import { later, WINDOW_MS, windowOfTime } from './sqlite-request-log-times.js';
  * database stays consistent: the usage counters go in the same commit.
  */
 function withoutSync(db: Database.Database, write: () => void): void {
-  db.pragma('synchronous = NORMAL');
+  // exec, not pragma(): no statement object each time (SQLite applies this pragma when it is prepared, so it cannot be kept).
+  db.exec('PRAGMA synchronous = NORMAL');
   try {
     write();
   } finally {
-    db.pragma('synchronous = FULL');
+    db.exec('PRAGMA synchronous = FULL');
   }
 }
 
