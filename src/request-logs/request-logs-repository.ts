@@ -33,8 +33,8 @@ export interface NewRequestLog {
  * capture buffer's columns (request-log-entries.ts) without an object per
  * request: read as an object per request (NewRequestLog), the flush spent
  * more on reading and re-reading them than on the write itself
- * (BENCHMARKS.md, fifteenth session). entryOf() (stored-requests.ts) reads one
- * request back as an object, for an adapter that writes objects (PostgreSQL).
+ * (BENCHMARKS.md, fifteenth session). entriesOf() (stored-requests.ts) reads
+ * them back as objects, for an adapter that writes objects (PostgreSQL).
  */
 export interface StoredRequests {
   readonly length: number;

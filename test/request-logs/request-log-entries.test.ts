@@ -5,9 +5,9 @@ import { generateApiKey } from '../../src/api-keys/api-key-format.js';
 import { createStoredForm, storablePath } from '../../src/request-logs/request-log-entries.js';
 import { createCaptureBuffer, type CapturedColumns, type CapturedRequest } from '../../src/request-logs/request-log-buffer.js';
 import { uuidText } from '../../src/request-logs/request-id-words.js';
-import { entryOf } from '../../src/request-logs/stored-requests.js';
+import { entriesOf } from '../../src/request-logs/stored-requests.js';
 import { createRequestLogRecorder } from '../../src/request-logs/request-log-recorder.js';
-import type { NewRequestLog, StoredRequests } from '../../src/request-logs/request-logs-repository.js';
+import type { NewRequestLog } from '../../src/request-logs/request-logs-repository.js';
 import { systemClock } from '../../src/shared/clock.js';
 
 const captured = (fields: Partial<CapturedRequest> = {}): CapturedRequest => ({
@@ -24,9 +24,6 @@ const captured = (fields: Partial<CapturedRequest> = {}): CapturedRequest => ({
   errorBody: undefined,
   ...fields,
 });
-
-/** Stored requests as objects. */
-const entriesOf = (requests: StoredRequests): NewRequestLog[] => Array.from({ length: requests.length }, (_, n) => entryOf(requests, n));
 
 /** Captured requests as the recorder stores them: through the capture buffer, then the stored form. */
 const storedAll = (requests: CapturedRequest[], toStored = createStoredForm()): NewRequestLog[] => {

@@ -1,5 +1,5 @@
 import { NotFoundError } from '../../errors/errors.js';
-import { entryOf } from '../../request-logs/stored-requests.js';
+import { entriesOf } from '../../request-logs/stored-requests.js';
 import type { RequestLogFilters, RequestLogsRepository } from '../../request-logs/request-logs-repository.js';
 import { REQUEST_LOG_INSERT_COLUMNS, requestLogColumns, toRequestLog, type RequestLogRow } from '../request-log-rows.js';
 import { FOREIGN_KEY_VIOLATION, sqlState } from './postgres-errors.js';
@@ -55,7 +55,7 @@ export function createPostgresRequestLogsRepository(sql: Sql): RequestLogsReposi
   return {
     async append(requests, usage) {
       if (requests.length === 0 && usage.length === 0) return;
-      const rows = Array.from({ length: requests.length }, (_, n) => requestLogColumns(entryOf(requests, n)));
+      const rows = entriesOf(requests).map(requestLogColumns);
       // Array literals written in one pass (postgres-sql.ts): cheaper than node-postgres's own escaping of every element.
       const columns = ARRAY_TYPES.map((_type, i) => arrayLiteral(rows, (row) => row[i]));
       // The rows and the counters they add to in one statement (one transaction): the usage never counts a request the logs lost.
