@@ -3,7 +3,7 @@
  *
  * What the request logs cost the serving process per request, without HTTP (BENCHMARKS.md,
  * fourteenth session): the recorder (request-logs/request-log-recorder.ts) captures `--requests`
- * listings as the fast lane does (a fresh randomUUID request id each, one key, one client), then
+ * listings as the fast lane does (a fresh request id each, issued as the server issues them, one key, one client), then
  * flushes them to a SQLite database, `--rounds` times after two unmeasured; it prints the CPU per
  * request of the capture and of the flush (median of the rounds, and their range) and the bytes a
  * request takes in the packed rows.
@@ -17,11 +17,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { Database } from '../src/storage/sqlite/sqlite-driver.js';
 import { openSqliteStorage } from '../src/storage/sqlite/sqlite-storage.js';
 import { createRequestLogRecorder } from '../src/request-logs/request-log-recorder.js';
 import { systemClock } from '../src/shared/clock.js';
+import { newRequestUuid } from '../src/request-logs/request-id-words.js';
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: number): number => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback);
@@ -46,7 +46,7 @@ for (let round = 0; round < ROUNDS + 2; round++) {
   const capturing = process.cpuUsage();
   for (let i = 0; i < REQUESTS; i++) {
     const durationMs = 0.2 + (i % 7) / 100;
-    recorder.capture({ at: Date.now() - durationMs, method: 'GET', url: '/v1/store/orders', status: 200, durationMs, requestId: randomUUID(), accountId, keyId: 1, clientAddress: '127.0.0.1', userAgent: 'wrk/4.2.0', errorBody: undefined });
+    recorder.capture({ at: Date.now() - durationMs, method: 'GET', url: '/v1/store/orders', status: 200, durationMs, requestId: newRequestUuid(), accountId, keyId: 1, clientAddress: '127.0.0.1', userAgent: 'wrk/4.2.0', errorBody: undefined });
   }
   const captured = cpu(capturing);
   const flushing = process.cpuUsage();
