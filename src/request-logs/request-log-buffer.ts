@@ -58,7 +58,7 @@ const INITIAL_CAPACITY = 1024;
  * id that is a UUID, as ours are, is kept as numbers (packUuid). Held as
  * objects, a second of requests survived the young generation's collections
  * and was promoted to the old one (BENCHMARKS.md, thirteenth session). A
- * flush reads the oldest few hundred, column by column (peek), writes them,
+ * flush reads the oldest 2,000 at a time, column by column (peek), writes them,
  * and only then lets them go (release), so that a failed write leaves them in
  * place, ahead of what came since.
  *

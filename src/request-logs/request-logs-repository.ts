@@ -39,8 +39,10 @@ export interface NewRequestLog {
 export interface StoredRequests {
   readonly length: number;
   readonly accountId: Float64Array;
-  /** When the request arrived: epoch milliseconds, whole (stored to the millisecond). */
+  /** When the request arrived: epoch milliseconds, whole (stored to the millisecond); NaN when atText holds it. */
   readonly at: Float64Array;
+  /** A time not in the stored form, as its text (only entries read back from an older release's rows, written again). */
+  readonly atText?: readonly (string | undefined)[];
   readonly method: readonly string[];
   /** Path and query, redacted (request-log-entries.ts). */
   readonly path: readonly string[];

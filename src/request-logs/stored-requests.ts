@@ -21,11 +21,12 @@ export function entriesOf(requests: StoredRequests): NewRequestLog[] {
   let text = '';
   for (let n = 0; n < requests.length; n++) {
     const at = requests.at[n] as number;
-    if (at !== millisecond) {
+    const own = requests.atText?.[n];
+    if (own === undefined && at !== millisecond) {
       millisecond = at;
       text = new Date(at).toISOString();
     }
-    entries.push(entryOf(requests, n, text));
+    entries.push(entryOf(requests, n, own ?? text));
   }
   return entries;
 }
@@ -52,28 +53,35 @@ function entryOf(requests: StoredRequests, n: number, at: string): NewRequestLog
   return entry;
 }
 
+/** A time in the stored form (ISO 8601 UTC to the millisecond, as toISOString writes it): its epoch milliseconds, or NaN. */
+function storedTime(at: string): number {
+  const ms = Date.parse(at);
+  return Number.isNaN(ms) || new Date(ms).toISOString() !== at ? Number.NaN : ms;
+}
+
 /**
  * Entries already in their stored form (an entry read back to be written
- * again, a test's) as columns. An entry's time must be an ISO 8601 instant;
- * it is kept to the millisecond.
+ * again, a test's) as columns. A time not in the stored form (an older
+ * release's row may hold one) is kept as its text (atText), never parsed or
+ * moved; a duration or status JSON read back as null (a non-finite one) is
+ * NaN, which JSON writes as null again.
  */
 export function storedRequests(entries: readonly NewRequestLog[]): StoredRequests {
   const { length } = entries;
   const uuids = new Uint32Array(length * 4);
-  const numbers = (read: (entry: NewRequestLog) => number) => Float64Array.from(entries, read);
+  const numbers = (read: (entry: NewRequestLog) => number | null | undefined) => Float64Array.from(entries, (entry) => read(entry) ?? Number.NaN);
+  const at = numbers((entry) => storedTime(entry.at));
+  const atText = entries.map((entry, n) => (Number.isNaN(at[n]) ? entry.at : undefined));
   return {
     length,
     accountId: numbers((entry) => entry.accountId),
-    at: numbers((entry) => {
-      const ms = Date.parse(entry.at);
-      if (Number.isNaN(ms)) throw new RangeError(`A request log's time is not an ISO 8601 instant: ${entry.at}`);
-      return ms;
-    }),
+    at,
+    ...(atText.some((text) => text !== undefined) ? { atText } : {}),
     method: entries.map((entry) => entry.method),
     path: entries.map((entry) => entry.path),
     status: numbers((entry) => entry.status),
     durationMs: numbers((entry) => entry.durationMs),
-    keyId: numbers((entry) => entry.keyId ?? Number.NaN),
+    keyId: numbers((entry) => entry.keyId),
     clientAddress: entries.map((entry) => entry.clientAddress),
     userAgent: entries.map((entry) => entry.userAgent),
     apiVersion: entries.map((entry) => entry.apiVersion),

@@ -97,6 +97,15 @@ describe('the stored form of a request', () => {
     assert.equal(stored(captured({ url: '/healthz' })).apiVersion, undefined);
   });
 
+  test('when a user agent or an error body carries an API key, then the stored form holds neither the key nor any part of its secret', () => {
+    const { key } = generateApiKey('production');
+    const [agent, error] = storedAll([captured({ userAgent: `sdk/1 (${key})` }), captured({ status: 401, errorBody: `{"code":"unauthorized","status":401,"message":"${key}"}` })]);
+    for (const text of [agent?.userAgent, error?.errorBody]) {
+      assert.ok(text !== undefined && text.length > 0);
+      assert.ok(!text.includes(key.slice(-20)), text);
+    }
+  });
+
   test('when requests arrive within, across and out of order of milliseconds, then each is stored with the time of its own millisecond', () => {
     const start = Date.parse('2026-11-27T23:59:59.990Z');
     // Fractional arrivals (now minus a duration), a few milliseconds apart, in any order, as a batch holds them.

@@ -24,3 +24,17 @@ test('when requests of several accounts and hours come interleaved and in runs, 
   assert.deepEqual(counted, new Map([...expected].sort(([a], [b]) => (a < b ? -1 : 1))));
   assert.ok(expected.size >= 8, 'several accounts and hours');
 });
+
+test('when requests arrive on either side of an hour, before 1970 too, then each counts in the hour it arrived in', () => {
+  const at = [-3_600_001, -1, 0, 3_599_999, 3_600_000];
+  const increments = usageOfRequests({ length: at.length, accountId: Float64Array.from(at, () => 1), at: Float64Array.from(at), status: Float64Array.from(at, () => 200), durationMs: Float64Array.from(at, () => 1) });
+  assert.deepEqual(
+    increments.map((increment) => [increment.hour, increment.counts.requests_2xx]),
+    [
+      ['1969-12-31T22:00:00.000Z', 1],
+      ['1969-12-31T23:00:00.000Z', 1],
+      ['1970-01-01T00:00:00.000Z', 2],
+      ['1970-01-01T01:00:00.000Z', 1],
+    ],
+  );
+});

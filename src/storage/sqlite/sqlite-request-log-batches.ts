@@ -4,6 +4,7 @@ import { microseconds, milliseconds, timeTexts, WINDOW_MS, windowOfTime, type Te
 import { listable, requestIdList } from './sqlite-request-log-ids.js';
 import { storedRequests } from '../../request-logs/stored-requests.js';
 import { textTable, Uniform, valueAt, type Column } from './sqlite-request-log-columns.js';
+import { framed, span, statusClassBit } from './sqlite-request-log-summary.js';
 
 /**
  * SQLite keeps the request logs packed: one row of request_log_batches per
@@ -92,24 +93,6 @@ export interface BatchColumns {
 
 export const BATCH_COLUMNS = 'first_at, last_at, live, classes, statuses, methods, key_ids, paths, request_ids, entries';
 
-/** The bit of a status's class (1 << 2 for 2xx); statuses outside 100–999 share bit 0. */
-function statusClassBit(status: number): number {
-  return status >= 100 && status <= 999 ? 1 << Math.trunc(status / 100) : 1;
-}
-
-/** The bits of every class a status range touches. */
-export function statusClassBits(min: number, max: number): number {
-  let bits = 0;
-  for (let status = Math.max(min, 0); status <= max && status <= 1099; status = (Math.trunc(status / 100) + 1) * 100) bits |= statusClassBit(status);
-  return min < 100 || max > 999 ? bits | 1 : bits;
-}
-
-const framed = (values: Iterable<string | number | bigint>): string => {
-  let text = '\n';
-  for (const value of values) text += `${value}\n`;
-  return text;
-};
-
 /**
  * One batch of one account's requests in its stored form: the JSON of the
  * entries and the summary of those present. `rows` are the requests' indexes
@@ -119,8 +102,9 @@ const framed = (values: Iterable<string | number | bigint>): string => {
 export function packBatch(requests: StoredRequests, rows: readonly (number | null)[]): { columns: BatchColumns; orders: bigint[] } {
   const { strings, ref, lastRef } = textTable();
   const [methodRef, pathRef, addressRef, agentRef, versionRef] = [lastRef(), lastRef(), lastRef(), lastRef(), lastRef()];
-  const first = rows.find((row) => row !== null) ?? 0;
-  const window = windowOfTime(requests.at[first] as number);
+  const { atText } = requests;
+  const first = rows.find((row) => row !== null && !Number.isNaN(requests.at[row])) ?? null;
+  const window = first === null ? 0 : windowOfTime(requests.at[first] as number);
   const statuses = new Set<number>();
   const methods = new Set<string>();
   const keyIds = new Set<number>();
@@ -129,6 +113,8 @@ export function packBatch(requests: StoredRequests, rows: readonly (number | nul
   const pathsSeen = new Set<string>();
   let firstAt = Number.POSITIVE_INFINITY;
   let lastAt = Number.NEGATIVE_INFINITY;
+  // Times kept as text (atText): compared as text, as the span's columns are.
+  const texts: string[] = [];
   let live = 0;
   let classes = 0;
   // No entry's value yet: NaN equals no status, and undefined no method.
@@ -158,8 +144,12 @@ export function packBatch(requests: StoredRequests, rows: readonly (number | nul
     }
     live++;
     const at = requests.at[n] as number;
-    if (at < firstAt) firstAt = at;
-    if (at > lastAt) lastAt = at;
+    const text = atText?.[n];
+    if (text !== undefined) texts.push(text);
+    else {
+      if (at < firstAt) firstAt = at;
+      if (at > lastAt) lastAt = at;
+    }
     const status = requests.status[n] as number;
     if (status !== lastStatus) {
       lastStatus = status;
@@ -178,7 +168,7 @@ export function packBatch(requests: StoredRequests, rows: readonly (number | nul
       if (order !== undefined) orders.add(order);
     }
     const offset = at - window;
-    t.push(offset >= 0 && offset < WINDOW_MS ? offset : new Date(at).toISOString());
+    t.push(text ?? (offset >= 0 && offset < WINDOW_MS ? offset : new Date(at).toISOString()));
     d.push(microseconds(requests.durationMs[n] as number));
     m.add(methodRef(method));
     p.add(pathRef(path));
@@ -206,8 +196,7 @@ export function packBatch(requests: StoredRequests, rows: readonly (number | nul
   }
   return {
     columns: {
-      first_at: new Date(firstAt).toISOString(),
-      last_at: new Date(lastAt).toISOString(),
+      ...span(firstAt, lastAt, texts),
       live,
       classes,
       statuses: framed(statuses),

@@ -19,18 +19,23 @@ export type Column<T> = (T | null)[] | T;
  */
 export class Uniform<T extends number | string> {
   private values: (T | null)[] | undefined;
+  /** The first entry's value (pruned positions before it have none); `seen` once there is one. */
   private first: T | null = null;
+  private seen = false;
   private count = 0;
 
   /** The next entry's value (null: none). */
   add(value: T | null): void {
     if (this.values === undefined) {
-      if (this.count === 0) this.first = value;
-      else if (value !== this.first) this.values = new Array<T | null>(this.count).fill(this.first);
-      if (this.values === undefined) {
+      if (!this.seen) {
+        this.first = value;
+        this.seen = true;
+      }
+      if (value === this.first) {
         this.count++;
         return;
       }
+      this.values = new Array<T | null>(this.count).fill(this.first);
     }
     this.values.push(value);
   }

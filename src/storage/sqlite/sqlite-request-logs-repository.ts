@@ -7,7 +7,8 @@ import { sqliteConstraint, statementCache, type Prepare } from './sqlite-util.js
 import type { SqliteSynchronous } from '../../config/config.js';
 import { addUsage } from './sqlite-usage-repository.js';
 import { listable } from './sqlite-request-log-ids.js';
-import { asWritten, BATCH_COLUMNS, BATCH_ENTRIES_MAX, packBatch, packEntries, statusClassBits, unpackBatch, type BatchColumns, type UnpackedEntry } from './sqlite-request-log-batches.js';
+import { statusClassBits } from './sqlite-request-log-summary.js';
+import { asWritten, BATCH_COLUMNS, BATCH_ENTRIES_MAX, packBatch, packEntries, unpackBatch, type BatchColumns, type UnpackedEntry } from './sqlite-request-log-batches.js';
 import { later, WINDOW_MS, windowOfTime } from './sqlite-request-log-times.js';
 
 /**
