@@ -177,6 +177,14 @@ function stageOf(id: number): string {
   let stage = stages.get(id);
   if (stage !== undefined) return stage;
   stage = 'other (Node internals: ticks, microtasks, streams)';
+  // Issuing a request id (request-logs/request-id-words.js) is paid whether or not requests are logged: the request id's, with all it calls.
+  for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+    const node = nodes.get(at);
+    if (node !== undefined && fn(node) === 'newRequestUuid') {
+      stages.set(id, 'request id');
+      return 'request id';
+    }
+  }
   for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
     const node = nodes.get(at);
     const caller = nodes.get(parent.get(at) ?? -1);

@@ -38,3 +38,19 @@ test('when requests arrive on either side of an hour, before 1970 too, then each
     ],
   );
 });
+
+test('when requests of every status class and latency come in, then each counts once in its class and once in its bucket', () => {
+  const cases: [number, number, string, string][] = [
+    [101, 0.5, 'requests_2xx', 'latency_le_1'],
+    [204, 1, 'requests_2xx', 'latency_le_1'],
+    [304, 1.001, 'requests_3xx', 'latency_le_2'],
+    [404, 799.9, 'requests_4xx', 'latency_le_800'],
+    [503, 5000, 'requests_5xx', 'latency_le_5000'],
+    [600, 5000.001, 'requests_5xx', 'latency_over'],
+    [200, Number.NaN, 'requests_2xx', 'latency_over'],
+  ];
+  for (const [status, durationMs, statusCounter, latencyCounter] of cases) {
+    const [increment] = usageOfRequests({ length: 1, accountId: [1], at: [0], status: [status], durationMs: [durationMs] });
+    assert.deepEqual(increment?.counts, { [statusCounter]: 1, [latencyCounter]: 1 }, `${status} in ${durationMs} ms`);
+  }
+});
