@@ -62,7 +62,7 @@ const summary = (values: number[]): string => {
   return `${(sorted[Math.floor(sorted.length / 2)] as number).toFixed(2)} µs (rounds ${(sorted[0] as number).toFixed(2)}–${(sorted.at(-1) as number).toFixed(2)})`;
 };
 const db = new Database(file, { readonly: true });
-const { bytes, entries } = db.prepare('SELECT sum(length(entries) + length(request_ids) + length(statuses) + length(methods) + length(key_ids) + length(paths)) AS bytes, sum(live) AS entries FROM request_log_batches').get() as { bytes: number; entries: number };
+const { bytes, entries } = db.prepare('SELECT sum(length(entries) + length(request_ids) + length(statuses) + length(methods) + length(key_ids) + length(paths) + coalesce(length(request_uuids), 0)) AS bytes, sum(live) AS entries FROM request_log_batches').get() as { bytes: number; entries: number };
 db.close();
 console.log(`node ${process.version}, ${REQUESTS} requests × ${ROUNDS} rounds`);
 console.log(`capture: ${summary(captures)} CPU per request`);

@@ -12,6 +12,7 @@ import fc from 'fast-check';
 import type { NewRequestLog } from '../../src/request-logs/request-logs-repository.js';
 import { asWritten, BATCH_ENTRIES_MAX, packEntries, unpackBatch } from '../../src/storage/sqlite/sqlite-request-log-batches.js';
 import { sqliteBackend } from '../support/storage.js';
+import { Database } from '../../src/storage/sqlite/sqlite-driver.js';
 import { storedRequests } from '../../src/request-logs/stored-requests.js';
 
 const entry = (at: string, requestId: string, more: Partial<NewRequestLog> = {}): NewRequestLog => ({
@@ -30,7 +31,7 @@ const withIds = (batchId: bigint, entries: (NewRequestLog | null)[]) =>
   entries.map((written, position) => (written === null ? null : { id: batchId * BigInt(BATCH_ENTRIES_MAX) + BigInt(position), ...written }));
 
 describe('request logs on SQLite: the packed form of a batch', () => {
-  test('when a batch of ordinary entries is packed, then it is stored column by column: times as offsets into the window, durations whole microseconds, texts once, and request ids only in the list', () => {
+  test('when a batch of ordinary entries is packed, then it is stored column by column: times as offsets into the window, durations whole microseconds, texts once, request ids in UUID form as 16 bytes, the others in their entry and the list', () => {
     const entries = [
       entry('2026-11-28T10:42:17.123Z', 'f3b0c4a2-0000-4000-8000-000000000001', { keyId: 3, clientAddress: '10.0.0.1', userAgent: 'wrk/4', apiVersion: 'v1' }),
       entry('2026-11-28T10:42:17.123Z', 'f3b0c4a2-0000-4000-8000-000000000002', { durationMs: 12.5 }),
@@ -41,16 +42,19 @@ describe('request logs on SQLite: the packed form of a batch', () => {
     const stored = JSON.parse(columns.entries) as Record<string, unknown>;
     assert.equal(stored.w, Date.parse('2026-11-28T10:42:10.000Z'));
     // Column by column, texts by their index in s; a pruned entry's time null; a column every entry has the same value in
-    // (m, p) that value alone; no column for what no entry has (r: ids with a newline). A pruned entry's other values are never read.
+    // (m, p) that value alone; no column for what no entry has. A pruned entry's other values are never read.
     assert.deepEqual(stored.s, ['GET', '/v1/store/orders', '10.0.0.1', 'wrk/4', 'v1', 'order_already_cancelled']);
     assert.deepEqual(
       { t: stored.t, m: stored.m, p: stored.p, c: stored.c, d: stored.d, k: stored.k, a: stored.a, u: stored.u, v: stored.v, x: stored.x },
       { t: [7123, 7123, null, 9999], m: 0, p: 1, c: [200, 200, 200, 409], d: [213, 12500, null, 213], k: [3, null, null, null], a: [2, null, null, null], u: [3, null, null, null], v: [4, null, null, null], x: [null, null, null, 5] },
     );
-    assert.deepEqual(Object.keys(stored).sort(), ['a', 'b', 'c', 'd', 'k', 'm', 'p', 's', 't', 'u', 'v', 'w', 'x']);
-    assert.ok(!columns.entries.includes('f3b0c4a2') && !columns.entries.includes('req-3'), columns.entries);
-    assert.equal(columns.request_ids, '\nf3b0c4a2-0000-4000-8000-000000000001\nf3b0c4a2-0000-4000-8000-000000000002\n\nreq-3\n');
-    assert.deepEqual(unpackBatch(5n, 7, columns.entries, columns.request_ids), withIds(5n, entries));
+    assert.deepEqual(Object.keys(stored).sort(), ['a', 'b', 'c', 'd', 'k', 'm', 'p', 'r', 's', 't', 'u', 'v', 'w', 'x']);
+    assert.deepEqual(stored.r, [null, null, null, 'req-3']);
+    assert.ok(!columns.entries.includes('f3b0c4a2') && !columns.request_ids.includes('f3b0c4a2'), columns.entries);
+    assert.equal(columns.request_ids, '\nreq-3\n');
+    // Big-endian words at each entry's position; zeros where the id is not a UUID or the position pruned.
+    assert.equal(Buffer.from(columns.request_uuids ?? []).toString('hex'), `f3b0c4a2000040008000000000000001f3b0c4a2000040008000000000000002${'0'.repeat(64)}`);
+    assert.deepEqual(unpackBatch(5n, 7, columns.entries, columns.request_ids, columns.request_uuids), withIds(5n, entries));
   });
 
   test('when entries do not fit the short form, then each is kept whole and reads back exactly', () => {
@@ -70,14 +74,15 @@ describe('request logs on SQLite: the packed form of a batch', () => {
       entry('2026-11-28T10:42:13.000Z', ''),
     ];
     const { columns } = packEntries(entries);
-    assert.equal(columns.request_ids, '\na\nb\nc\nd\ne\nf\n\n\n\n\n');
-    assert.deepEqual(unpackBatch(1n, 7, columns.entries, columns.request_ids), withIds(1n, entries));
+    // The ids that can be lines, each once: the empty one too.
+    assert.equal(columns.request_ids, '\na\nb\nc\nd\ne\nf\n\n');
+    assert.deepEqual(unpackBatch(1n, 7, columns.entries, columns.request_ids, columns.request_uuids), withIds(1n, entries));
   });
 
   test('when an entry has a duration that is not finite, then its batch still reads back, that duration as null as JSON has it', () => {
     const entries = [entry('2026-11-28T10:42:17.123Z', 'a', { durationMs: Number.POSITIVE_INFINITY }), entry('2026-11-28T10:42:17.124Z', 'b')];
     const { columns } = packEntries(entries);
-    const [infinite, plain] = unpackBatch(1n, 7, columns.entries, columns.request_ids);
+    const [infinite, plain] = unpackBatch(1n, 7, columns.entries, columns.request_ids, columns.request_uuids);
     assert.deepEqual(infinite, { ...withIds(1n, entries)[0], durationMs: null });
     assert.deepEqual(plain, withIds(1n, entries)[1]);
   });
@@ -105,7 +110,7 @@ describe('request logs on SQLite: the packed form of a batch', () => {
     fc.assert(
       fc.property(batch, (entries) => {
         const { columns } = packEntries(entries);
-        assert.deepEqual(unpackBatch(3n, 7, columns.entries, columns.request_ids), withIds(3n, entries));
+        assert.deepEqual(unpackBatch(3n, 7, columns.entries, columns.request_ids, columns.request_uuids), withIds(3n, entries));
       }),
       { numRuns: 400 },
     );
@@ -122,12 +127,12 @@ describe('request logs on SQLite: the packed form of a batch', () => {
       entry('2026-11-28T10:42:15.000Z', 'f'),
     ];
     const first = packEntries(written).columns;
-    const read = unpackBatch(6n, 7, first.entries, first.request_ids);
+    const read = unpackBatch(6n, 7, first.entries, first.request_ids, first.request_uuids);
     // The pruning takes the oldest positions first.
     const kept = read.map((entry, position) => (entry === null || position < 2 ? null : asWritten(entry)));
     const again = packEntries(kept).columns;
     const expected = withIds(6n, written).map((entry, position) => (entry === null || position < 2 ? null : position === 2 ? { ...entry, durationMs: null } : entry));
-    assert.deepEqual(unpackBatch(6n, 7, again.entries, again.request_ids), expected);
+    assert.deepEqual(unpackBatch(6n, 7, again.entries, again.request_ids, again.request_uuids), expected);
     const stored = JSON.parse(again.entries) as Record<string, unknown>;
     assert.deepEqual({ m: stored.m, p: stored.p, c: stored.c }, { m: 0, p: 1, c: 200 });
     assert.deepEqual([again.first_at, again.last_at], ['2026-11-28 10:42:14', 'garbage'], 'the span compares times as text, as before');
@@ -135,12 +140,12 @@ describe('request logs on SQLite: the packed form of a batch', () => {
 
   test('when a batch was packed with every column laid out per position (the form before uniform columns), then it still reads back', () => {
     const entries = JSON.stringify({ w: Date.parse('2026-11-28T10:42:10.000Z'), s: ['GET', '/v1/store/orders'], t: [7123, null, 7124], m: [0, null, 0], p: [1, null, 1], c: [200, null, 200], d: [213, null, 400], k: [3, null, 3] });
-    assert.deepEqual(unpackBatch(4n, 7, entries, '\nr1\n\nr2\n'), withIds(4n, [entry('2026-11-28T10:42:17.123Z', 'r1', { keyId: 3 }), null, entry('2026-11-28T10:42:17.124Z', 'r2', { keyId: 3, durationMs: 0.4 })]));
+    assert.deepEqual(unpackBatch(4n, 7, entries, '\nr1\n\nr2\n', null), withIds(4n, [entry('2026-11-28T10:42:17.123Z', 'r1', { keyId: 3 }), null, entry('2026-11-28T10:42:17.124Z', 'r2', { keyId: 3, durationMs: 0.4 })]));
   });
 
   test('when a batch was packed in the first form (the request id in each entry, times as text), then it still reads back', () => {
     const entries = JSON.stringify({ s: ['/v1/store/orders'], e: [['2026-11-28T10:42:17.123Z', 'GET', 0, 200, 0.213, 'r1', 3], null] });
-    assert.deepEqual(unpackBatch(2n, 7, entries, '\nr1\n'), [
+    assert.deepEqual(unpackBatch(2n, 7, entries, '\nr1\n', null), [
       { id: 2n * BigInt(BATCH_ENTRIES_MAX), accountId: 7, at: '2026-11-28T10:42:17.123Z', method: 'GET', path: '/v1/store/orders', status: 200, durationMs: 0.213, requestId: 'r1', keyId: 3 },
       null,
     ]);
@@ -158,5 +163,30 @@ describe('request logs on SQLite: the packed form of a batch', () => {
         [requestId],
       );
     }
+  });
+
+  test('when logs are filtered by a request id in UUID form, then it is found in a batch of either form (its bytes, or a line of the list before them), and never by another id', async (t) => {
+    const { config, storage } = await sqliteBackend.freshDatabase(t);
+    assert.equal(config.kind, 'sqlite');
+    const account = await storage.accounts.create({ name: 'Main Street Pets', createdAt: '2026-11-28T10:00:00.000Z' });
+    const ours = ['0b6e1a52-7c1d-4e0f-9a3b-5d2c8f7e6a10', 'ffffffff-ffff-4fff-bfff-ffffffffffff', '00000000-0000-4000-8000-000000000000'];
+    await storage.requestLogs.append(storedRequests(ours.map((requestId, i) => ({ ...entry(`2026-11-28T10:43:1${i}.000Z`, requestId), accountId: account.id }))), []);
+    // A batch as written before migration 0034: every id a line of request_ids, no bytes.
+    const before = 'a1b2c3d4-0000-4000-8000-00000000beef';
+    const db = new Database(config.path);
+    t.after(() => db.close());
+    db.prepare(
+      `INSERT INTO request_log_batches (account_id, first_at, last_at, live, classes, statuses, methods, key_ids, paths, request_ids, entries)
+       VALUES (?, '2026-11-28T10:41:01.000Z', '2026-11-28T10:41:01.000Z', 1, 4, '\n200\n', '\nGET\n', '\n', '\n/v1/store/orders\n', ?, ?)`,
+    ).run(account.id, `\n${before}\n`, JSON.stringify({ w: Date.parse('2026-11-28T10:41:00.000Z'), s: ['GET', '/v1/store/orders'], t: [1000], m: 0, p: 1, c: 200, d: [213] }));
+    for (const requestId of [...ours, before]) {
+      const found = await storage.requestLogs.listPage({ accountId: account.id, filters: { requestId }, limit: 10 });
+      assert.deepEqual(
+        found.map((log) => log.requestId),
+        [requestId],
+      );
+    }
+    const none = await storage.requestLogs.listPage({ accountId: account.id, filters: { requestId: '0b6e1a52-7c1d-4e0f-9a3b-5d2c8f7e6a11' }, limit: 10 });
+    assert.deepEqual(none, []);
   });
 });

@@ -1,7 +1,7 @@
 import type { ApiVersion, NewRequestLog, RequestLog, StoredRequests } from '../../request-logs/request-logs-repository.js';
 import { orderIdInPath } from '../../request-logs/request-log-orders.js';
 import { microseconds, milliseconds, timeTexts, WINDOW_MS, windowOfTime, type Text } from './sqlite-request-log-times.js';
-import { listable, requestIdList } from './sqlite-request-log-ids.js';
+import { listable, uuidAt, uuidBytes } from './sqlite-request-log-ids.js';
 import { storedRequests } from '../../request-logs/stored-requests.js';
 import { textTable, Uniform, valueAt, type Column } from './sqlite-request-log-columns.js';
 import { framed, span, statusClassBit } from './sqlite-request-log-summary.js';
@@ -27,11 +27,11 @@ import { framed, span, statusClassBit } from './sqlite-request-log-summary.js';
  * arrays of small integers much faster than an array per entry
  * (BENCHMARKS.md, fourteenth session), and one value faster still.
  *
- * A request id is not in `entries` but in the batch's `request_ids` list,
- * at the entry's position (a pruned entry's line is empty): written once,
- * not twice (the list is what a filter by request id searches;
- * sqlite-request-log-ids.ts). An id that is not listable() is in the column
- * `r` instead, its line empty.
+ * A request id in UUID form is not in `entries` but 16 bytes of the batch's
+ * `request_uuids` at the entry's position (migration 0034); any other is in
+ * the column `r`, and listed in `request_ids` for a filter's search
+ * (sqlite-request-log-ids.ts). A batch written before request_uuids has
+ * every listable id in request_ids, at its position, and is read so.
  *
  * Batches written before this form (no `w`: migration 0033's, and its
  * release's) are `{"s": [strings…], "e": [RequestIdFirst or null…]}`, read
@@ -41,7 +41,8 @@ import { framed, span, statusClassBit } from './sqlite-request-log-summary.js';
  * The batch's other columns summarize its live entries, so that a filter
  * skips the batches that cannot match without unpacking them: the time
  * span, the status classes as bits, and newline-framed lists ("\nGET\n")
- * of the statuses, methods, key ids, paths and request ids. The orders the
+ * of the statuses, methods, key ids, paths and request ids not in UUID form
+ * (those are searched in request_uuids). The orders the
  * paths name are rows of request_log_orders (the order page's index).
  *
  * A batch's entries all arrived within one WINDOW_MS-aligned window (a flush
@@ -64,7 +65,7 @@ interface Columns {
   c: Column<number>;
   /** Duration (microseconds()). */
   d: (number | [number] | null)[];
-  /** Key id; client address, user agent, API version, error code (texts); error body; a request id that holds a newline. */
+  /** Key id; client address, user agent, API version, error code (texts); error body; a request id not in UUID form. */
   k?: Column<number>;
   a?: Column<number>;
   u?: Column<number>;
@@ -89,9 +90,11 @@ export interface BatchColumns {
   paths: string;
   request_ids: string;
   entries: string;
+  /** Null in a batch written before migration 0034. */
+  request_uuids: Uint8Array | null;
 }
 
-export const BATCH_COLUMNS = 'first_at, last_at, live, classes, statuses, methods, key_ids, paths, request_ids, entries';
+export const BATCH_COLUMNS = 'first_at, last_at, live, classes, statuses, methods, key_ids, paths, request_ids, entries, request_uuids';
 
 /**
  * One batch of one account's requests in its stored form: the JSON of the
@@ -111,6 +114,7 @@ export function packBatch(requests: StoredRequests, rows: readonly (number | nul
   const orders = new Set<bigint>();
   // Paths are few per batch: each one's order id is read once, when it is first met.
   const pathsSeen = new Set<string>();
+  const textIds = new Set<string>();
   let firstAt = Number.POSITIVE_INFINITY;
   let lastAt = Number.NEGATIVE_INFINITY;
   // Times kept as text (atText): compared as text, as the span's columns are.
@@ -186,7 +190,9 @@ export function packBatch(requests: StoredRequests, rows: readonly (number | nul
     x.add(errorCode === undefined ? null : ref(errorCode));
     b.add(errorBody ?? null);
     // An id with a newline would break the list's lines, and a lone surrogate come back as U+FFFD: the column r holds it.
-    r.add(requestId === undefined || listable(requestId) ? null : requestId);
+    // An id not in UUID form is in the column r, and listed for the search if it can be a line (sqlite-request-log-ids.ts).
+    r.add(requestId ?? null);
+    if (requestId !== undefined && listable(requestId)) textIds.add(requestId);
   }
   const stored: Record<string, unknown> = { w: window, s: strings, t, d };
   const columns = { m, p, c, k, a, u, v, x, b, r };
@@ -203,8 +209,9 @@ export function packBatch(requests: StoredRequests, rows: readonly (number | nul
       methods: framed(methods),
       key_ids: framed(keyIds),
       paths: framed(pathsSeen),
-      request_ids: requestIdList(requests, rows),
+      request_ids: framed(textIds),
       entries: JSON.stringify(stored),
+      request_uuids: uuidBytes(requests, rows),
     },
     orders: [...orders],
   };
@@ -223,8 +230,8 @@ export function packEntries(entries: readonly (NewRequestLog | null)[]): { colum
 /** A stored entry, without its key's start (read from api_keys by the caller). */
 export type UnpackedEntry = Omit<RequestLog, 'keyStart'>;
 
-/** The entries of a batch row by position (null: pruned), each with its id; `requestIds` is the row's request_ids list. */
-export function unpackBatch(batchId: bigint, accountId: number, entriesJson: string, requestIds: string): (UnpackedEntry | null)[] {
+/** The entries of a batch row by position (null: pruned), each with its id; `requestIds` and `requestUuids` are the row's (sqlite-request-log-ids.ts). */
+export function unpackBatch(batchId: bigint, accountId: number, entriesJson: string, requestIds: string, requestUuids: Uint8Array | null): (UnpackedEntry | null)[] {
   const stored = JSON.parse(entriesJson) as (Columns & { w: number; s: string[] }) | { w: undefined; s?: string[]; e: (RequestIdFirst | null)[] };
   const s = stored.s ?? [];
   const text = (value: Text): string => (typeof value === 'number' ? (s[value] as string) : value);
@@ -233,8 +240,8 @@ export function unpackBatch(batchId: bigint, accountId: number, entriesJson: str
   const time = timeTexts(stored.w);
   const { t, m, p, c, d, k, a, u, v, x, b, r } = stored;
   const optionalText = (value: number | null | undefined) => (value === undefined || value === null ? undefined : text(value));
-  // Line n + 1 is position n's ("\nA\nB\n").
-  const ids = requestIds.split('\n');
+  // Before request_uuids, line n + 1 of request_ids is position n's ("\nA\nB\n").
+  const ids = requestUuids === null ? requestIds.split('\n') : [];
   return t.map((at, n) => {
     if (at === null) return null;
     const entry: UnpackedEntry = {
@@ -245,7 +252,7 @@ export function unpackBatch(batchId: bigint, accountId: number, entriesJson: str
       path: text(valueAt(p, n) as number),
       status: valueAt(c, n) as number,
       durationMs: milliseconds(d[n] as number | [number]),
-      requestId: valueAt(r, n) ?? (ids[n + 1] as string),
+      requestId: valueAt(r, n) ?? (requestUuids === null ? (ids[n + 1] as string) : uuidAt(requestUuids, n)),
     };
     const [keyId, address, agent, version, code] = [valueAt(k, n), valueAt(a, n), valueAt(u, n), valueAt(v, n), valueAt(x, n)];
     return withOptional(entry, keyId, optionalText(address), optionalText(agent), optionalText(version), optionalText(code), valueAt(b, n), text);

@@ -1,44 +1,50 @@
-import { UUID_LENGTH, writeUuid } from '../../request-logs/request-id-words.js';
-import { requestIdOf } from '../../request-logs/stored-requests.js';
+import { packUuid, uuidText } from '../../request-logs/request-id-words.js';
 import type { StoredRequests } from '../../request-logs/request-logs-repository.js';
 
 /**
- * The request_ids list of SQLite's packed request logs
- * (sqlite-request-log-batches.ts): line n + 1 is position n's request id
- * ("\nA\nB\n"), empty for a pruned position or an id that is not listable().
+ * The request ids of SQLite's packed request logs
+ * (sqlite-request-log-batches.ts). An id in randomUUID's form, as ours are,
+ * is 16 bytes of the batch's request_uuids (its four words, big-endian) at
+ * the entry's position; any other id is in the entry's column `r`, and
+ * request_ids lists those of them that are listable(), for a filter's
+ * search. The ids were most of a batch's bytes as text (37 per request, of
+ * 46), and each byte written costs the serving process (BENCHMARKS.md,
+ * fifteenth session).
+ *
+ * A batch written before request_uuids (NULL) holds every id in
+ * request_ids instead, line n + 1 position n's ("\nA\nB\n"), empty for a
+ * pruned position or an id in `r`.
  */
 
 /** Whether a request id can be a line of request_ids: no newline, no surrogate (SQLite's text would hold U+FFFD for a lone one). */
 export const listable = (requestId: string): boolean => !/[\n\uD800-\uDFFF]/.test(requestId);
 
-const NEWLINE = 10;
+/** Bytes per id in request_uuids. */
+const UUID_BYTES = 16;
 
-/**
- * The list of the requests at `rows` (null: a pruned position). When every
- * id is in randomUUID's form, as ours are, the list is written as ASCII
- * bytes into one buffer, and read as one string: a string per id, joined,
- * cost the flush a third of a microsecond per request (BENCHMARKS.md,
- * fifteenth session).
- */
-export function requestIdList(requests: StoredRequests, rows: readonly (number | null)[]): string {
-  if (!rows.every((n) => n === null || requests.requestId[n] === undefined)) {
-    // Joined once: a string added to per entry was a tree of a thousand pieces for the young generation to copy.
-    const lines = rows.map((n) => {
-      const id = n === null ? '' : requestIdOf(requests, n);
-      return listable(id) ? id : '';
-    });
-    return `\n${lines.join('\n')}\n`;
-  }
-  const live = rows.reduce<number>((count, n) => (n === null ? count : count + 1), 0);
-  const bytes = Buffer.allocUnsafe(1 + rows.length + live * UUID_LENGTH);
-  bytes[0] = NEWLINE;
-  let at = 1;
-  for (const n of rows) {
-    if (n !== null) {
-      writeUuid(requests.uuids, n * 4, bytes, at);
-      at += UUID_LENGTH;
-    }
-    bytes[at++] = NEWLINE;
-  }
-  return bytes.toString('latin1', 0, at);
+/** The request_uuids of the requests at `rows` (null: a pruned position): zeros where an id is not a UUID or a position pruned. */
+export function uuidBytes(requests: StoredRequests, rows: readonly (number | null)[]): Buffer {
+  const bytes = Buffer.alloc(rows.length * UUID_BYTES);
+  rows.forEach((n, position) => {
+    if (n === null || requests.requestId[n] !== undefined) return;
+    for (let word = 0; word < 4; word++) bytes.writeUInt32BE(requests.uuids[n * 4 + word] as number, position * UUID_BYTES + word * 4);
+  });
+  return bytes;
+}
+
+/** The id at a position of request_uuids. */
+export function uuidAt(bytes: Uint8Array, position: number): string {
+  const words = new Uint32Array(4);
+  const view = new DataView(bytes.buffer, bytes.byteOffset + position * UUID_BYTES, UUID_BYTES);
+  for (let word = 0; word < 4; word++) words[word] = view.getUint32(word * 4);
+  return uuidText(words, 0);
+}
+
+/** An id in UUID form as request_uuids holds it, for a filter's search; undefined for any other id. */
+export function uuidSearched(requestId: string): Buffer | undefined {
+  const words = new Uint32Array(4);
+  if (!packUuid(requestId, words, 0)) return undefined;
+  const bytes = Buffer.alloc(UUID_BYTES);
+  for (let word = 0; word < 4; word++) bytes.writeUInt32BE(words[word] as number, word * 4);
+  return bytes;
 }

@@ -6,7 +6,7 @@ import type { UsageIncrement } from '../../usage/usage-counters.js';
 import { sqliteConstraint, statementCache, type Prepare } from './sqlite-util.js';
 import type { SqliteSynchronous } from '../../config/config.js';
 import { addUsage } from './sqlite-usage-repository.js';
-import { listable } from './sqlite-request-log-ids.js';
+import { listable, uuidSearched } from './sqlite-request-log-ids.js';
 import { statusClassBits } from './sqlite-request-log-summary.js';
 import { asWritten, BATCH_COLUMNS, BATCH_ENTRIES_MAX, packBatch, packEntries, unpackBatch, type BatchColumns, type UnpackedEntry } from './sqlite-request-log-batches.js';
 import { later, WINDOW_MS, windowOfTime } from './sqlite-request-log-times.js';
@@ -35,6 +35,7 @@ interface BatchRow {
   last_at: string;
   request_ids: string;
   entries: string;
+  request_uuids: Uint8Array | null;
 }
 
 /** The batches that may hold a matching entry (their summaries, sqlite-request-log-batches.ts), and the values of the clause. */
@@ -53,7 +54,12 @@ function batchesMatching(accountId: number, filters: RequestLogFilters, before: 
   if (filters.method !== undefined) add('instr(methods, char(10) || ? || char(10)) > 0', filters.method);
   if (filters.pathPrefix !== undefined) add('instr(paths, char(10) || ?) > 0', filters.pathPrefix);
   // An id that is not listable is in its entry, not in the list (sqlite-request-log-batches.ts): every batch is unpacked.
-  if (filters.requestId !== undefined && listable(filters.requestId)) add('instr(request_ids, char(10) || ? || char(10)) > 0', filters.requestId);
+  if (filters.requestId !== undefined) {
+    // A UUID is in request_uuids, or, in a batch written before them, in request_ids (NULL OR x is x).
+    const uuid = uuidSearched(filters.requestId);
+    if (uuid !== undefined) add('(instr(request_uuids, ?) > 0 OR instr(request_ids, char(10) || ? || char(10)) > 0)', uuid, filters.requestId);
+    else if (listable(filters.requestId)) add('instr(request_ids, char(10) || ? || char(10)) > 0', filters.requestId);
+  }
   if (filters.keyId !== undefined) add('instr(key_ids, char(10) || ? || char(10)) > 0', String(filters.keyId));
   // A batch's entries lie within WINDOW_MS: one holding an entry before an instant ends before the instant plus WINDOW_MS,
   // which bounds the walk of the index (account_id, last_at, id) from above.
@@ -91,7 +97,7 @@ function newestOf(rows: Iterable<BatchRow>, accountId: number, keep: (entry: Unp
   for (const row of rows) {
     const last = found[limit - 1];
     if (last !== undefined && row.last_at < last.at) break;
-    for (const entry of unpackBatch(row.id, accountId, row.entries, row.request_ids)) if (entry !== null && keep(entry)) found.push(entry);
+    for (const entry of unpackBatch(row.id, accountId, row.entries, row.request_ids, row.request_uuids)) if (entry !== null && keep(entry)) found.push(entry);
     found.sort(newestFirst);
     if (found.length > limit) found = found.slice(0, limit);
   }
@@ -111,7 +117,7 @@ function withKeyStarts(sql: Prepare, entries: UnpackedEntry[]): RequestLog[] {
 }
 
 const PLACEHOLDERS = BATCH_COLUMNS.split(',').map(() => '?').join(', ');
-const values = (batch: BatchColumns) => [batch.first_at, batch.last_at, batch.live, batch.classes, batch.statuses, batch.methods, batch.key_ids, batch.paths, batch.request_ids, batch.entries];
+const values = (batch: BatchColumns) => [batch.first_at, batch.last_at, batch.live, batch.classes, batch.statuses, batch.methods, batch.key_ids, batch.paths, batch.request_ids, batch.entries, batch.request_uuids];
 
 /**
  * The requests as their batches: the indexes in `requests` of one account's
@@ -176,8 +182,8 @@ export function createSqliteRequestLogsRepository(db: Database.Database, synchro
         continue;
       }
       // Part of the batch is old, or more of it than this round may delete: the oldest go, the others keep their ids.
-      const packed = sql('SELECT entries, request_ids FROM request_log_batches WHERE id = ?').get(row.id) as { entries: string; request_ids: string };
-      const entries = unpackBatch(row.id, Number(row.account_id), packed.entries, packed.request_ids);
+      const packed = sql('SELECT entries, request_ids, request_uuids FROM request_log_batches WHERE id = ?').get(row.id) as Pick<BatchRow, 'entries' | 'request_ids' | 'request_uuids'>;
+      const entries = unpackBatch(row.id, Number(row.account_id), packed.entries, packed.request_ids, packed.request_uuids);
       const old = entries
         .filter((entry): entry is UnpackedEntry => entry !== null && entry.at < before)
         .sort((a, b) => -newestFirst(a, b))
@@ -204,21 +210,21 @@ export function createSqliteRequestLogsRepository(db: Database.Database, synchro
     },
     async listPage({ accountId, filters, before, limit }) {
       const { clause, values: bound } = batchesMatching(accountId, filters, before);
-      const rows = sql(`SELECT id, last_at, request_ids, entries FROM request_log_batches WHERE ${clause} ORDER BY last_at DESC, id DESC`).iterate(...bound) as IterableIterator<BatchRow>;
+      const rows = sql(`SELECT id, last_at, request_ids, request_uuids, entries FROM request_log_batches WHERE ${clause} ORDER BY last_at DESC, id DESC`).iterate(...bound) as IterableIterator<BatchRow>;
       return withKeyStarts(sql, newestOf(rows, accountId, (entry) => matches(entry, filters, before), limit));
     },
     async listForOrder({ accountId, orderId, limit }) {
       // The batches whose paths name the order (request_log_orders, the order page's index); a batch pruned in part may be named still.
       const rows = sql(
-        'SELECT b.id, b.last_at, b.request_ids, b.entries FROM request_log_orders o JOIN request_log_batches b ON b.id = o.batch_id WHERE o.account_id = ? AND o.order_id = ? ORDER BY b.last_at DESC, b.id DESC',
+        'SELECT b.id, b.last_at, b.request_ids, b.request_uuids, b.entries FROM request_log_orders o JOIN request_log_batches b ON b.id = o.batch_id WHERE o.account_id = ? AND o.order_id = ? ORDER BY b.last_at DESC, b.id DESC',
       ).iterate(accountId, orderId) as IterableIterator<BatchRow>;
       return withKeyStarts(sql, newestOf(rows, accountId, (entry) => orderIdInPath(entry.path) === orderId, limit));
     },
     async findById(accountId, id) {
       if (id < 0n) return undefined;
       const batchId = id / BigInt(BATCH_ENTRIES_MAX);
-      const row = sql('SELECT id, last_at, request_ids, entries FROM request_log_batches WHERE id = ? AND account_id = ?').get(batchId, accountId) as BatchRow | undefined;
-      const entry = row === undefined ? undefined : unpackBatch(row.id, accountId, row.entries, row.request_ids)[Number(id % BigInt(BATCH_ENTRIES_MAX))];
+      const row = sql('SELECT id, last_at, request_ids, request_uuids, entries FROM request_log_batches WHERE id = ? AND account_id = ?').get(batchId, accountId) as BatchRow | undefined;
+      const entry = row === undefined ? undefined : unpackBatch(row.id, accountId, row.entries, row.request_ids, row.request_uuids)[Number(id % BigInt(BATCH_ENTRIES_MAX))];
       return entry === undefined || entry === null ? undefined : withKeyStarts(sql, [entry])[0];
     },
     async deleteOlderThan(before, limit) {

@@ -1,0 +1,4 @@
+-- Issue 28: SQLite keeps the request ids of its packed request logs as bytes
+-- (migrations/sqlite/0034-request-log-uuids.sql). PostgreSQL keeps a row per
+-- request (0030, 0033). This file changes nothing; it keeps both dialects'
+-- migration numbers the same.
