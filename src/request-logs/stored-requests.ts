@@ -6,7 +6,7 @@ import type { NewRequestLog, StoredRequests } from './request-logs-repository.js
 import { packUuid, uuidText } from './request-id-words.js';
 
 /** Request n's id. */
-export function requestIdOf(requests: StoredRequests, n: number): string {
+function requestIdOf(requests: StoredRequests, n: number): string {
   return requests.requestId[n] ?? uuidText(requests.uuids, n * 4);
 }
 
