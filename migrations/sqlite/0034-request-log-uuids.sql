@@ -1,11 +1,13 @@
--- Issue 28: a packed batch of request logs keeps the request ids that are in
--- randomUUID's form, as ours are, as 16 bytes each (the four 32-bit words,
--- big-endian) at the entry's position, rather than as 37 characters of
--- request_ids text: the ids were most of a batch's bytes, and each byte
--- written costs the serving process (BENCHMARKS.md, fifteenth session).
--- request_ids then lists only the other ids, for a filter's search; a
--- batch without this column (NULL: written before) keeps every id in
--- request_ids, one line per position, and is read as it is
--- (src/storage/sqlite/sqlite-request-log-ids.ts). Mirrored by
--- migrations/postgres/0034-request-log-uuids.sql, which changes nothing.
+-- Issue 28: a packed batch of request logs keeps the request ids in UUID form
+-- (8-4-4-4-12 lowercase hexadecimal digits, as ours are) as 16 bytes each
+-- (the four 32-bit words, big-endian) at the entry's position, rather than
+-- as 37 characters of request_ids text: the ids were most of a batch's bytes
+-- on disk, in the WAL and in backups (BENCHMARKS.md, fifteenth session). Any
+-- other id is in its entry, and request_ids lists those of them that can be
+-- a line, for a filter's search. A batch without this column (NULL: written
+-- before) is read as it is: in the column form, request_ids holds every
+-- listable id, one line per position; in migration 0033's first form, the
+-- ids are in the entries (src/storage/sqlite/sqlite-request-log-ids.ts).
+-- Mirrored by migrations/postgres/0034-request-log-uuids.sql, which changes
+-- nothing.
 ALTER TABLE request_log_batches ADD COLUMN request_uuids BLOB;

@@ -101,56 +101,44 @@ export function writeUuid(words: Uint32Array, at: number, bytes: Uint8Array, off
   putFour(bytes, offset + 32, d);
 }
 
-/** How many of the last ids issued (newRequestUuid) keep their words. */
-export const ISSUED_KEPT = 8192;
-const issuedWordsRing = new Uint32Array(ISSUED_KEPT * 4);
 /** Random words, drawn four per id, refilled when used up. */
 const randomWords = new Uint32Array(4096);
 let randomAt = randomWords.length;
-let issued = 0;
+/** The id issued last, and its words. */
 let lastIssued = '';
+const lastIssuedWords = new Uint32Array(4);
 const textBytes = Buffer.allocUnsafe(UUID_LENGTH);
 
 /**
  * A new request id: a random (version 4) UUID, as randomUUID makes, whose
- * words are kept until ISSUED_KEPT more are issued, under the serial that
- * serialOf tells; a capture copies them (issuedWords) rather than reading
- * the text back. randomUUID then packUuid cost a logged request 0.4 µs, this
- * 0.1 (BENCHMARKS.md, fifteenth session).
+ * words are kept until the next one is issued, so that a capture right after
+ * its answer (the fast lane's) copies them (copyIssuedWords) rather than
+ * reading the text back. randomUUID then packUuid cost a logged request 0.4
+ * µs, this 0.1 (BENCHMARKS.md, fifteenth session).
  */
 export function newRequestUuid(): string {
   if (randomAt === randomWords.length) {
     randomFillSync(randomWords);
     randomAt = 0;
   }
-  const slot = (issued % ISSUED_KEPT) * 4;
-  issuedWordsRing[slot] = randomWords[randomAt] as number;
+  lastIssuedWords[0] = randomWords[randomAt] as number;
   // The version (4) and the variant (10xx), as RFC 9562 sets them.
-  issuedWordsRing[slot + 1] = ((randomWords[randomAt + 1] as number) & 0xffff0fff) | 0x4000;
-  issuedWordsRing[slot + 2] = ((randomWords[randomAt + 2] as number) & 0x3fffffff) | 0x80000000;
-  issuedWordsRing[slot + 3] = randomWords[randomAt + 3] as number;
+  lastIssuedWords[1] = ((randomWords[randomAt + 1] as number) & 0xffff0fff) | 0x4000;
+  lastIssuedWords[2] = ((randomWords[randomAt + 2] as number) & 0x3fffffff) | 0x80000000;
+  lastIssuedWords[3] = randomWords[randomAt + 3] as number;
   randomAt += 4;
-  issued++;
-  writeUuid(issuedWordsRing, slot, textBytes, 0);
+  writeUuid(lastIssuedWords, 0, textBytes, 0);
   lastIssued = textBytes.toString('latin1', 0, UUID_LENGTH);
   return lastIssued;
 }
 
 /**
- * The serial of a request id newRequestUuid issued, asked right after it
- * (the last one issued, or an id with the same text); -1 for any other id.
+ * Copies the words of `id` to `words[at…]` when it is the id issued last (or
+ * an id with the same text): true; false for any other id, which is then read
+ * from its text (packUuid).
  */
-export function serialOf(id: string): number {
-  return id === lastIssued ? issued - 1 : -1;
-}
-
-/** Copies the words of the id issued as `serial` to `words[at…]`; false when it is not one, or no longer kept. */
-export function issuedWords(serial: number, words: Uint32Array, at: number): boolean {
-  if (serial < 0 || issued - serial > ISSUED_KEPT) return false;
-  const slot = (serial % ISSUED_KEPT) * 4;
-  words[at] = issuedWordsRing[slot] as number;
-  words[at + 1] = issuedWordsRing[slot + 1] as number;
-  words[at + 2] = issuedWordsRing[slot + 2] as number;
-  words[at + 3] = issuedWordsRing[slot + 3] as number;
+export function copyIssuedWords(id: string, words: Uint32Array, at: number): boolean {
+  if (lastIssued === '' || id !== lastIssued) return false;
+  words.set(lastIssuedWords, at);
   return true;
 }

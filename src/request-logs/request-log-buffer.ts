@@ -1,5 +1,5 @@
 import { textMemo } from '../shared/text-memo.js';
-import { issuedWords, packUuid, serialOf } from './request-id-words.js';
+import { copyIssuedWords, packUuid } from './request-id-words.js';
 
 /**
  * A request as the HTTP layer captures it on its way out: plain fields it
@@ -148,9 +148,9 @@ export function createCaptureBuffer() {
       keyId[slot] = request.keyId ?? Number.NaN;
       method.push(request.method);
       url.push(urls(request.url));
-      // An id we issued has its words still kept (a capture right after its answer); any other is read from its text.
+      // The id issued last has its words kept (the fast lane captures right after its answer); any other is read from its text.
       const id = request.requestId;
-      requestId.push(issuedWords(serialOf(id), uuids, slot * 4) || packUuid(id, uuids, slot * 4) ? undefined : id);
+      requestId.push(copyIssuedWords(id, uuids, slot * 4) || packUuid(id, uuids, slot * 4) ? undefined : id);
       clientAddress.push(request.clientAddress === undefined ? undefined : addresses(request.clientAddress));
       userAgent.push(request.userAgent === undefined ? undefined : agents(request.userAgent));
       errorBody.push(request.errorBody);

@@ -1,12 +1,12 @@
 /**
  * Request ids as four 32-bit words (request-id-words.ts): the ids we issue
- * are random version 4 UUIDs whose words a capture copies while they are
- * kept, and any id in that form reads back from its words exactly.
+ * are random version 4 UUIDs, the last one's words kept for a capture to
+ * copy, and any id in that form reads back from its words exactly.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { ISSUED_KEPT, issuedWords, newRequestUuid, packUuid, serialOf, uuidText, UUID_LENGTH, writeUuid } from '../../src/request-logs/request-id-words.js';
+import { copyIssuedWords, newRequestUuid, packUuid, uuidText, UUID_LENGTH, writeUuid } from '../../src/request-logs/request-id-words.js';
 import { createCaptureBuffer } from '../../src/request-logs/request-log-buffer.js';
 
 const V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -21,20 +21,14 @@ test('when request ids are issued, then each is a version 4 UUID in randomUUID f
   assert.equal(seen.size, 16);
 });
 
-test('when an issued id is asked for its words, then they are its text, until ISSUED_KEPT more are issued', () => {
+test('when the id issued last is asked for its words, then they are its text; once another is issued, or for any other id, there are none', () => {
   const id = newRequestUuid();
-  const serial = serialOf(id);
-  assert.ok(serial >= 0);
-  assert.equal(serialOf('f3b0c4a2-0000-4000-8000-000000000001'), -1, 'an id we did not just issue');
   const words = new Uint32Array(8);
-  assert.equal(issuedWords(serial, words, 4), true);
+  assert.equal(copyIssuedWords(id, words, 4), true);
   assert.equal(uuidText(words, 4), id);
-  for (let i = 0; i < ISSUED_KEPT - 1; i++) newRequestUuid();
-  assert.equal(issuedWords(serial, words, 0), true, 'kept until ISSUED_KEPT more are issued');
-  assert.equal(uuidText(words, 0), id);
+  assert.equal(copyIssuedWords('f3b0c4a2-0000-4000-8000-000000000001', words, 0), false, 'an id we did not issue last');
   newRequestUuid();
-  assert.equal(issuedWords(serial, words, 0), false);
-  assert.equal(issuedWords(-1, words, 0), false);
+  assert.equal(copyIssuedWords(id, words, 0), false);
 });
 
 test('when an id in UUID form is packed, then its text reads back exactly from the words, as text and as bytes', () => {
@@ -53,18 +47,18 @@ test('when an id in UUID form is packed, then its text reads back exactly from t
   );
 });
 
-test('when the capture buffer takes an id we issued, a client\u2019s, or one issued long before, then each reads back as it was', () => {
+test('when the capture buffer takes the id issued last, one issued before, or a client\u2019s, then each reads back as it was', () => {
   const buffer = createCaptureBuffer();
   const capture = (requestId: string) =>
     buffer.push({ at: 0, method: 'GET', url: '/v1/store/orders', status: 200, durationMs: 1, requestId, accountId: 1, keyId: 2, clientAddress: undefined, userAgent: undefined, errorBody: undefined });
   const old = newRequestUuid();
-  for (let i = 0; i < ISSUED_KEPT; i++) newRequestUuid();
   const fresh = newRequestUuid();
+  // The id issued last first (its words copied), then one issued before (read from its text).
   const ids = [fresh, old, 'client-id-7', fresh.toUpperCase()];
   for (const id of ids) capture(id);
   const peeked = buffer.peek(ids.length);
   const read = ids.map((_, n) => peeked.requestId[n] ?? uuidText(peeked.uuids, n * 4));
   assert.deepEqual(read, ids);
-  // Ours and the one issued long before are held as words; the client's and the uppercase one as text.
+  // Ours, issued last or before, are held as words; the client's and the uppercase one as text.
   assert.deepEqual(peeked.requestId, [undefined, undefined, 'client-id-7', fresh.toUpperCase()]);
 });

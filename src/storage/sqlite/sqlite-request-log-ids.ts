@@ -22,8 +22,13 @@ export const listable = (requestId: string): boolean => !/[\n\uD800-\uDFFF]/.tes
 /** Bytes per id in request_uuids. */
 const UUID_BYTES = 16;
 
-/** The request_uuids of the requests at `rows` (null: a pruned position): zeros where an id is not a UUID or a position pruned. */
+/**
+ * The request_uuids of the requests at `rows` (null: a pruned position):
+ * zeros where an id is not a UUID or a position pruned; no bytes at all when
+ * no id is a UUID (every id is then in its entry).
+ */
 export function uuidBytes(requests: StoredRequests, rows: readonly (number | null)[]): Buffer {
+  if (!rows.some((n) => n !== null && requests.requestId[n] === undefined)) return Buffer.alloc(0);
   const bytes = Buffer.alloc(rows.length * UUID_BYTES);
   rows.forEach((n, position) => {
     if (n === null || requests.requestId[n] !== undefined) return;
