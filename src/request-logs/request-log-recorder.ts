@@ -35,8 +35,9 @@ export interface RequestLogRecorderOptions {
  * keys' last-used times are written (api-keys/api-key-usage.ts): a request
  * never waits for, nor pays for, the write. capture() only pushes the fields
  * the HTTP layer already holds; the stored form (redacted path, error code)
- * is computed at flush time, column by column (stored-requests.ts). After kill -9 the requests of the
- * last interval, not yet written, are lost (docs/request-logs.md).
+ * is computed at flush time, column by column (stored-requests.ts). After
+ * kill -9 the requests of the last interval, not yet written, are lost
+ * (docs/request-logs.md).
  */
 export function createRequestLogRecorder({ requestLogsRepository, clock, enabled, maxBuffered }: RequestLogRecorderOptions) {
   const toStored = createStoredForm();
