@@ -51,17 +51,6 @@ export function packUuid(id: string, words: Uint32Array, at: number): boolean {
   return true;
 }
 
-/** The two hexadecimal digits of each byte: Number's toString(16) took 2 µs per request id (BENCHMARKS.md, fourteenth session). */
-const HEX_PAIRS = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
-const pair = (word: number, shift: number): string => HEX_PAIRS[(word >>> shift) & 0xff] as string;
-const halfWord = (word: number, shift: number): string => pair(word, shift + 8) + pair(word, shift);
-
-/** The inverse of packUuid: the id's text. */
-export function uuidText(words: Uint32Array, at: number): string {
-  const [a, b, c, d] = [words[at] as number, words[at + 1] as number, words[at + 2] as number, words[at + 3] as number];
-  return `${halfWord(a, 16)}${halfWord(a, 0)}-${halfWord(b, 16)}-${halfWord(b, 0)}-${halfWord(c, 16)}-${halfWord(c, 0)}${halfWord(d, 16)}${halfWord(d, 0)}`;
-}
-
 /** The character code of each hexadecimal digit. */
 const HEX_CODE = Uint8Array.from('0123456789abcdef', (digit) => digit.charCodeAt(0));
 
@@ -77,10 +66,9 @@ function putFour(bytes: Uint8Array, i: number, half: number): void {
 }
 
 /**
- * The id's text as UUID_LENGTH ASCII bytes at `bytes[offset…]`: a list of
- * thousands of ids is written into one buffer and read as one string, where
- * a string per id (uuidText) cost the flush a quarter of a microsecond each
- * (BENCHMARKS.md, fifteenth session).
+ * The id's text as UUID_LENGTH ASCII bytes at `bytes[offset…]`: read as one
+ * string, where a string built per pair of digits cost a quarter of a
+ * microsecond per id (BENCHMARKS.md, fifteenth session).
  */
 export function writeUuid(words: Uint32Array, at: number, bytes: Uint8Array, offset: number): void {
   const a = words[at] as number;
@@ -101,13 +89,21 @@ export function writeUuid(words: Uint32Array, at: number, bytes: Uint8Array, off
   putFour(bytes, offset + 32, d);
 }
 
+/** Where an id's text is written before it is read as a string. */
+const textBytes = Buffer.allocUnsafe(UUID_LENGTH);
+
+/** The inverse of packUuid: the id's text, written through writeUuid (one string, not one per pair of digits). */
+export function uuidText(words: Uint32Array, at: number): string {
+  writeUuid(words, at, textBytes, 0);
+  return textBytes.toString('latin1', 0, UUID_LENGTH);
+}
+
 /** Random words, drawn four per id, refilled when used up. */
 const randomWords = new Uint32Array(4096);
 let randomAt = randomWords.length;
 /** The id issued last, and its words. */
 let lastIssued = '';
 const lastIssuedWords = new Uint32Array(4);
-const textBytes = Buffer.allocUnsafe(UUID_LENGTH);
 
 /**
  * A new request id: a random (version 4) UUID, as randomUUID makes, whose
@@ -127,8 +123,7 @@ export function newRequestUuid(): string {
   lastIssuedWords[2] = ((randomWords[randomAt + 2] as number) & 0x3fffffff) | 0x80000000;
   lastIssuedWords[3] = randomWords[randomAt + 3] as number;
   randomAt += 4;
-  writeUuid(lastIssuedWords, 0, textBytes, 0);
-  lastIssued = textBytes.toString('latin1', 0, UUID_LENGTH);
+  lastIssued = uuidText(lastIssuedWords, 0);
   return lastIssued;
 }
 

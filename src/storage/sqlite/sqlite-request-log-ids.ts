@@ -8,8 +8,8 @@ import type { StoredRequests } from '../../request-logs/request-logs-repository.
  * the entry's position; any other id is in the entry's column `r`, and
  * request_ids lists those of them that are listable(), for a filter's
  * search. The ids were most of a batch's bytes as text (37 per request, of
- * 46), and each byte written costs the serving process (BENCHMARKS.md,
- * fifteenth session).
+ * 46): on disk, in the WAL and in backups (BENCHMARKS.md, fifteenth
+ * session).
  *
  * A batch written before request_uuids (NULL) holds every id in
  * request_ids instead, line n + 1 position n's ("\nA\nB\n"), empty for a
@@ -31,10 +31,14 @@ export function uuidBytes(requests: StoredRequests, rows: readonly (number | nul
   if (!rows.some((n) => n !== null && requests.requestId[n] === undefined)) return Buffer.alloc(0);
   const bytes = Buffer.alloc(rows.length * UUID_BYTES);
   rows.forEach((n, position) => {
-    if (n === null || requests.requestId[n] !== undefined) return;
-    for (let word = 0; word < 4; word++) bytes.writeUInt32BE(requests.uuids[n * 4 + word] as number, position * UUID_BYTES + word * 4);
+    if (n !== null && requests.requestId[n] === undefined) putWords(requests.uuids, n * 4, bytes, position * UUID_BYTES);
   });
   return bytes;
+}
+
+/** An id's four words, big-endian, at `bytes[offset…]`. */
+function putWords(words: Uint32Array, at: number, bytes: Buffer, offset: number): void {
+  for (let word = 0; word < 4; word++) bytes.writeUInt32BE(words[at + word] as number, offset + word * 4);
 }
 
 /** The id at a position of request_uuids. */
@@ -50,6 +54,6 @@ export function uuidSearched(requestId: string): Buffer | undefined {
   const words = new Uint32Array(4);
   if (!packUuid(requestId, words, 0)) return undefined;
   const bytes = Buffer.alloc(UUID_BYTES);
-  for (let word = 0; word < 4; word++) bytes.writeUInt32BE(words[word] as number, word * 4);
+  putWords(words, 0, bytes, 0);
   return bytes;
 }
