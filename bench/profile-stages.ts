@@ -1,5 +1,5 @@
 /*
- * node --import tsx bench/profile-stages.ts [--304] [--reference fastify-headers|bytes-headers|bytes] [--seconds 20] [--bin <bin/store-orders>]
+ * node --import tsx bench/profile-stages.ts [--304] [--reference fastify-headers|bytes-headers|bytes] [--seconds 20] [--bin <bin/store-orders>] [--stage <text>]
  *
  * What each microsecond of the cached v1 listing pays for (BENCHMARKS.md, tenth session). Run
  * `npm run build` first. Seeds a SQLite database as bench/bench.ts does (100 orders), starts the
@@ -27,6 +27,8 @@ const option = (name: string): string | undefined => (args.includes(name) ? args
 const NOT_MODIFIED = args.includes('--304');
 const REFERENCE = option('--reference');
 const SECONDS = Number(option('--seconds') ?? 20);
+/** --stage <text>: also the functions (self time) of the stages whose name holds the text. */
+const STAGE = option('--stage');
 const BIN = path.resolve(option('--bin') ?? path.join(ROOT, 'bin', 'store-orders'));
 const SETTLED = ['--expose-gc', '--import', pathToFileURL(path.join(ROOT, 'bench', 'settled-heap.mjs')).href];
 const work = mkdtempSync(path.join(tmpdir(), 'store-orders-profile-'));
@@ -136,7 +138,7 @@ const nodeFunction = (n: ProfileNode, module: string, names: RegExp) => url(n) =
 const STAGES: [string, (n: ProfileNode) => boolean][] = [
   ['GC', (n) => fn(n) === '(garbage collector)'],
   ['native code outside JavaScript ((program))', (n) => fn(n) === '(program)'],
-  ['request-log entry', (n) => ourFile(n, 'request-logs/') || ourFile(n, 'usage/') || ourFile(n, 'http/request-log-capture.js') || ourFile(n, 'storage/sqlite/sqlite-request-logs') || ourFile(n, 'storage/sqlite/sqlite-usage') || (ourFile(n, 'http/fast-lane.js') && fn(n) === 'clientAddress')],
+  ['request-log entry', (n) => ourFile(n, 'request-logs/') || ourFile(n, 'usage/') || ourFile(n, 'http/request-log-capture.js') || ourFile(n, 'storage/sqlite/sqlite-request-log') || ourFile(n, 'storage/sqlite/sqlite-usage') || (ourFile(n, 'http/fast-lane.js') && fn(n) === 'clientAddress')],
   ['process log line', (n) => ourFile(n, 'http/logging.js') || dependency(n, 'pino', 'sonic-boom', '@pinojs', 'fast-redact', 'safe-stable-stringify', 'quick-format-unescaped')],
   ['metrics', (n) => ourFile(n, 'observability/') || dependency(n, 'prom-client')],
   // redactApiKeys and looksLikeApiKey serve the log line's URL and the request id: their caller's stage.
@@ -212,6 +214,7 @@ const windowEnd = Number(to / 1000n) - 300_000;
 const requests = rps * SECONDS * ((windowEnd - windowStart) / (SECONDS * 1e6));
 const byStage = new Map<string, number>();
 const bySelf = new Map<string, number>();
+const inStage = new Map<string, number>();
 let busy = 0;
 let time = profile.startTime;
 profile.samples.forEach((id, i) => {
@@ -224,6 +227,7 @@ profile.samples.forEach((id, i) => {
   byStage.set(stage, (byStage.get(stage) ?? 0) + weight);
   const self = `${fn(node) || '(anonymous)'} ${url(node).replace(/^.*node_modules\//, '').replace(/^.*\/dist\//, 'dist/')}:${node.callFrame.lineNumber + 1}`;
   bySelf.set(self, (bySelf.get(self) ?? 0) + weight);
+  if (STAGE !== undefined && stage.includes(STAGE)) inStage.set(`${self} (${stage})`, (inStage.get(`${self} (${stage})`) ?? 0) + weight);
 });
 
 const perRequest = (us: number) => (us / requests).toFixed(2).padStart(6);
@@ -236,3 +240,4 @@ const rows = (map: Map<string, number>, limit: number) =>
 const what = `${REFERENCE === undefined ? 'our server (bin/store-orders serve)' : `reference server "${REFERENCE}"`}, ${NOT_MODIFIED ? '304 (If-None-Match current)' : '200'}`;
 process.stdout.write(`${what}: ${Math.round(rps).toLocaleString('en-US')} req/s, CPU ${cpuPerRequest.toFixed(1)} µs per request (/proc), profiled busy time ${perRequest(busy).trim()} µs per request\n\n`);
 process.stdout.write(`| stage | µs per request | share |\n|---|---:|---:|\n${rows(byStage, 40)}\n\n| function (self time) | µs per request | share |\n|---|---:|---:|\n${rows(bySelf, 25)}\n`);
+if (STAGE !== undefined) process.stdout.write(`\n| function (self time) in the stages "${STAGE}" | µs per request | share |\n|---|---:|---:|\n${rows(inStage, 40)}\n`);

@@ -42,11 +42,16 @@ const cpu = (from: NodeJS.CpuUsage): number => {
 };
 const captures: number[] = [];
 const flushes: number[] = [];
+// One object filled again for each request, as the fast lane's (http/fast-lane.ts).
+const request = { at: 0, method: 'GET', url: '/v1/store/orders', status: 200, durationMs: 0, requestId: '', accountId, keyId: 1, clientAddress: '127.0.0.1', userAgent: 'wrk/4.2.0', errorBody: undefined };
 for (let round = 0; round < ROUNDS + 2; round++) {
   const capturing = process.cpuUsage();
   for (let i = 0; i < REQUESTS; i++) {
     const durationMs = 0.2 + (i % 7) / 100;
-    recorder.capture({ at: Date.now() - durationMs, method: 'GET', url: '/v1/store/orders', status: 200, durationMs, requestId: newRequestUuid(), accountId, keyId: 1, clientAddress: '127.0.0.1', userAgent: 'wrk/4.2.0', errorBody: undefined });
+    request.at = Date.now() - durationMs;
+    request.durationMs = durationMs;
+    request.requestId = newRequestUuid();
+    recorder.capture(request);
   }
   const captured = cpu(capturing);
   const flushing = process.cpuUsage();

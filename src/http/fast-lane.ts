@@ -6,6 +6,7 @@ import type { ApiKeyPrincipal } from '../api-keys/api-keys-repository.js';
 import type { KeyUsageRecorder } from '../api-keys/api-key-usage.js';
 import type { ApiKeysService } from '../api-keys/api-keys-service.js';
 import type { RequestLogRecorder } from '../request-logs/request-log-recorder.js';
+import type { CapturedRequest } from '../request-logs/request-log-buffer.js';
 import { bearerKey, principalInScope } from '../api/http/authentication.js';
 import { clientHasCurrent, strongEtag, validatorHeaders } from '../api/http/conditional-get.js';
 import { SECURITY_HEADER_ENTRIES } from './protection/hardening.js';
@@ -72,6 +73,8 @@ function mayHaveBody(req: IncomingMessage): boolean {
  */
 export function createFastLane({ url, scope, apiKeys, keyUsage, rateLimiter, logger, open, requestLogs, sampling }: FastLaneOptions): PreRouting {
   const writeLine = requestLineWriter(logger);
+  /** Every request's capture, in one object filled again each time: the recorder copies its fields at once (request-log-buffer.ts), and an object per request cost the collector. */
+  const captured: CapturedRequest = { at: 0, method: 'GET', url, status: 200, durationMs: 0, requestId: '', accountId: 0, keyId: undefined, clientAddress: undefined, userAgent: undefined, errorBody: undefined };
   /** Answers and returns true, or returns false having done nothing. */
   async function answer(
     req: IncomingMessage,
@@ -107,19 +110,15 @@ export function createFastLane({ url, scope, apiKeys, keyUsage, rateLimiter, log
     if (requestLogs !== undefined && startedAt !== undefined) {
       // A few fields into the buffer: the stored form is made when the batch is written.
       const durationMs = performance.now() - startedAt;
-      requestLogs.recorder.capture({
-        at: requestLogs.recorder.now() - durationMs,
-        method: 'GET',
-        url,
-        status: notModified ? 304 : 200,
-        durationMs,
-        requestId: id,
-        accountId: principal.accountId,
-        keyId: principal.keyId,
-        clientAddress: requestLogs.clientAddress(req),
-        userAgent: req.headers['user-agent'],
-        errorBody: undefined,
-      });
+      captured.at = requestLogs.recorder.now() - durationMs;
+      captured.status = notModified ? 304 : 200;
+      captured.durationMs = durationMs;
+      captured.requestId = id;
+      captured.accountId = principal.accountId;
+      captured.keyId = principal.keyId;
+      captured.clientAddress = requestLogs.clientAddress(req);
+      captured.userAgent = req.headers['user-agent'];
+      requestLogs.recorder.capture(captured);
     }
     if (startedAt !== undefined && logsRequests) {
       const statusCode = notModified ? 304 : 200;

@@ -134,6 +134,10 @@ export function newRequestUuid(): string {
  */
 export function copyIssuedWords(id: string, words: Uint32Array, at: number): boolean {
   if (lastIssued === '' || id !== lastIssued) return false;
-  words.set(lastIssuedWords, at);
+  // Four stores: set() with a typed array cost more than the copy.
+  words[at] = lastIssuedWords[0] as number;
+  words[at + 1] = lastIssuedWords[1] as number;
+  words[at + 2] = lastIssuedWords[2] as number;
+  words[at + 3] = lastIssuedWords[3] as number;
   return true;
 }

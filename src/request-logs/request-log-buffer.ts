@@ -1,4 +1,4 @@
-import { textMemo } from '../shared/text-memo.js';
+import { lastOf, textMemo } from '../shared/text-memo.js';
 import { copyIssuedWords, packUuid } from './request-id-words.js';
 
 /**
@@ -48,26 +48,34 @@ export interface CapturedColumns {
   errorBody: (string | undefined)[];
 }
 
+/** A power of two, as every capacity after it: a slot is a position's low bits. */
 const INITIAL_CAPACITY = 1024;
 
 /**
  * The captured requests waiting to be written, oldest first, column by
  * column: the numbers in typed arrays, the texts in arrays of their own. A
- * request's capture object dies young; only its texts are kept, and those a
- * busy client repeats (path, user agent, address) once (textMemo); a request
- * id that is a UUID, as ours are, is kept as numbers (packUuid). Held as
- * objects, a second of requests survived the young generation's collections
- * and was promoted to the old one (BENCHMARKS.md, thirteenth session). A
- * flush reads the oldest 2,000 at a time, column by column (peek), writes them,
- * and only then lets them go (release), so that a failed write leaves them in
- * place, ahead of what came since.
+ * request's capture object dies young (the fast lane reuses one); only its
+ * texts are kept, and those a busy client repeats (path, user agent,
+ * address) once (textMemo); a request id that is a UUID, as ours are, is
+ * kept as numbers (packUuid). Held as objects, a second of requests survived
+ * the young generation's collections and was promoted to the old one
+ * (BENCHMARKS.md, thirteenth session). A flush reads the oldest 2,000 at a
+ * time, column by column (peek), writes them, and only then lets them go
+ * (release), so that a failed write leaves them in place, ahead of what came
+ * since.
  *
- * Positions are absolute (the n-th request ever captured), so that a release
- * after the bound dropped some of the same requests (dropOldest) lets go of
- * nothing twice.
+ * The columns are rings: the request at absolute position p (the p-th ever
+ * captured) is at slot p & mask, so that letting requests go moves nothing.
+ * Under steady load the buffer never empties (requests arrive while a flush
+ * writes), and moving the held ones back to slot 0 whenever the columns
+ * filled cost each request 0.06 µs (BENCHMARKS.md, sixteenth session). Only
+ * when every slot is held do the columns double. Positions are absolute, so
+ * that a release after the bound dropped some of the same requests
+ * (dropOldest) lets go of nothing twice.
  */
 export function createCaptureBuffer() {
   let capacity = INITIAL_CAPACITY;
+  let mask = capacity - 1;
   let at = new Float64Array(capacity);
   let durationMs = new Float64Array(capacity);
   let status = new Float64Array(capacity);
@@ -76,56 +84,84 @@ export function createCaptureBuffer() {
   let keyId = new Float64Array(capacity);
   // Four words per request: its id, when it is a UUID (request-id-words.ts; its requestId text is then undefined).
   let uuids = new Uint32Array(capacity * 4);
-  const method: string[] = [];
-  const url: string[] = [];
-  const requestId: (string | undefined)[] = [];
-  const clientAddress: (string | undefined)[] = [];
-  const userAgent: (string | undefined)[] = [];
-  const errorBody: (string | undefined)[] = [];
-  const texts = [method, url, requestId, clientAddress, userAgent, errorBody];
-  /** The absolute position of slot 0, of the oldest request held, and of the next one. */
-  let base = 0;
+  const textColumn = <T>(): T[] => new Array<T>(capacity).fill(undefined as T);
+  let method = textColumn<string>();
+  let url = textColumn<string>();
+  let requestId = textColumn<string | undefined>();
+  let clientAddress = textColumn<string | undefined>();
+  let userAgent = textColumn<string | undefined>();
+  let errorBody = textColumn<string | undefined>();
+  /** The absolute position of the oldest request held, and of the next one. */
   let head = 0;
   let tail = 0;
   // The first copy of each text is kept.
-  const urls = textMemo(same);
-  const agents = textMemo(same);
-  const addresses = textMemo(same);
+  const urls = lastOf(textMemo(same));
+  const agents = lastOf(textMemo(same));
+  const addresses = lastOf(textMemo(same));
 
-  /** Room for one more: the held requests moved to slot 0, then the columns doubled if that was not enough. */
-  function makeRoom(): void {
-    const offset = head - base;
-    if (offset > 0) {
-      for (const column of [at, durationMs, status, accountId, keyId]) column.copyWithin(0, offset, tail - base);
-      uuids.copyWithin(0, offset * 4, (tail - base) * 4);
-      for (const column of texts) column.splice(0, offset);
-      base = head;
-    }
-    if (tail - base < capacity) return;
-    capacity *= 2;
-    const wider = (old: Float64Array) => {
-      const next = new Float64Array(capacity);
-      next.set(old);
+  /** Every slot held: the columns doubled, the held requests moved to their slots in the wider ones. */
+  function grow(): void {
+    const wider = capacity * 2;
+    const widerMask = wider - 1;
+    const numbers = (old: Float64Array): Float64Array<ArrayBuffer> => {
+      const next = new Float64Array(wider);
+      for (let p = head; p < tail; p++) next[p & widerMask] = old[p & mask] as number;
       return next;
     };
-    at = wider(at);
-    durationMs = wider(durationMs);
-    status = wider(status);
-    accountId = wider(accountId);
-    keyId = wider(keyId);
-    const words = new Uint32Array(capacity * 4);
-    words.set(uuids);
+    const texts = <T>(old: T[]): T[] => {
+      const next = new Array<T>(wider).fill(undefined as T);
+      for (let p = head; p < tail; p++) next[p & widerMask] = old[p & mask] as T;
+      return next;
+    };
+    at = numbers(at);
+    durationMs = numbers(durationMs);
+    status = numbers(status);
+    accountId = numbers(accountId);
+    keyId = numbers(keyId);
+    const words = new Uint32Array(wider * 4);
+    for (let p = head; p < tail; p++) {
+      const [from, to] = [(p & mask) * 4, (p & widerMask) * 4];
+      for (let w = 0; w < 4; w++) words[to + w] = uuids[from + w] as number;
+    }
     uuids = words;
+    method = texts(method);
+    url = texts(url);
+    requestId = texts(requestId);
+    clientAddress = texts(clientAddress);
+    userAgent = texts(userAgent);
+    errorBody = texts(errorBody);
+    capacity = wider;
+    mask = widerMask;
   }
 
-  /** Lets go of every request before absolute position `end`. */
+  /** The column's values at the held positions [from, end) (end - from ≤ capacity), in order: at most two runs of slots. */
+  function runs<C extends { slice(start: number, end: number): C }>(column: C, from: number, end: number, width: number, join: (first: C, second: C) => C): C {
+    const start = from & mask;
+    const stop = start + (end - from);
+    if (stop <= capacity) return column.slice(start * width, stop * width);
+    return join(column.slice(start * width, capacity * width), column.slice(0, (stop - capacity) * width));
+  }
+  const joinNumbers = (first: Float64Array, second: Float64Array): Float64Array => {
+    const joined = new Float64Array(first.length + second.length);
+    joined.set(first);
+    joined.set(second, first.length);
+    return joined;
+  };
+  const joinWords = (first: Uint32Array, second: Uint32Array): Uint32Array => {
+    const joined = new Uint32Array(first.length + second.length);
+    joined.set(first);
+    joined.set(second, first.length);
+    return joined;
+  };
+  const joinTexts = <T>(first: T[], second: T[]): T[] => first.concat(second);
+
+  /** Lets go of every request before absolute position `end`, and of its own texts (the shared ones are overwritten as the ring turns). */
   function releaseBefore(end: number): void {
-    if (end <= head) return;
-    head = Math.min(end, tail);
-    if (head === tail) {
-      // Empty: the columns start again at slot 0, and the texts are let go.
-      base = head;
-      for (const column of texts) column.length = 0;
+    const until = Math.min(end, tail);
+    for (; head < until; head++) {
+      const slot = head & mask;
+      requestId[slot] = undefined;
+      errorBody[slot] = undefined;
     }
   }
 
@@ -138,42 +174,42 @@ export function createCaptureBuffer() {
     get head(): number {
       return head;
     },
+    /** Copies the request's fields at once: the caller may reuse the object for its next request. */
     push(request: CapturedRequest): void {
-      if (tail - base === capacity) makeRoom();
-      const slot = tail - base;
+      if (tail - head === capacity) grow();
+      const slot = tail & mask;
       at[slot] = request.at;
       durationMs[slot] = request.durationMs;
       status[slot] = request.status;
       accountId[slot] = request.accountId;
       keyId[slot] = request.keyId ?? Number.NaN;
-      method.push(request.method);
-      url.push(urls(request.url));
+      method[slot] = request.method;
+      url[slot] = urls(request.url);
       // The id issued last has its words kept (the fast lane captures right after its answer); any other is read from its text.
       const id = request.requestId;
-      requestId.push(copyIssuedWords(id, uuids, slot * 4) || packUuid(id, uuids, slot * 4) ? undefined : id);
-      clientAddress.push(request.clientAddress === undefined ? undefined : addresses(request.clientAddress));
-      userAgent.push(request.userAgent === undefined ? undefined : agents(request.userAgent));
-      errorBody.push(request.errorBody);
+      requestId[slot] = copyIssuedWords(id, uuids, slot * 4) || packUuid(id, uuids, slot * 4) ? undefined : id;
+      clientAddress[slot] = request.clientAddress === undefined ? undefined : addresses(request.clientAddress);
+      userAgent[slot] = request.userAgent === undefined ? undefined : agents(request.userAgent);
+      errorBody[slot] = request.errorBody;
       tail++;
     },
     /** The oldest `count` requests held (fewer if fewer are), as captured, column by column (copies); they stay held. */
     peek(count: number): CapturedColumns {
-      const from = head - base;
-      const end = Math.min(head + count, tail) - base;
+      const end = Math.min(head + count, tail);
       return {
-        length: end - from,
-        at: at.slice(from, end),
-        durationMs: durationMs.slice(from, end),
-        status: status.slice(from, end),
-        accountId: accountId.slice(from, end),
-        keyId: keyId.slice(from, end),
-        uuids: uuids.slice(from * 4, end * 4),
-        method: method.slice(from, end),
-        url: url.slice(from, end),
-        requestId: requestId.slice(from, end),
-        clientAddress: clientAddress.slice(from, end),
-        userAgent: userAgent.slice(from, end),
-        errorBody: errorBody.slice(from, end),
+        length: end - head,
+        at: runs(at, head, end, 1, joinNumbers),
+        durationMs: runs(durationMs, head, end, 1, joinNumbers),
+        status: runs(status, head, end, 1, joinNumbers),
+        accountId: runs(accountId, head, end, 1, joinNumbers),
+        keyId: runs(keyId, head, end, 1, joinNumbers),
+        uuids: runs(uuids, head, end, 4, joinWords),
+        method: runs(method, head, end, 1, joinTexts),
+        url: runs(url, head, end, 1, joinTexts),
+        requestId: runs(requestId, head, end, 1, joinTexts),
+        clientAddress: runs(clientAddress, head, end, 1, joinTexts),
+        userAgent: runs(userAgent, head, end, 1, joinTexts),
+        errorBody: runs(errorBody, head, end, 1, joinTexts),
       };
     },
     /** Lets go of the requests a peek at absolute position `from` returned (`count`), once written; those dropped meanwhile are not let go twice. */

@@ -1,7 +1,7 @@
 import { looksLikeApiKey, redactApiKeys } from '../api-keys/api-key-format.js';
 import type { CapturedColumns } from './request-log-buffer.js';
 import type { ApiVersion, StoredRequests } from './request-logs-repository.js';
-import { textMemo } from '../shared/text-memo.js';
+import { lastOf, textMemo } from '../shared/text-memo.js';
 
 /** Longest stored path (with its query), user agent and error body: what a client sends is bounded here, not only by the HTTP limits. */
 const PATH_MAX = 2048;
@@ -103,6 +103,9 @@ export function createStoredForm(): (captured: CapturedColumns) => StoredRequest
     const userAgent: (string | undefined)[] = [];
     const errorCode: (string | undefined)[] = [];
     const errorBody: (string | undefined)[] = [];
+    // The last request target's API version, looked up again only when the target changes (the buffer keeps one copy of each).
+    let lastUrl: string | undefined;
+    let lastVersion: ApiVersion | undefined;
     for (let n = 0; n < length; n++) {
       at[n] = Math.trunc(captured.at[n] as number);
       durationMs[n] = Math.round((captured.durationMs[n] as number) * 1000) / 1000;
@@ -110,10 +113,15 @@ export function createStoredForm(): (captured: CapturedColumns) => StoredRequest
       method.push(verb.length > METHOD_MAX ? verb.slice(0, METHOD_MAX) : verb);
       const url = captured.url[n] as string;
       path.push(paths(url));
-      apiVersion.push(apiVersionOf(url));
+      if (url !== lastUrl) {
+        lastUrl = url;
+        lastVersion = apiVersionOf(url);
+      }
+      apiVersion.push(lastVersion);
       const agent = captured.userAgent[n];
       userAgent.push(agent === undefined ? undefined : agents(agent));
-      const [body, status] = [captured.errorBody[n], captured.status[n] as number];
+      const body = captured.errorBody[n];
+      const status = captured.status[n] as number;
       if (body === undefined || (status >= 200 && status <= 299)) {
         errorBody.push(undefined);
         errorCode.push(undefined);
@@ -126,18 +134,5 @@ export function createStoredForm(): (captured: CapturedColumns) => StoredRequest
     }
     const { accountId, status, keyId, clientAddress, requestId, uuids } = captured;
     return { length, accountId, at, method, path, status, durationMs, keyId, clientAddress, userAgent, apiVersion, errorCode, errorBody, requestId, uuids };
-  };
-}
-
-/** `form`, the last text's answer looked up first (by identity, then by value). */
-function lastOf(form: (text: string) => string): (text: string) => string {
-  let last: string | undefined;
-  let answer = '';
-  return (text) => {
-    if (text !== last) {
-      answer = form(text);
-      last = text;
-    }
-    return answer;
   };
 }

@@ -50,7 +50,7 @@ export function createRequestLogRecorder({ requestLogsRepository, clock, enabled
   /** Captures still being completed (the owner of a failed key being looked up): a flush waits for them. */
   const completing = new Set<Promise<void>>();
 
-  /** Notes one request. Memory only: no I/O, no serialization. */
+  /** Notes one request, its fields copied at once (the caller may reuse the object). Memory only: no I/O, no serialization. */
   function capture(request: CapturedRequest): void {
     if (pending.size >= maxBuffered) {
       // The oldest tenth at once.

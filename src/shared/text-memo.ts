@@ -19,3 +19,16 @@ export function textMemo(compute: (text: string) => string): (text: string) => s
     return stored;
   };
 }
+
+/** `form`, the last text's answer looked up first (by identity, then by value). */
+export function lastOf(form: (text: string) => string): (text: string) => string {
+  let last: string | undefined;
+  let answer = '';
+  return (text) => {
+    if (text !== last) {
+      answer = form(text);
+      last = text;
+    }
+    return answer;
+  };
+}

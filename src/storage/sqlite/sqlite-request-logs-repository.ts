@@ -133,8 +133,10 @@ function asBatches(requests: StoredRequests): { accountId: number; rows: number[
   let last: number[] = [];
   for (let n = 0; n < requests.length; n++) {
     const accountId = requests.accountId[n] as number;
-    const window = windowOfTime(requests.at[n] as number);
-    if (accountId !== lastAccount || window !== lastWindow) {
+    const at = requests.at[n] as number;
+    // Still the last one's window (NaN for a time not in the stored form): no remainders of a double per request.
+    if (accountId !== lastAccount || !(at >= lastWindow && at < lastWindow + WINDOW_MS)) {
+      const window = windowOfTime(at);
       const key = `${accountId} ${window}`;
       let group = groups.get(key);
       if (group === undefined) groups.set(key, (group = { accountId, rows: [] }));
