@@ -1,4 +1,4 @@
-/** The client address the request logs keep for a request the fast lane answers (http/request-log-capture.ts): its socket's, read once per connection. */
+/** The client address the request logs keep for a request the fast lane answers (http/request-log-capture.ts): its socket's, as Node's getter reads it, or behind a trusted proxy the forwarded one. */
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { test } from 'node:test';
