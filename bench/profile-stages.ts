@@ -138,7 +138,7 @@ const nodeFunction = (n: ProfileNode, module: string, names: RegExp) => url(n) =
 const STAGES: [string, (n: ProfileNode) => boolean][] = [
   ['GC', (n) => fn(n) === '(garbage collector)'],
   ['native code outside JavaScript ((program))', (n) => fn(n) === '(program)'],
-  ['request-log entry', (n) => ourFile(n, 'request-logs/') || ourFile(n, 'usage/') || ourFile(n, 'http/request-log-capture.js') || ourFile(n, 'storage/sqlite/sqlite-request-log') || ourFile(n, 'storage/sqlite/sqlite-usage') || (ourFile(n, 'http/fast-lane.js') && fn(n) === 'clientAddress')],
+  ['request-log entry', (n) => ourFile(n, 'request-logs/') || ourFile(n, 'usage/') || ourFile(n, 'http/request-log-capture.js') || ourFile(n, 'storage/sqlite/sqlite-request-log') || ourFile(n, 'storage/sqlite/sqlite-usage')],
   ['process log line', (n) => ourFile(n, 'http/logging.js') || dependency(n, 'pino', 'sonic-boom', '@pinojs', 'fast-redact', 'safe-stable-stringify', 'quick-format-unescaped')],
   ['metrics', (n) => ourFile(n, 'observability/') || dependency(n, 'prom-client')],
   // redactApiKeys and looksLikeApiKey serve the log line's URL and the request id: their caller's stage.

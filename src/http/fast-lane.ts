@@ -33,7 +33,11 @@ export interface FastLaneOptions {
   logger: FastifyBaseLogger;
   /** The representation for a key that may read it, as the route would open it. */
   open(principal: ApiKeyPrincipal): Promise<InMemoryRepresentation>;
-  /** The request logs' buffer when REQUEST_LOGS is on (the lane's requests are logged as the route's are), and how the route reads the client's address. */
+  /**
+   * The request logs' buffer when REQUEST_LOGS is on (the lane's requests are logged as the route's are), and how the route
+   * reads the client's address. Its capture must copy the request's fields before it returns: the lane fills one object
+   * again for each request.
+   */
   requestLogs?: { recorder: Pick<RequestLogRecorder, 'capture' | 'now'>; clientAddress(req: IncomingMessage): string | undefined };
   /** While tracing is on: the lane answers only requests that will not be traced (a traced one gets its span in Fastify). */
   sampling?: RootSampling;

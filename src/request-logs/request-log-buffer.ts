@@ -120,7 +120,8 @@ export function createCaptureBuffer() {
     keyId = numbers(keyId);
     const words = new Uint32Array(wider * 4);
     for (let p = head; p < tail; p++) {
-      const [from, to] = [(p & mask) * 4, (p & widerMask) * 4];
+      const from = (p & mask) * 4;
+      const to = (p & widerMask) * 4;
       for (let w = 0; w < 4; w++) words[to + w] = uuids[from + w] as number;
     }
     uuids = words;
@@ -155,12 +156,16 @@ export function createCaptureBuffer() {
   };
   const joinTexts = <T>(first: T[], second: T[]): T[] => first.concat(second);
 
-  /** Lets go of every request before absolute position `end`, and of its own texts (the shared ones are overwritten as the ring turns). */
+  /** Lets go of every request before absolute position `end`, and of its texts: a ring grown by a burst or an outage keeps no string alive once its request is written. */
   function releaseBefore(end: number): void {
     const until = Math.min(end, tail);
     for (; head < until; head++) {
       const slot = head & mask;
+      method[slot] = '';
+      url[slot] = '';
       requestId[slot] = undefined;
+      clientAddress[slot] = undefined;
+      userAgent[slot] = undefined;
       errorBody[slot] = undefined;
     }
   }

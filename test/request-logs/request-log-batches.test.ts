@@ -94,7 +94,7 @@ describe('request logs on SQLite: the packed form of a batch', () => {
         at: pick('2026-11-28T10:42:17.123Z', '2026-11-28T10:42:18.004Z', '2026-11-28T10:43:00.000Z'),
         requestId: pick('f3b0c4a2-0000-4000-8000-000000000001', 'r-2', 'r\n3'),
         method: pick('GET', 'POST'),
-        path: pick('/v1/store/orders', '/v2/store/orders/12'),
+        path: pick('/v1/store/orders', '/v2/store/orders/12', '/v2/store/orders/13'),
         status: pick(200, 409),
         durationMs: pick(0.213, 4),
         keyId: pick(3, 4),
@@ -109,8 +109,18 @@ describe('request logs on SQLite: the packed form of a batch', () => {
     const batch = fc.array(fc.option(written.map((fields) => ({ accountId: 7, ...fields }) as NewRequestLog), { nil: null, freq: 4 }), { minLength: 1, maxLength: 12 }).filter((entries) => entries.some((e) => e !== null));
     fc.assert(
       fc.property(batch, (entries) => {
-        const { columns } = packEntries(entries);
+        const { columns, orders } = packEntries(entries);
         assert.deepEqual(unpackBatch(3n, 7, columns.entries, columns.request_ids, columns.request_uuids), withIds(3n, entries));
+        // The summaries a filter reads hold every distinct value once, whatever order they come in (A, B, A; a key, none, the key).
+        const kept = entries.filter((e): e is NewRequestLog => e !== null);
+        const listed = (text: string) => new Set(text.split('\n').filter((line) => line !== ''));
+        const distinct = <T>(values: T[]) => new Set(values.map(String));
+        assert.deepEqual(listed(columns.paths), distinct(kept.map((e) => e.path)));
+        assert.deepEqual(listed(columns.key_ids), distinct(kept.flatMap((e) => (e.keyId === undefined ? [] : [e.keyId]))));
+        assert.deepEqual(listed(columns.statuses), distinct(kept.map((e) => e.status)));
+        assert.deepEqual(listed(columns.methods), distinct(kept.map((e) => e.method)));
+        assert.deepEqual(new Set(orders), new Set(kept.flatMap((e) => /^\/v2\/store\/orders\/(\d+)$/.exec(e.path)?.slice(1).map(BigInt) ?? [])));
+        assert.equal(columns.paths.split('\n').length - 2, listed(columns.paths).size, 'each path listed once');
       }),
       { numRuns: 400 },
     );

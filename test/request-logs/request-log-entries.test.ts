@@ -153,7 +153,7 @@ const uuidOf = (i: number): string => {
 };
 
 describe('the capture buffer (column by column)', () => {
-  test('when requests are pushed, peeked, released and dropped in any order, through growth and compaction, then it holds exactly what a plain queue would, fields intact', () => {
+  test('when requests are pushed, peeked, released and dropped in any order, through growth and around its ring, then it holds exactly what a plain queue would, fields intact', () => {
     type Op = { push: number } | { peek: number; release: boolean } | { drop: number };
     const op = fc.oneof(
       { arbitrary: fc.record({ push: fc.integer({ min: 1, max: 1500 }) }), weight: 3 },
@@ -208,6 +208,51 @@ describe('the capture buffer (column by column)', () => {
       }),
       { numRuns: 60 },
     );
+  });
+});
+
+describe('the capture buffer around its ring', () => {
+  const request = (i: number, more: Partial<CapturedRequest> = {}): CapturedRequest =>
+    captured({ at: 1_795_000_000_000 + i, requestId: uuidOf(i), url: `/v1/store/orders?n=${i % 3}`, status: 200, durationMs: i / 8, accountId: 1, keyId: i % 5, ...more });
+
+  test('when the ring wraps, grows while wrapped, and is peeked, dropped and released across the wrap, then it reads back in order', () => {
+    const buffer = createCaptureBuffer();
+    const model: CapturedRequest[] = [];
+    let n = 0;
+    const push = (count: number) => {
+      for (let k = 0; k < count; k++) {
+        const r = request(n++);
+        buffer.push(r);
+        model.push(r);
+      }
+    };
+    // The first 1,024 slots filled, 1,000 let go: the next requests wrap to slot 0.
+    push(1024);
+    buffer.release(buffer.head, capturedOf(buffer.peek(1000)).length);
+    model.splice(0, 1000);
+    push(900);
+    assert.deepEqual(capturedOf(buffer.peek(2000)), model, 'a peek across the wrap');
+    // More than the ring holds while wrapped: it grows, and the held requests keep their order.
+    push(1500);
+    assert.deepEqual(capturedOf(buffer.peek(5000)), model, 'after growing while wrapped');
+    const from = buffer.head;
+    const inFlight = capturedOf(buffer.peek(30)).length;
+    buffer.dropOldest(20);
+    model.splice(0, 20);
+    buffer.release(from, inFlight);
+    model.splice(0, inFlight - 20);
+    assert.equal(buffer.size, model.length);
+    assert.deepEqual(capturedOf(buffer.peek(5000)), model, 'a release after a drop lets go of nothing twice');
+  });
+
+  test('when one object is pushed again with other fields (as the fast lane fills one each time), then each push keeps its own values', () => {
+    const buffer = createCaptureBuffer();
+    const reused = request(1, { userAgent: 'wrk/4', clientAddress: '10.0.0.1', keyId: 3 });
+    const first = { ...reused };
+    buffer.push(reused);
+    Object.assign(reused, { at: reused.at + 5, userAgent: undefined, clientAddress: undefined, keyId: undefined, requestId: 'client-chosen', status: 304, durationMs: 0.5 });
+    buffer.push(reused);
+    assert.deepEqual(capturedOf(buffer.peek(2)), [first, { ...reused }]);
   });
 });
 

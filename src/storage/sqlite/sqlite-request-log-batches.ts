@@ -169,11 +169,13 @@ export function packBatch(requests: StoredRequests, rows: readonly (number | nul
       methods.add(method);
     }
     const path = requests.path[n] as string;
-    if (path !== lastPath && !pathsSeen.has(path)) {
+    if (path !== lastPath) {
       lastPath = path;
-      pathsSeen.add(path);
-      const order = orderIdInPath(path);
-      if (order !== undefined) orders.add(order);
+      if (!pathsSeen.has(path)) {
+        pathsSeen.add(path);
+        const order = orderIdInPath(path);
+        if (order !== undefined) orders.add(order);
+      }
     }
     const offset = at - window;
     t.push(text ?? (offset >= 0 && offset < WINDOW_MS ? offset : new Date(at).toISOString()));
