@@ -85,7 +85,7 @@ export function usageOfRequests(requests: {
   for (let n = 0; n < requests.length; n++) {
     const accountId = requests.accountId[n] as number;
     const at = requests.at[n] as number;
-    // Still the last one's hour: two comparisons, where the hour's start (two remainders of a double) cost 0.05 µs per request.
+    // Still the last one's hour: two comparisons, where the hour's start (two remainders of a double) cost 0.05-0.1 µs per request (BENCHMARKS.md, sixteenth session).
     if (accountId !== lastAccount || !(at >= lastHour && at < lastHour + HOUR_MS)) {
       const hourStart = at - (((at % HOUR_MS) + HOUR_MS) % HOUR_MS);
       const hour = new Date(hourStart).toISOString();
