@@ -145,33 +145,40 @@ for (const backend of storageBackends()) {
       assert.deepEqual(page.json(), { data: [], nextCursor: null });
     });
 
-    test('when the v1 listing is answered by the fast lane, then it is logged as the route logs it', async (t) => {
-      const h = await createTestApp(t, backend);
-      const { auth } = await h.tenant();
-      const port = await listenLocal(h.app);
-      const url = `http://127.0.0.1:${port}/v1/store/orders`;
-      const first = await fetch(url, { headers: { ...auth, 'user-agent': 'lane-test' } });
-      assert.equal(first.status, 200);
-      await first.arrayBuffer();
-      // The first answer put the listing in memory: the second is the lane's.
-      const second = await fetch(url, { headers: { ...auth, 'user-agent': 'lane-test' } });
-      assert.equal(second.status, 200);
-      await second.arrayBuffer();
-      const notModified = await fetch(url, { headers: { ...auth, 'if-none-match': String(second.headers.get('etag')) } });
-      assert.equal(notModified.status, 304);
+    // At info the lane captures once its answer is out, with its log line; at warn (no log line) at once.
+    for (const logLevel of ['info', 'warn'] as const) {
+      test(`when the v1 listing is answered by the fast lane with logs at ${logLevel}, then it is logged as the route logs it`, async (t) => {
+        const h = await createTestApp(t, backend, { logLevel });
+        const { auth } = await h.tenant();
+        const port = await listenLocal(h.app);
+        const url = `http://127.0.0.1:${port}/v1/store/orders`;
+        const first = await fetch(url, { headers: { ...auth, 'user-agent': 'lane-test' } });
+        assert.equal(first.status, 200);
+        await first.arrayBuffer();
+        // The first answer put the listing in memory: the second is the lane's.
+        const second = await fetch(url, { headers: { ...auth, 'user-agent': 'lane-test' } });
+        assert.equal(second.status, 200);
+        await second.arrayBuffer();
+        const notModified = await fetch(url, { headers: { ...auth, 'if-none-match': String(second.headers.get('etag')) } });
+        assert.equal(notModified.status, 304);
 
-      const { data } = await logsOf(h, auth);
-      assert.deepEqual(
-        data.map((log) => [log.method, log.path, log.status, log.apiVersion, log.requestId]),
-        [
-          ['GET', '/v1/store/orders', 304, 'v1', notModified.headers.get('x-request-id')],
-          ['GET', '/v1/store/orders', 200, 'v1', second.headers.get('x-request-id')],
-          ['GET', '/v1/store/orders', 200, 'v1', first.headers.get('x-request-id')],
-        ],
-      );
-      const [, lane, route] = data;
-      assert.deepEqual({ ...lane, id: 0, at: '', durationMs: 0, requestId: '' }, { ...route, id: 0, at: '', durationMs: 0, requestId: '' });
-      assert.equal(lane?.clientAddress, '127.0.0.1');
-    });
+        const { data } = await logsOf(h, auth);
+        assert.deepEqual(
+          data.map((log) => [log.method, log.path, log.status, log.apiVersion, log.requestId]),
+          [
+            ['GET', '/v1/store/orders', 304, 'v1', notModified.headers.get('x-request-id')],
+            ['GET', '/v1/store/orders', 200, 'v1', second.headers.get('x-request-id')],
+            ['GET', '/v1/store/orders', 200, 'v1', first.headers.get('x-request-id')],
+          ],
+        );
+        const [, lane, route] = data;
+        assert.deepEqual({ ...lane, id: 0, at: '', durationMs: 0, requestId: '' }, { ...route, id: 0, at: '', durationMs: 0, requestId: '' });
+        assert.equal(lane?.clientAddress, '127.0.0.1');
+        assert.equal(lane?.userAgent, 'lane-test');
+        // The lane fills one capture object for each request: the 304, sent with fetch's own user agent, keeps none of the one before.
+        assert.notEqual(data[0]?.userAgent, 'lane-test');
+        assert.equal(h.logs.some((line) => line.includes('"msg":"request completed"')), logLevel === 'info', 'a log line per request at info only');
+      });
+    }
   });
 }

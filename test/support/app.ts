@@ -96,6 +96,7 @@ export async function createTestApp(
     pets,
     clock,
     limits,
+    logLevel,
   }: {
     environment?: DeploymentEnvironment;
     /** The OpenAPI servers; the documented defaults when absent. */
@@ -104,6 +105,8 @@ export async function createTestApp(
     pets?: Config['pets'];
     clock?: Clock;
     limits?: Limits;
+    /** The captured logger's level (every level when absent). */
+    logLevel?: Parameters<typeof capturingLogger>[0];
   } = {},
 ): Promise<TestApp> {
   const { storage, config: database } = await backend.freshDatabase(t);
@@ -115,7 +118,7 @@ export async function createTestApp(
     ...(limits === undefined ? {} : { limits }),
   };
   const services = testServices(storage, { config: appConfig, ...(clock === undefined ? {} : { clock }) });
-  const { logger, logs } = capturingLogger();
+  const { logger, logs } = capturingLogger(logLevel);
   const app = await buildTestStoreApp({ logger, services, storage, config: appConfig });
   t.after(() => app.close());
   let tenants = 0;
