@@ -79,23 +79,6 @@ export function createFastLane({ url, scope, apiKeys, keyUsage, rateLimiter, log
   const writeLine = requestLineWriter(logger);
   /** Every request's capture, in one object filled again each time: the recorder copies its fields at once (request-log-buffer.ts), and an object per request cost the collector. */
   const captured: CapturedRequest = { at: 0, method: 'GET', url, status: 200, durationMs: 0, requestId: '', accountId: 0, keyId: undefined, clientAddress: undefined, userAgent: undefined, errorBody: undefined };
-  /** The request's log line (at levels that log requests) and its request log (REQUEST_LOGS on), once its answer is out. */
-  function finished(req: IncomingMessage, id: string, principal: ApiKeyPrincipal, status: number, startedAt: number, logsRequests: boolean): void {
-    const durationMs = performance.now() - startedAt;
-    if (logsRequests) writeLine(id, req, status, durationMs);
-    if (requestLogs === undefined) return;
-    // A few fields into the buffer: the stored form is made when the batch is written.
-    captured.at = requestLogs.recorder.now() - durationMs;
-    captured.status = status;
-    captured.durationMs = durationMs;
-    captured.requestId = id;
-    captured.accountId = principal.accountId;
-    captured.keyId = principal.keyId;
-    captured.clientAddress = requestLogs.clientAddress(req);
-    captured.userAgent = req.headers['user-agent'];
-    requestLogs.recorder.capture(captured);
-  }
-
   /** Answers and returns true, or returns false having done nothing. */
   async function answer(
     req: IncomingMessage,
@@ -128,12 +111,23 @@ export function createFastLane({ url, scope, apiKeys, keyUsage, rateLimiter, log
       res.end(body);
     }
     answered(res, url);
-    // Once the answer is out, as Fastify's onResponse: its log line and its request log, timed by one clock read. With no
-    // log line to write, the request log is captured now, with no listener. Captured inside answer, the request log's
-    // code took the inlining budget that writeHead had (node --trace-turbo-inlining; BENCHMARKS.md, sixteenth session).
-    const status = notModified ? 304 : 200;
-    if (logsRequests && startedAt !== undefined) res.once('finish', () => finished(req, id, principal, status, startedAt, true));
-    else if (startedAt !== undefined) finished(req, id, principal, status, startedAt, false);
+    if (requestLogs !== undefined && startedAt !== undefined) {
+      // A few fields into the buffer: the stored form is made when the batch is written.
+      const durationMs = performance.now() - startedAt;
+      captured.at = requestLogs.recorder.now() - durationMs;
+      captured.status = notModified ? 304 : 200;
+      captured.durationMs = durationMs;
+      captured.requestId = id;
+      captured.accountId = principal.accountId;
+      captured.keyId = principal.keyId;
+      captured.clientAddress = requestLogs.clientAddress(req);
+      captured.userAgent = req.headers['user-agent'];
+      requestLogs.recorder.capture(captured);
+    }
+    if (startedAt !== undefined && logsRequests) {
+      const statusCode = notModified ? 304 : 200;
+      res.once('finish', () => writeLine(id, req, statusCode, performance.now() - startedAt));
+    }
     return true;
   }
 

@@ -193,7 +193,8 @@ describe('tracing (OpenTelemetry)', () => {
     });
     const json = { ...auth, 'content-type': 'application/json' };
     const created = await fetch(`${server.baseUrl}/v2/webhook-endpoints`, { method: 'POST', headers: json, body: JSON.stringify({ url: webhook.url, eventTypes: ['order.cancelled'] }) });
-    assert.equal(created.status, 201);
+    // The Error record of any other answer (a 503 overloaded on a starved machine, say), for whoever reads a failure.
+    assert.equal(created.status, 201, await created.clone().text());
     assert.equal((await fetch(`${server.baseUrl}/v1/store/orders/${order.id}`, { method: 'DELETE', headers: auth })).status, 204);
     const [delivered] = await webhook.next(1);
     assert.ok(delivered);
